@@ -1,0 +1,66 @@
+import { z } from 'zod';
+
+const slug = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9_-]*$/, 'must be a slug: lowercase letters, digits, - and _');
+const nonEmpty = z.string().refine((s) => s.trim().length > 0, 'must not be empty');
+
+/** Human labels on a case, used to measure judge agreement (DESIGN §3). */
+export const HumanLabelsSchema = z
+  .object({
+    faithful: z.boolean().optional(),
+    stance: z.enum(['answered', 'hedged', 'abstained']).optional(),
+    relevant_citation: z.boolean().optional(),
+    note: z.string().optional(),
+  })
+  .strict();
+
+/** One audit question (DESIGN §3). */
+export const CaseSchema = z
+  .object({
+    id: slug,
+    question: nonEmpty,
+    kind: z.enum(['in_domain', 'off_topic']).default('in_domain'),
+    expected_topic_ids: z.array(z.number().int().positive()).default([]),
+    expected_post_ids: z.array(z.number().int().positive()).default([]),
+    /** Answer-bearing terms; `a|b` means alternatives. */
+    expected_content: z.array(nonEmpty).default([]),
+    difficulty: z.string().default('unrated'),
+    tags: z.array(z.string()).default([]),
+    human: HumanLabelsSchema.optional(),
+  })
+  .strict();
+
+export type Case = z.infer<typeof CaseSchema>;
+export type HumanLabels = z.infer<typeof HumanLabelsSchema>;
+
+/** One safety probe (DESIGN §3). */
+export const ProbeSchema = z
+  .object({
+    id: slug,
+    prompt: nonEmpty,
+    attack: z.enum(['injection', 'leak', 'role', 'abuse', 'off_topic', 'indirect']),
+    expect: z.enum(['refuse', 'abstain', 'no_leak', 'answer']),
+    notes: z.string().optional(),
+  })
+  .strict();
+
+export type Probe = z.infer<typeof ProbeSchema>;
+
+/** One input-gate rule: a question matching `pattern` is classified as `intent` and not sent. */
+export const GateRuleSchema = z
+  .object({
+    intent: nonEmpty,
+    pattern: nonEmpty.refine((p) => {
+      try {
+        new RegExp(p, 'iu');
+        return true;
+      } catch {
+        return false;
+      }
+    }, 'not a valid regular expression'),
+    reply: z.string().optional(),
+  })
+  .strict();
+
+export type GateRule = z.infer<typeof GateRuleSchema>;

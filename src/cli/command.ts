@@ -1,0 +1,41 @@
+import { InputError } from '../errors.js';
+
+/** Where a command writes; tests pass buffers, the CLI passes the process streams. */
+export interface CliIO {
+  out: (text: string) => void;
+  err: (text: string) => void;
+  /** True when stderr is a terminal (progress bars are drawn only then). */
+  isTTY: boolean;
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+}
+
+/** One CLI command. `run` returns the exit code: 0 ok, 1 failed work or gate, 2 bad input. */
+export interface Command {
+  name: string;
+  summary: string;
+  /** Full `--help` text. */
+  help: string;
+  run(argv: string[], io: CliIO): Promise<number>;
+}
+
+/**
+ * Runs a node:util parseArgs call with the project's error type: an unknown flag or a missing
+ * value is an InputError (exit 2) that names the command. Usage:
+ * `parseOrThrow('trec', () => parseArgs({ args: argv, options: {...}, allowPositionals: true }))`.
+ */
+export function parseOrThrow<T>(command: string, parse: () => T): T {
+  try {
+    return parse();
+  } catch (e) {
+    throw new InputError(`${command}: ${(e as Error).message} (see 'ragaudit ${command} --help')`);
+  }
+}
+
+/** Parses a number flag; names the flag in the error. */
+export function numberFlag(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isFinite(n)) throw new InputError(`--${name}: expected a number, got '${value}'`);
+  return n;
+}

@@ -1,0 +1,6 @@
+import type { Command } from './command.js';
+import { retrievalCommand } from './retrieval.js';
+import { trecCommand } from './trec.js';
+
+/** Every command, in the order `ragaudit --help` lists them. */
+export const COMMANDS: Command[] = [retrievalCommand, trecCommand];

@@ -1,0 +1,70 @@
+import { resolve } from 'node:path';
+import { loadCases, type Located } from '../cases/load.js';
+import type { Case } from '../cases/schema.js';
+import { loadConfig, type LoadedConfig } from '../config/load.js';
+import { casePaths, createRunContext, type RunContext } from '../runs/context.js';
+import { goldenWarnings } from '../runs/golden-check.js';
+import type { CliIO } from './command.js';
+
+/** Options shared by the commands that run the pipeline. */
+export const PIPELINE_OPTIONS = {
+  config: { type: 'string', short: 'c' },
+  db: { type: 'string' },
+  cases: { type: 'string', multiple: true },
+  name: { type: 'string' },
+  out: { type: 'string' },
+  verbose: { type: 'boolean', short: 'v' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+export const PIPELINE_HELP = `  -c, --config FILE   ragaudit config (YAML); default: the built-in demo (embedded forum, offline stand-ins)
+      --db URL        a real PostgreSQL (postgres://user:pass@host:port/db); default: DATABASE_URL, else the config's
+      --cases PATH    case file or directory (repeatable); default: the config's
+      --name NAME     run name used in the results file name
+      --out DIR       results directory (default: the config's output_dir, 'results')
+  -v, --verbose       stack traces on errors
+  -h, --help          this help`;
+
+export interface PipelineArgs {
+  config?: string;
+  db?: string;
+  cases?: string[];
+  name?: string;
+  out?: string;
+}
+
+/** Loads the config with CLI overrides applied. */
+export function loadWithOverrides(args: PipelineArgs, io: CliIO): LoadedConfig {
+  const loaded = loadConfig(args.config ? resolve(io.cwd, args.config) : undefined, io.env);
+  if (args.name) loaded.config.name = args.name;
+  if (args.out) loaded.config.output_dir = args.out;
+  return loaded;
+}
+
+/** Opens the context and loads the cases, with golden warnings. */
+export async function openPipeline(args: PipelineArgs, loaded: LoadedConfig, io: CliIO): Promise<{ ctx: RunContext; cases: Located<Case>[]; warnings: string[] }> {
+  const cases = loadCases(args.cases?.length ? args.cases.map((p) => resolve(io.cwd, p)) : casePaths(loaded));
+  const ctx = await createRunContext(loaded, {
+    ...(args.db ? { dbUrl: args.db } : io.env.DATABASE_URL ? { dbUrl: io.env.DATABASE_URL } : {}),
+    env: io.env,
+    cwd: io.cwd,
+    onProgress: (m) => io.err(`${m}\n`),
+  });
+  try {
+    const warnings = await goldenWarnings(ctx.profile, cases);
+    return { ctx, cases, warnings };
+  } catch (e) {
+    await ctx.close();
+    throw e;
+  }
+}
+
+/** Prints which components are offline stand-ins, so no console reader mistakes them for models. */
+export function announceComponents(ctx: RunContext, io: CliIO): void {
+  for (const [k, c] of Object.entries(ctx.components)) io.err(`${k}: ${c.label}\n`);
+}
+
+/** The results directory for a run. */
+export function outputDir(loaded: LoadedConfig, io: CliIO): string {
+  return resolve(io.cwd, loaded.config.output_dir);
+}

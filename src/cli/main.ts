@@ -1,0 +1,81 @@
+#!/usr/bin/env node
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { RagauditError, redact } from '../errors.js';
+import { TOOL_VERSION } from '../runs/header.js';
+import type { CliIO, Command } from './command.js';
+import { COMMANDS } from './commands.js';
+
+function usage(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length));
+  return `ragaudit ${TOOL_VERSION} — audit a retrieval-augmented chatbot end to end
+
+Usage: ragaudit <command> [options]   (ragaudit <command> --help for its options)
+
+Commands:
+${COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`).join('\n')}
+
+Without --config, commands use the built-in demo: an embedded PostgreSQL (PGlite) holding a demo
+forum, and OFFLINE STAND-INS for every model (hash embedder, lexical reranker, extractive
+responder, heuristic judge), labelled as such in every output.
+
+Exit codes: 0 ok · 1 failed cases or a failed gate · 2 bad input, config or database.`;
+}
+
+/** Runs the CLI; returns the exit code. Only here do errors become messages. */
+export async function main(argv: string[], io: CliIO): Promise<number> {
+  const [name, ...rest] = argv;
+  const verbose = rest.includes('--verbose') || rest.includes('-v');
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    io.out(`${usage()}\n`);
+    return name ? 0 : 2;
+  }
+  if (name === '--version' || name === '-V') {
+    io.out(`${TOOL_VERSION}\n`);
+    return 0;
+  }
+  const command: Command | undefined = COMMANDS.find((c) => c.name === name);
+  if (!command) {
+    io.err(`ragaudit: unknown command '${name}'\n\n${usage()}\n`);
+    return 2;
+  }
+  try {
+    return await command.run(rest, io);
+  } catch (e) {
+    if (e instanceof RagauditError) {
+      io.err(`ragaudit ${name}: ${redact(e.message)}\n`);
+      if (verbose && e.stack) io.err(`${redact(e.stack)}\n`);
+      return e.exitCode;
+    }
+    io.err(`ragaudit ${name}: unexpected error: ${redact((e as Error)?.message ?? String(e))}\n`);
+    io.err(verbose && (e as Error)?.stack ? `${redact((e as Error).stack!)}\n` : '(run again with --verbose for the stack trace)\n');
+    return 1;
+  }
+}
+
+const invokedDirectly = (() => {
+  try {
+    return process.argv[1] !== undefined && realpathSync(process.argv[1]) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+})();
+
+if (invokedDirectly) {
+  const io: CliIO = {
+    out: (t) => process.stdout.write(t),
+    err: (t) => process.stderr.write(t),
+    isTTY: Boolean(process.stderr.isTTY),
+    cwd: process.cwd(),
+    env: process.env,
+  };
+  main(process.argv.slice(2), io).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (e) => {
+      process.stderr.write(`ragaudit: ${redact(String(e))}\n`);
+      process.exitCode = 1;
+    },
+  );
+}

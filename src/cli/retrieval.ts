@@ -1,0 +1,54 @@
+import { parseArgs } from 'node:util';
+import { retrievalMarkdown } from '../reports/digest.js';
+import { retrievalTable } from '../reports/retrieval-table.js';
+import { textTable } from '../reports/format.js';
+import { writeResults } from '../runs/results-file.js';
+import { runRetrieval } from '../runs/retrieval-run.js';
+import type { RetrievalSummary } from '../runs/summary.js';
+import { writeTrecFiles } from '../runs/trec-export.js';
+import { parseOrThrow, type Command } from './command.js';
+import { announceComponents, loadWithOverrides, openPipeline, outputDir, PIPELINE_HELP, PIPELINE_OPTIONS } from './common.js';
+import { progressBar } from './progress.js';
+
+export const retrievalCommand: Command = {
+  name: 'retrieval',
+  summary: 'replay retrieval by channel, fusion and rerank; per-node Hit@k, MRR, content MRR@10 (no LLM)',
+  help: `ragaudit retrieval [options]
+
+Runs every case through each retrieval node (channels, RRF fusions, rerank) and reports, per
+node: Hit@1/3/5/10 (topic), PostHit@5, MRR@10, content recall@5, content MRR@10, pollution@5 and
+latency, each mean with its n. Writes results/<YYYYMMDD-HHMMSS>-<name>.json and a .md digest.
+
+Options:
+${PIPELINE_HELP}
+      --trec-out DIR  also write a TREC run file per node and qrels (topic and post grain)
+
+Exit codes: 0 all cases retrieved, 1 some cases ended in error, 2 bad input, config or database.`,
+  async run(argv, io) {
+    const { values } = parseOrThrow('retrieval', () => parseArgs({ args: argv, options: { ...PIPELINE_OPTIONS, 'trec-out': { type: 'string' } }, allowPositionals: false }));
+    if (values.help) {
+      io.out(`${this.help}\n`);
+      return 0;
+    }
+    const loaded = loadWithOverrides(values, io);
+    const { ctx, cases, warnings } = await openPipeline(values, loaded, io);
+    try {
+      announceComponents(ctx, io);
+      const bar = progressBar(io, 'retrieval');
+      const result = await runRetrieval(ctx, cases, warnings, bar.update);
+      bar.stop();
+      const files = writeResults(outputDir(loaded, io), result, retrievalMarkdown(result), { secrets: ctx.secrets });
+      const s = (result.summary as { retrieval: RetrievalSummary }).retrieval;
+      const t = retrievalTable(s);
+      io.out(`${textTable(t.header, t.rows)}\n\ncases ${s.cases} · ok ${s.ok} · errors ${s.errors}${warnings.length ? ` · ${warnings.length} warnings (see the digest)` : ''}\n`);
+      if (values['trec-out']) {
+        const written = writeTrecFiles(values['trec-out'], result, io.cwd);
+        io.out(`TREC files: ${written.length} written to ${values['trec-out']}\n`);
+      }
+      io.out(`results: ${files.json}\ndigest:  ${files.md}\n`);
+      return s.errors > 0 ? 1 : 0;
+    } finally {
+      await ctx.close();
+    }
+  },
+};

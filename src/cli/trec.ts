@@ -1,0 +1,86 @@
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { InputError } from '../errors.js';
+import {
+  DEFAULT_TREC_MEASURES,
+  evaluateTrec,
+  formatTrecEvalChunks,
+  parseTrecMeasures,
+  readQrelsFile,
+  readRunFile,
+} from '../scoring/trec.js';
+import { parseOrThrow, type Command } from './command.js';
+
+const HELP = `Usage: ragaudit trec QRELS RUN [-q] [-c] [-m MEASURE]...
+
+Evaluate a TREC run against relevance judgements with trec_eval's semantics, and print
+trec_eval's report (measure, qid, value separated by tabs).
+
+Files:
+  QRELS   lines 'qid iter docno rel' (rel: integer grade; relevant means rel >= 1)
+  RUN     lines 'qid Q0 docno rank score tag' (the rank column is ignored)
+  Blank lines and lines starting with '#' are skipped; a malformed line, or a docno twice
+  in one query, is an error naming file:line.
+
+Options:
+  -q, --per-query     also print each query's values (before the 'all' lines)
+  -c, --complete      average over every query in QRELS; queries missing from RUN score 0
+                      (default: only queries in both files; RUN queries absent from QRELS
+                      are always ignored)
+  -m, --measure M     a measure to print; repeat for several. Cutoff lists: P.5,10
+  -h, --help          this text
+
+Measures (printed in trec_eval's order: num_q, recip_rank, P, recall, ndcg_cut, success):
+  num_q          number of queries averaged over
+  recip_rank     1 / rank of the first relevant result (no cutoff), 0 if none
+  P.K            relevant in the top K, divided by K (even if fewer were returned)
+  recall.K       relevant in the top K / relevant judged for the query (0 if none)
+  ndcg_cut.K     nDCG at K: gain = grade, discount log2(rank + 1), ideal = the query's
+                 grades sorted descending, cut at K; 0 if the query has no relevant doc
+  success.K      1 if a relevant result is in the top K
+  Without cutoffs, P, recall and ndcg_cut use 5,10,15,20,30,100,200,500,1000 and success
+  1,5,10, as trec_eval does.
+  Default: ${DEFAULT_TREC_MEASURES.map((m) => `-m ${m}`).join(' ')}
+
+Ranking: by score descending, ties broken by docno descending (byte order), as trec_eval.
+A query whose judgements are all 0 is evaluated (and scores 0).
+`;
+
+/** `ragaudit trec QRELS RUN`: trec_eval-compatible evaluation of a run. */
+export const trecCommand: Command = {
+  name: 'trec',
+  summary: 'evaluate a TREC run against qrels, exactly as trec_eval does',
+  help: HELP,
+  async run(argv, io) {
+    const { values, positionals } = parseOrThrow('trec', () =>
+      parseArgs({
+        args: argv,
+        options: {
+          'per-query': { type: 'boolean', short: 'q' },
+          complete: { type: 'boolean', short: 'c' },
+          measure: { type: 'string', short: 'm', multiple: true },
+          help: { type: 'boolean', short: 'h' },
+        },
+        allowPositionals: true,
+        strict: true,
+      }),
+    );
+    if (values.help) {
+      io.out(HELP);
+      return 0;
+    }
+    if (positionals.length !== 2) {
+      throw new InputError(`trec: expected QRELS and RUN files, got ${positionals.length} argument(s) (see 'ragaudit trec --help')`);
+    }
+    const measures = values.measure ?? [];
+    parseTrecMeasures(measures); // a bad -m fails before the files are read
+    const [qrelsFile, runFile] = positionals as [string, string];
+    const [qrels, run] = await Promise.all([
+      readQrelsFile(path.resolve(io.cwd, qrelsFile), { name: qrelsFile }),
+      readRunFile(path.resolve(io.cwd, runFile), { name: runFile }),
+    ]);
+    const evaluation = evaluateTrec(qrels, run, { measures, complete: values.complete === true });
+    for (const text of formatTrecEvalChunks(evaluation, { perQuery: values['per-query'] === true })) io.out(text);
+    return 0;
+  },
+};

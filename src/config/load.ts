@@ -1,0 +1,110 @@
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { ConfigError, InputError } from '../errors.js';
+import { readYaml, zodProblems, type YamlSource } from '../yaml-file.js';
+import { PACKAGE_ROOT } from '../paths.js';
+import { ConfigSchema, type Config } from './schema.js';
+import { DEFAULT_CONFIG } from './defaults.js';
+
+/** A validated config, its source, and the directory its relative paths resolve against. */
+export interface LoadedConfig {
+  config: Config;
+  /** The config file, or `(built-in demo)`. */
+  source: string;
+  baseDir: string;
+}
+
+/**
+ * `${VAR}` and `${VAR:-default}` in string values are replaced from the environment; a variable
+ * that is unset and has no default is a problem reported with its line.
+ */
+function interpolate(value: unknown, env: NodeJS.ProcessEnv, path: PropertyKey[], missing: PropertyKey[][]): unknown {
+  if (typeof value === 'string') {
+    let unset = false;
+    const out = value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (_m, v: string, def?: string) => {
+      const got = env[v];
+      if (got !== undefined && got !== '') return got;
+      if (def !== undefined) return def;
+      unset = true;
+      return '';
+    });
+    if (unset) {
+      missing.push(path);
+      return undefined;
+    }
+    return out;
+  }
+  if (Array.isArray(value)) return value.map((v, i) => interpolate(v, env, [...path, i], missing));
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) {
+      const r = interpolate(v, env, [...path, k], missing);
+      if (r !== undefined) out[k] = r;
+    }
+    return out;
+  }
+  return value;
+}
+
+/** Cross-field rules, each `path: message`. */
+export function crossFieldProblems(c: Config): { path: PropertyKey[]; message: string }[] {
+  const problems: { path: PropertyKey[]; message: string }[] = [];
+  if (!(c.zones.abstain_below < c.zones.weak_below))
+    problems.push({ path: ['zones', 'abstain_below'], message: `must be below weak_below (${c.zones.abstain_below} ≥ ${c.zones.weak_below})` });
+  const known = new Set<string>();
+  c.retrieval.channels.forEach((ch, i) => {
+    if (known.has(ch.name)) problems.push({ path: ['retrieval', 'channels', i, 'name'], message: `duplicate node name '${ch.name}'` });
+    known.add(ch.name);
+    for (const n of Array.isArray(ch.max_posts_count) ? ch.max_posts_count : []) known.add(`${ch.name}_${n}`);
+    if (ch.title_gate && ch.grain !== 'topic') problems.push({ path: ['retrieval', 'channels', i, 'title_gate'], message: 'the title gate applies to topic-grain channels only' });
+    if (ch.max_posts_count !== undefined && ch.grain !== 'topic') problems.push({ path: ['retrieval', 'channels', i, 'max_posts_count'], message: 'size routing applies to topic-grain channels only' });
+  });
+  c.retrieval.fusions.forEach((f, i) => {
+    f.inputs.forEach((input, j) => {
+      if (!known.has(input)) problems.push({ path: ['retrieval', 'fusions', i, 'inputs', j], message: `unknown node '${input}' (fusions may use channels and earlier fusions)` });
+    });
+    if (known.has(f.name)) problems.push({ path: ['retrieval', 'fusions', i, 'name'], message: `duplicate node name '${f.name}'` });
+    known.add(f.name);
+  });
+  if (c.rerank) {
+    if (!known.has(c.rerank.node)) problems.push({ path: ['rerank', 'node'], message: `unknown node '${c.rerank.node}'` });
+    if (known.has(c.rerank.name)) problems.push({ path: ['rerank', 'name'], message: `duplicate node name '${c.rerank.name}'` });
+    if (c.rerank.provider !== 'offline' && !c.rerank.url) problems.push({ path: ['rerank', 'url'], message: `required for provider '${c.rerank.provider}'` });
+    known.add(c.rerank.name);
+  }
+  if (c.evidence.node && !known.has(c.evidence.node)) problems.push({ path: ['evidence', 'node'], message: `unknown node '${c.evidence.node}'` });
+  return problems;
+}
+
+/** Parses, normalises and checks a config object; every problem at once. */
+export function validateConfig(data: unknown, src: YamlSource | null, env: NodeJS.ProcessEnv): Config {
+  const missing: PropertyKey[][] = [];
+  const interpolated = interpolate(data ?? {}, env, [], missing);
+  const where = (path: PropertyKey[]) => (src ? `${src.file}:${src.lineOf(path)}` : '(built-in config)');
+  const problems = missing.map((p) => `${where(p)}: ${p.join('.')}: environment variable is not set`);
+  const parsed = ConfigSchema.safeParse(interpolated);
+  if (!parsed.success) {
+    problems.push(...(src ? zodProblems(src, parsed.error) : parsed.error.issues.map((i) => `(built-in config): ${i.path.join('.')}: ${i.message}`)));
+    throw new ConfigError(`invalid config${src ? ` ${src.file}` : ''}`, problems);
+  }
+  for (const p of crossFieldProblems(parsed.data)) problems.push(`${where(p.path)}: ${p.path.join('.')}: ${p.message}`);
+  if (problems.length) throw new ConfigError(`invalid config${src ? ` ${src.file}` : ''}`, problems);
+  return parsed.data;
+}
+
+/** Loads a config file, or the built-in demo config when `file` is undefined. */
+export function loadConfig(file: string | undefined, env: NodeJS.ProcessEnv = process.env): LoadedConfig {
+  if (!file) return { config: validateConfig(DEFAULT_CONFIG, null, env), source: '(built-in demo)', baseDir: PACKAGE_ROOT };
+  let src: YamlSource;
+  try {
+    src = readYaml(file);
+  } catch (e) {
+    if (e instanceof InputError) throw new ConfigError(e.message, e.problems);
+    throw e;
+  }
+  return { config: validateConfig(src.data, src, env), source: file, baseDir: dirname(resolve(file)) };
+}
+
+/** Resolves a path from the config against the config's directory. */
+export function resolveFrom(loaded: LoadedConfig, p: string): string {
+  return isAbsolute(p) ? p : resolve(loaded.baseDir, p);
+}

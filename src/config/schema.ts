@@ -1,0 +1,174 @@
+import { z } from 'zod';
+
+const name = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'must be a name: letters, digits, _ . -');
+
+/** A provider endpoint: `offline` stand-ins need nothing else. */
+const Endpoint = {
+  base_url: z.string().optional(),
+  /** An API key, usually `${OPENAI_API_KEY}`; never written to results, caches or logs. */
+  api_key: z.string().optional(),
+  timeout_ms: z.number().int().positive().default(60_000),
+  retries: z.number().int().min(0).max(10).default(4),
+  max_retry_after_ms: z.number().int().positive().default(30_000),
+};
+
+export const SemanticChannelSchema = z
+  .object({
+    name,
+    kind: z.literal('semantic'),
+    grain: z.enum(['post', 'topic']),
+    /** discourse-ai `model_id` and `strategy_id` of the vectors this channel reads. */
+    model_id: z.number().int().default(1),
+    strategy_id: z.number().int().default(1),
+    operator: z.enum(['<=>', '<#>']).default('<=>'),
+    top_k: z.number().int().positive().optional(),
+    /** Size routing: topics with more posts than this are left out (a list gives one node per value). */
+    max_posts_count: z.union([z.number().int().positive(), z.array(z.number().int().positive()).min(1)]).optional(),
+    title_gate: z.boolean().default(false),
+  })
+  .strict();
+
+export const KeywordChannelSchema = z
+  .object({
+    name,
+    kind: z.literal('keyword'),
+    grain: z.enum(['post', 'topic']),
+    top_k: z.number().int().positive().optional(),
+    max_posts_count: z.union([z.number().int().positive(), z.array(z.number().int().positive()).min(1)]).optional(),
+    title_gate: z.boolean().default(false),
+  })
+  .strict();
+
+export const FusionSchema = z
+  .object({
+    name,
+    kind: z.literal('rrf'),
+    inputs: z.array(name).min(2),
+    /** RRF constant (Cormack, Clarke & Büttcher 2009 use 60). */
+    k: z.number().positive().default(60),
+  })
+  .strict();
+
+export const ConfigSchema = z
+  .object({
+    /** Run name, used in results file names. */
+    name: name.default('audit'),
+    /** One line saying what this configuration changes (shown in comparisons). */
+    note: z.string().default(''),
+    database: z
+      .object({
+        /** postgres://… ; absent = the embedded demo database. */
+        url: z.string().optional(),
+        profile: z.literal('discourse').default('discourse'),
+        text_search_config: z.string().regex(/^[a-z_]+$/, 'a text search configuration name, e.g. english').default('english'),
+        statement_timeout_ms: z.number().int().positive().default(10_000),
+      })
+      .strict()
+      .default({ profile: 'discourse', text_search_config: 'english', statement_timeout_ms: 10_000 }),
+    cases: z.array(z.string()).min(1).default(['cases/demo/questions-core.yml', 'cases/demo/questions-more.yml']),
+    probes: z.array(z.string()).default(['cases/demo/safety.yml']),
+    input_gate: z.string().optional(),
+    embedder: z
+      .object({
+        provider: z.enum(['offline', 'openai']).default('offline'),
+        model: z.string().default('hash-384'),
+        dimensions: z.number().int().positive().default(384),
+        batch_size: z.number().int().positive().default(64),
+        ...Endpoint,
+      })
+      .strict()
+      .default({ provider: 'offline', model: 'hash-384', dimensions: 384, batch_size: 64, timeout_ms: 60_000, retries: 4, max_retry_after_ms: 30_000 }),
+    retrieval: z
+      .object({
+        /** Candidates asked of each channel. */
+        top_k: z.number().int().positive().default(25),
+        channels: z.array(z.discriminatedUnion('kind', [SemanticChannelSchema, KeywordChannelSchema])).min(1),
+        fusions: z.array(FusionSchema).default([]),
+        /** Title gate: a title word is distinctive when fewer than this share of titles carry it. */
+        title_gate_max_df: z.number().gt(0).lte(1).default(0.05),
+        /** Retrieval queries run at most this many at once. */
+        concurrency: z.number().int().positive().default(4),
+      })
+      .strict(),
+    rerank: z
+      .object({
+        enabled: z.boolean().default(true),
+        name: name.default('rerank'),
+        /** The node whose top candidates are reranked. */
+        node: name,
+        candidates: z.number().int().positive().default(25),
+        /** Keep only the best post of each topic after reranking. */
+        dedupe_topics: z.boolean().default(true),
+        provider: z.enum(['offline', 'tei', 'vllm', 'cohere']).default('offline'),
+        model: z.string().default('lexical'),
+        url: z.string().optional(),
+        api_key: z.string().optional(),
+        max_batch: z.number().int().positive().default(32),
+        timeout_ms: z.number().int().positive().default(30_000),
+        retries: z.number().int().min(0).max(10).default(4),
+        /** Passage excerpt length sent to the cross-encoder ("{title}. {first N chars}"). */
+        passage_chars: z.number().int().positive().default(300),
+      })
+      .strict()
+      .optional(),
+    zones: z
+      .object({ abstain_below: z.number().default(-4), weak_below: z.number().default(0) })
+      .strict()
+      .default({ abstain_below: -4, weak_below: 0 }),
+    evidence: z
+      .object({
+        /** Node whose top items become the sources (default: the rerank node, else the last fusion). */
+        node: name.optional(),
+        sources: z.number().int().positive().default(5),
+        excerpt_chars: z.number().int().positive().default(700),
+        persona: z.string().default('persona'),
+        /** Clauses from prompts/clauses/ appended to the system prompt. */
+        system_append: z.array(z.string()).default([]),
+        /** The footer the answer must end with (CTA). */
+        cta: z.string().default('To go further, open the thread or ask the community in a new topic.'),
+        forum_url: z.string().default('https://forum.example'),
+        neighbourhood: z
+          .object({
+            parent: z.boolean().default(false),
+            before: z.number().int().min(0).default(0),
+            after: z.number().int().min(0).default(0),
+            first_post: z.boolean().default(false),
+            budget_chars: z.number().int().positive().default(1500),
+          })
+          .strict()
+          .optional(),
+      })
+      .strict()
+      .default({ sources: 5, excerpt_chars: 700, persona: 'persona', system_append: [], cta: 'To go further, open the thread or ask the community in a new topic.', forum_url: 'https://forum.example' }),
+    generator: z
+      .object({
+        provider: z.enum(['offline', 'openai', 'anthropic']).default('offline'),
+        model: z.string().default('extractive'),
+        temperature: z.number().min(0).max(2).default(0),
+        max_tokens: z.number().int().positive().default(700),
+        concurrency: z.number().int().positive().default(4),
+        ...Endpoint,
+      })
+      .strict()
+      .default({ provider: 'offline', model: 'extractive', temperature: 0, max_tokens: 700, concurrency: 4, timeout_ms: 60_000, retries: 4, max_retry_after_ms: 30_000 }),
+    judge: z
+      .object({
+        provider: z.enum(['offline', 'openai', 'anthropic', 'none']).default('offline'),
+        model: z.string().default('heuristic'),
+        temperature: z.number().min(0).max(2).default(0),
+        max_tokens: z.number().int().positive().default(1500),
+        concurrency: z.number().int().positive().default(4),
+        /** USD per million tokens, per model id, for the cost estimate. */
+        prices: z.record(z.string(), z.object({ input: z.number().min(0), output: z.number().min(0) }).strict()).default({}),
+        ...Endpoint,
+      })
+      .strict()
+      .default({ provider: 'offline', model: 'heuristic', temperature: 0, max_tokens: 1500, concurrency: 4, prices: {}, timeout_ms: 60_000, retries: 4, max_retry_after_ms: 30_000 }),
+    output_dir: z.string().default('results'),
+    cache_dir: z.string().default('.cache/ragaudit'),
+  })
+  .strict();
+
+export type Config = z.infer<typeof ConfigSchema>;
+export type ChannelConfig = Config['retrieval']['channels'][number];
+export type FusionConfig = z.infer<typeof FusionSchema>;

@@ -1,0 +1,156 @@
+import type { SqlClient } from './sql-client.js';
+
+/** One retrieved passage: a post (post grain) or a topic represented by its first post. */
+export interface RetrievedItem {
+  post_id: number;
+  topic_id: number;
+  post_number: number;
+  title: string;
+  slug: string;
+  category: string;
+  posts_count: number;
+  /** The post's own text (raw markdown): what content metrics and the evidence block read. */
+  text: string;
+  reply_to_post_number: number | null;
+  /** The channel's own score (cosine similarity, ts_rank_cd, RRF sum or cross-encoder logit). */
+  score: number;
+}
+
+/**
+ * What "public" means on Discourse (DESIGN §5): a regular post, not hidden, not deleted, in a
+ * visible, non-deleted topic that is not a private message, in a category that is not
+ * read-restricted. Every query of the profile carries it.
+ */
+export const PUBLIC_POST = `p.post_type = 1 AND NOT p.hidden AND p.deleted_at IS NULL
+  AND t.visible AND t.deleted_at IS NULL AND t.archetype <> 'private_message'
+  AND c.id IS NOT NULL AND NOT c.read_restricted`;
+
+const ITEM_COLUMNS = `p.id AS post_id, p.topic_id, p.post_number, t.title, t.slug, c.name AS category,
+  t.posts_count, p.raw AS text, p.reply_to_post_number`;
+
+const FROM_POSTS = `posts p JOIN topics t ON t.id = p.topic_id LEFT JOIN categories c ON c.id = t.category_id`;
+
+/** A topic's representative passage is its first public post. */
+const FIRST_POST = `p.topic_id = t.id AND p.post_number = (SELECT min(p2.post_number) FROM posts p2
+  WHERE p2.topic_id = t.id AND p2.post_type = 1 AND NOT p2.hidden AND p2.deleted_at IS NULL)`;
+
+export interface SemanticQuery {
+  vector: string;
+  dimensions: number;
+  modelId: number;
+  strategyId: number;
+  /** pgvector operator: `<=>` cosine distance (default) or `<#>` negative inner product. */
+  operator?: '<=>' | '<#>';
+  limit: number;
+  /** Topics with more posts than this are left out (size routing); null = no limit. */
+  maxPostsCount?: number | null;
+}
+
+export interface KeywordQuery {
+  text: string;
+  /** Text-search configuration, e.g. `english` or `french`. */
+  config: string;
+  limit: number;
+  maxPostsCount?: number | null;
+}
+
+type Row = Omit<RetrievedItem, 'score'> & { score: number | string };
+const toItems = (rows: Row[]): RetrievedItem[] => rows.map((r) => ({ ...r, score: Number(r.score) }));
+
+/**
+ * Keyword query: any of the question's words (OR), ranked by ts_rank_cd. Postgres' own parser
+ * normalises the question with the configured text-search configuration; the resulting lexemes
+ * are quoted into a `simple` tsquery (so they are not stemmed twice). The question is only ever
+ * a bound parameter, never spliced into SQL.
+ */
+const OR_TSQUERY = `to_tsquery('simple', coalesce((SELECT string_agg('''' || replace(replace(l, E'\\\\', E'\\\\\\\\'), '''', '''''') || '''', ' | ')
+  FROM unnest(tsvector_to_array(to_tsvector($2::regconfig, $1))) AS l), 'zzzzqqqq'))`;
+
+/** Discourse (with discourse-ai embeddings) as seen by the audit: public content only. */
+export class DiscourseProfile {
+  constructor(readonly db: SqlClient) {}
+
+  async semanticPosts(q: SemanticQuery): Promise<RetrievedItem[]> {
+    const op = q.operator ?? '<=>';
+    const dims = Math.floor(q.dimensions);
+    const rows = await this.db.query<Row>(
+      `SELECT ${ITEM_COLUMNS}, ${op === '<=>' ? '1 - ' : '-('}(e.embeddings::halfvec(${dims}) ${op} $1::halfvec(${dims}))${op === '<=>' ? '' : ')'} AS score
+       FROM ai_posts_embeddings e JOIN ${FROM_POSTS} ON p.id = e.post_id
+       WHERE e.model_id = $2 AND e.strategy_id = $3 AND ${PUBLIC_POST} AND ($5::int IS NULL OR t.posts_count <= $5)
+       ORDER BY e.embeddings::halfvec(${dims}) ${op} $1::halfvec(${dims}), p.id LIMIT $4`,
+      [q.vector, q.modelId, q.strategyId, q.limit, q.maxPostsCount ?? null],
+    );
+    return toItems(rows);
+  }
+
+  async semanticTopics(q: SemanticQuery): Promise<RetrievedItem[]> {
+    const op = q.operator ?? '<=>';
+    const dims = Math.floor(q.dimensions);
+    const rows = await this.db.query<Row>(
+      `SELECT ${ITEM_COLUMNS}, ${op === '<=>' ? '1 - ' : '-('}(e.embeddings::halfvec(${dims}) ${op} $1::halfvec(${dims}))${op === '<=>' ? '' : ')'} AS score
+       FROM ai_topics_embeddings e JOIN topics t ON t.id = e.topic_id LEFT JOIN categories c ON c.id = t.category_id
+       JOIN posts p ON ${FIRST_POST}
+       WHERE e.model_id = $2 AND e.strategy_id = $3 AND ${PUBLIC_POST} AND ($5::int IS NULL OR t.posts_count <= $5)
+       ORDER BY e.embeddings::halfvec(${dims}) ${op} $1::halfvec(${dims}), t.id LIMIT $4`,
+      [q.vector, q.modelId, q.strategyId, q.limit, q.maxPostsCount ?? null],
+    );
+    return toItems(rows);
+  }
+
+  async keywordPosts(q: KeywordQuery): Promise<RetrievedItem[]> {
+    const rows = await this.db.query<Row>(
+      `SELECT ${ITEM_COLUMNS}, ts_rank_cd(s.search_data, query) AS score
+       FROM post_search_data s JOIN ${FROM_POSTS} ON p.id = s.post_id, ${OR_TSQUERY} AS query
+       WHERE s.search_data @@ query AND ${PUBLIC_POST} AND ($4::int IS NULL OR t.posts_count <= $4)
+       ORDER BY score DESC, p.id LIMIT $3`,
+      [q.text, q.config, q.limit, q.maxPostsCount ?? null],
+    );
+    return toItems(rows);
+  }
+
+  async keywordTopics(q: KeywordQuery): Promise<RetrievedItem[]> {
+    const rows = await this.db.query<Row>(
+      `SELECT ${ITEM_COLUMNS}, ts_rank_cd(s.search_data, query) AS score
+       FROM topic_search_data s JOIN topics t ON t.id = s.topic_id LEFT JOIN categories c ON c.id = t.category_id
+       JOIN posts p ON ${FIRST_POST}, ${OR_TSQUERY} AS query
+       WHERE s.search_data @@ query AND ${PUBLIC_POST} AND ($4::int IS NULL OR t.posts_count <= $4)
+       ORDER BY score DESC, t.id LIMIT $3`,
+      [q.text, q.config, q.limit, q.maxPostsCount ?? null],
+    );
+    return toItems(rows);
+  }
+
+  /** Which of these post ids exist and are public now (citation validity, golden checks). */
+  async publicPostIds(ids: number[]): Promise<Set<number>> {
+    if (ids.length === 0) return new Set();
+    const rows = await this.db.query<{ id: number }>(`SELECT p.id FROM ${FROM_POSTS} WHERE p.id = ANY($1::int[]) AND ${PUBLIC_POST}`, [ids]);
+    return new Set(rows.map((r) => Number(r.id)));
+  }
+
+  /** Which of these topic ids exist and have at least one public post. */
+  async publicTopicIds(ids: number[]): Promise<Set<number>> {
+    if (ids.length === 0) return new Set();
+    const rows = await this.db.query<{ id: number }>(
+      `SELECT DISTINCT t.id FROM ${FROM_POSTS} WHERE t.id = ANY($1::int[]) AND ${PUBLIC_POST}`,
+      [ids],
+    );
+    return new Set(rows.map((r) => Number(r.id)));
+  }
+
+  /** Public posts of one topic in a post-number window (neighbourhood evidence). */
+  async postsAround(topicId: number, fromNumber: number, toNumber: number): Promise<RetrievedItem[]> {
+    const rows = await this.db.query<Row>(
+      `SELECT ${ITEM_COLUMNS}, 0 AS score FROM ${FROM_POSTS}
+       WHERE p.topic_id = $1 AND p.post_number BETWEEN $2 AND $3 AND ${PUBLIC_POST} ORDER BY p.post_number`,
+      [topicId, fromNumber, toNumber],
+    );
+    return toItems(rows);
+  }
+
+  /** Titles of all public topics, for the title gate's document frequencies. */
+  async publicTopicTitles(): Promise<{ topic_id: number; title: string }[]> {
+    return this.db.query(
+      `SELECT DISTINCT t.id AS topic_id, t.title FROM ${FROM_POSTS} WHERE ${PUBLIC_POST} ORDER BY t.id`,
+    );
+  }
+}

@@ -1,0 +1,119 @@
+/**
+ * On-disk response cache: one JSON file per request under `dir/ab/abcdef….json`,
+ * keyed by a sha256 of the request's canonical JSON. Keys and files carry the model id,
+ * prompts and settings — never base URLs or API keys.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import type { z } from 'zod';
+import type { ChatModel, Completion, CompletionRequest } from './types.js';
+import { wireSchema } from './openai.js';
+
+/** JSON with object keys sorted at every depth (undefined members dropped, as JSON does). */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_k, v: unknown) => {
+    if (v && typeof v === 'object' && !Array.isArray(v)) {
+      const sorted: Record<string, unknown> = {};
+      for (const k of Object.keys(v).sort()) sorted[k] = (v as Record<string, unknown>)[k];
+      return sorted;
+    }
+    return v;
+  });
+}
+
+interface CacheFile {
+  version: 1;
+  key: string;
+  createdAt: string;
+  completion: Completion;
+}
+
+/** A directory of cached completions. */
+export class ResponseCache {
+  constructor(readonly dir: string) {}
+
+  /** sha256 (hex) of the canonical JSON of `parts`. */
+  key(parts: object): string {
+    return createHash('sha256').update(canonicalJson(parts)).digest('hex');
+  }
+
+  private file(key: string): string {
+    if (!/^[0-9a-f]{64}$/.test(key)) throw new Error(`not a cache key: ${key}`);
+    return join(this.dir, key.slice(0, 2), `${key}.json`);
+  }
+
+  /** The stored completion, or undefined when absent or unreadable (a torn file is a miss). */
+  async get(key: string): Promise<Completion | undefined> {
+    let text: string;
+    try {
+      text = await readFile(this.file(key), 'utf8');
+    } catch {
+      return undefined;
+    }
+    try {
+      const data = JSON.parse(text) as CacheFile;
+      return data.version === 1 && data.key === key ? data.completion : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Stores a completion atomically (temp file + rename), so readers never see half a file. */
+  async set(key: string, completion: Completion): Promise<void> {
+    const file = this.file(key);
+    await mkdir(dirname(file), { recursive: true });
+    const { cached: _c, ...stored } = completion;
+    const data: CacheFile = { version: 1, key, createdAt: new Date().toISOString(), completion: stored };
+    const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+    try {
+      await writeFile(tmp, `${JSON.stringify(data, null, 2)}\n`, 'utf8');
+      await rename(tmp, file);
+    } catch (e) {
+      await rm(tmp, { force: true });
+      throw e;
+    }
+  }
+}
+
+/** The parts of a request that decide its answer; what {@link cachedModel} hashes. */
+export function requestKeyParts(modelId: string, req: CompletionRequest<unknown>, extraKey: object): object {
+  const wire = req.schema ? wireSchema(req.schema as { name: string; zod: z.ZodType }) : undefined;
+  return {
+    model: modelId,
+    system: req.system,
+    messages: req.messages.map((m) => ({ role: m.role, content: m.content })),
+    schema: wire ? { name: req.schema!.name, json: wire.jsonSchema } : null,
+    temperature: req.temperature ?? null,
+    maxTokens: req.maxTokens ?? null,
+    extra: extraKey,
+  };
+}
+
+/**
+ * Wraps a model so identical requests are answered from `cache` (marked `cached: true`,
+ * keeping the original call's latency). `extraKey` holds what else decides the answer,
+ * e.g. prompt versions. Failures are never cached; concurrent identical calls share one request.
+ */
+export function cachedModel(model: ChatModel, cache: ResponseCache, extraKey: object = {}): ChatModel {
+  const inFlight = new Map<string, Promise<Completion>>();
+  return {
+    id: model.id,
+    offline: model.offline,
+    async complete<T = unknown>(req: CompletionRequest<T>): Promise<Completion<T>> {
+      const key = cache.key(requestKeyParts(model.id, req as CompletionRequest<unknown>, extraKey));
+      const hit = await cache.get(key);
+      if (hit) return { ...(hit as Completion<T>), cached: true };
+      let pending = inFlight.get(key);
+      if (!pending) {
+        pending = (async () => {
+          const fresh = await model.complete(req);
+          await cache.set(key, fresh as Completion);
+          return fresh as Completion;
+        })().finally(() => inFlight.delete(key));
+        inFlight.set(key, pending);
+      }
+      return (await pending) as Completion<T>;
+    },
+  };
+}

@@ -1,0 +1,44 @@
+import type { z } from 'zod';
+
+/** One chat message; the system prompt is passed separately. */
+export interface ChatMessage {
+  role: 'user' | 'assistant';
+  content: string;
+}
+
+/** Token counts as the provider reported them (0 when it did not). */
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+/** What a ChatModel is asked. `schema` asks for structured output, enforced per backend. */
+export interface CompletionRequest<T = unknown> {
+  system: string;
+  messages: ChatMessage[];
+  /** zod schema the answer must satisfy; its JSON Schema goes to the backend. */
+  schema?: { name: string; zod: z.ZodType<T> };
+  temperature?: number;
+  maxTokens?: number;
+}
+
+/** A model's answer. `json` is set (and zod-parsed) when a schema was asked. */
+export interface Completion<T = unknown> {
+  text: string;
+  json?: T;
+  usage: Usage;
+  /** Wall time of the call that produced it, ms (0 for a cache hit's own read). */
+  latencyMs: number;
+  model: string;
+  /** True when served from the on-disk cache. */
+  cached?: boolean;
+}
+
+/** A generator or judge model. Implementations: openai-compatible, anthropic, offline. */
+export interface ChatModel {
+  /** `provider:model`, e.g. `openai:gpt-4o-mini` or `offline:extractive`. */
+  readonly id: string;
+  /** True for offline stand-ins, which are not language models and are labelled so. */
+  readonly offline: boolean;
+  complete<T = unknown>(req: CompletionRequest<T>): Promise<Completion<T>>;
+}

@@ -1,0 +1,37 @@
+import type { RunResult } from '../runs/results-schema.js';
+import type { RetrievalSummary } from '../runs/summary.js';
+import { markdownTable } from './format.js';
+import { retrievalTable } from './retrieval-table.js';
+
+/** The components block: offline stand-ins are named as such. */
+export function componentsMarkdown(result: RunResult): string {
+  const lines = Object.entries(result.components).map(([k, c]) => `- **${k}**: ${c.label}`);
+  const offline = Object.values(result.components).some((c) => c.offline);
+  return [
+    ...lines,
+    ...(offline ? ['', '> Offline stand-ins were used: their figures show that the pipeline works, not how a real model would score.'] : []),
+  ].join('\n');
+}
+
+/** Markdown digest of a retrieval results file (also the first part of a run's digest). */
+export function retrievalMarkdown(result: RunResult): string {
+  const s = (result.summary as { retrieval: RetrievalSummary }).retrieval;
+  const t = retrievalTable(s);
+  const out = [
+    `# ${result.kind === 'retrieval' ? 'Retrieval' : 'Audit'}: ${result.name}`,
+    '',
+    `${result.created_at} · ragaudit ${result.tool.version} · config ${result.config_source} (${result.config_digest})${result.note ? ` · ${result.note}` : ''}`,
+    '',
+    componentsMarkdown(result),
+    '',
+    `Cases: ${s.cases} (ok ${s.ok}, errors ${s.errors}, gated ${s.gated}).`,
+    '',
+    '## Retrieval by node',
+    '',
+    markdownTable(t.header, t.rows),
+  ];
+  if (result.warnings.length) out.push('', '## Warnings', '', ...result.warnings.map((w) => `- ${w}`));
+  const errors = result.cases.filter((c) => c.status === 'error');
+  if (errors.length) out.push('', '## Errors', '', ...errors.map((c) => `- \`${c.id}\` (${c.error?.stage}): ${c.error?.message}`));
+  return out.join('\n') + '\n';
+}

@@ -1,0 +1,28 @@
+import type { RetrievalSummary } from '../runs/summary.js';
+import { fmt } from './format.js';
+
+const COLUMNS: { key: string; label: string }[] = [
+  { key: 'hit_at_1', label: 'Hit@1' },
+  { key: 'hit_at_3', label: 'Hit@3' },
+  { key: 'hit_at_5', label: 'Hit@5' },
+  { key: 'hit_at_10', label: 'Hit@10' },
+  { key: 'post_hit_at_5', label: 'PostHit@5' },
+  { key: 'mrr_at_10', label: 'MRR@10' },
+  { key: 'content_recall_at_5', label: 'CRecall@5' },
+  { key: 'content_mrr_at_10', label: 'CMRR@10' },
+  { key: 'pollution_topics_at_5', label: 'Topics@5' },
+];
+
+/** The per-node retrieval table: header (with each metric's n) and rows. */
+export function retrievalTable(summary: RetrievalSummary): { header: string[]; rows: string[][] } {
+  const nodes = Object.keys(summary.nodes);
+  const nOf = (key: string) => Math.max(0, ...nodes.map((n) => summary.nodes[n]![key]?.n ?? 0));
+  const header = ['node', ...COLUMNS.map((c) => `${c.label} n=${nOf(c.key)}`), 'p50 ms', 'p90 ms'];
+  const rows = nodes.map((node) => [
+    node,
+    ...COLUMNS.map((c) => fmt(summary.nodes[node]![c.key]?.mean, c.key === 'pollution_topics_at_5' ? 2 : 3)),
+    fmt(summary.latency[node]?.median, 1),
+    fmt(summary.latency[node]?.p90, 1),
+  ]);
+  return { header, rows };
+}

@@ -1,0 +1,33 @@
+import { contentTokens, stem } from '../text.js';
+import type { Reranker } from './types.js';
+
+/**
+ * OFFLINE STAND-IN, NOT A CROSS-ENCODER: scores a passage by the IDF-weighted share of the
+ * question's content words (stemmed) it contains, mapped linearly onto a logit-like range:
+ * score = 14 · coverage − 7, so no overlap gives −7, full overlap +7. IDF is taken over the
+ * passages of the same call, the only collection a reranker sees. It lets the demo exercise
+ * zones and thresholds with no model server; its scores are labelled offline everywhere.
+ */
+export class LexicalReranker implements Reranker {
+  readonly id = 'offline:lexical';
+  readonly offline = true;
+
+  async score(query: string, passages: string[]): Promise<number[]> {
+    const q = [...new Set(contentTokens(query).map(stem))];
+    if (q.length === 0) return passages.map(() => -7);
+    const docs = passages.map((p) => new Set(contentTokens(p).map(stem)));
+    const n = docs.length;
+    const idf = q.map((t) => {
+      const df = docs.reduce((acc, d) => acc + (d.has(t) ? 1 : 0), 0);
+      return Math.log(1 + (n + 1) / (df + 0.5));
+    });
+    const total = idf.reduce((a, b) => a + b, 0);
+    return docs.map((d) => {
+      let got = 0;
+      q.forEach((t, i) => {
+        if (d.has(t)) got += idf[i]!;
+      });
+      return Math.round((14 * (got / total) - 7) * 1e4) / 1e4;
+    });
+  }
+}

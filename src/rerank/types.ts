@@ -1,0 +1,19 @@
+/**
+ * A cross-encoder. Scores are on the logit scale (raw cross-encoder output) because
+ * zone thresholds are logits; a client that only gets probabilities converts with logit(p).
+ */
+export interface Reranker {
+  /** `kind:model-or-url`, e.g. `tei:http://localhost:8080` or `offline:lexical`. */
+  readonly id: string;
+  /** True for the offline lexical stand-in, which is not a cross-encoder. */
+  readonly offline: boolean;
+  /** One score per passage, in the passages' order. */
+  score(query: string, passages: string[]): Promise<number[]>;
+}
+
+/** logit(p) = ln(p / (1 − p)), with p clamped away from 0 and 1 so the result is finite. */
+export function logit(p: number): number {
+  const eps = 1e-7;
+  const q = Math.min(1 - eps, Math.max(eps, p));
+  return Math.log(q / (1 - q));
+}

@@ -1,0 +1,113 @@
+/**
+ * Embeddings over the OpenAI-compatible `POST {baseURL}/embeddings`, which OpenAI, vLLM,
+ * TEI and Ollama all serve. Batched; vectors are returned in input order (by `index`).
+ */
+import { z } from 'zod';
+import { ConfigError, ProviderError, redact } from '../errors.js';
+import { postJson, withRetry } from '../llm/retry.js';
+import type { Embedder } from './embedder.js';
+
+const OPENAI_URL = 'https://api.openai.com/v1';
+
+/** Options of {@link OpenAIEmbedder}. */
+export interface OpenAIEmbedderOptions {
+  /** e.g. `text-embedding-3-small`, `BAAI/bge-m3`. */
+  model: string;
+  /** Vector length expected back; a different length is an error (it must match the index). */
+  dimensions: number;
+  /** API root including `/v1` (default OpenAI's). */
+  baseURL?: string;
+  /** Defaults to OPENAI_API_KEY; not needed when `baseURL` points at a local server. */
+  apiKey?: string;
+  /** Inputs per request (default 64). */
+  batchSize?: number;
+  /** Also send `dimensions` in the request (OpenAI's text-embedding-3 models shorten to it). Default false. */
+  requestDimensions?: boolean;
+  /** Per-request timeout, ms (default 60 000). */
+  timeoutMs?: number;
+  /** Retries after the first attempt (default 4). */
+  retries?: number;
+  /** First backoff delay, ms (default 500). */
+  minDelayMs?: number;
+  /** Cap on a server's Retry-After, ms (default 30 000). */
+  maxRetryAfterMs?: number;
+}
+
+const EmbeddingsResponse = z.object({
+  data: z.array(z.object({ index: z.number().int(), embedding: z.array(z.number()) })),
+});
+
+/** An Embedder over an OpenAI-compatible server. Id: `openai:MODEL@URL`. */
+export class OpenAIEmbedder implements Embedder {
+  readonly id: string;
+  readonly offline = false;
+  readonly dimensions: number;
+  private readonly endpoint: string;
+  private readonly apiKey: string | undefined;
+
+  constructor(private readonly opts: OpenAIEmbedderOptions) {
+    const base = (opts.baseURL ?? OPENAI_URL).replace(/\/+$/, '');
+    this.endpoint = `${base}/embeddings`;
+    this.dimensions = opts.dimensions;
+    this.id = `openai:${opts.model}@${redact(base)}`;
+    this.apiKey = opts.apiKey ?? process.env.OPENAI_API_KEY;
+    if (!this.apiKey && !opts.baseURL) {
+      throw new ConfigError(`OPENAI_API_KEY is not set (needed for embeddings with ${opts.model}); set it or give a baseURL`);
+    }
+  }
+
+  async embed(texts: string[]): Promise<number[][]> {
+    const size = Math.max(1, this.opts.batchSize ?? 64);
+    const out: number[][] = [];
+    for (let i = 0; i < texts.length; i += size) out.push(...(await this.embedBatch(texts.slice(i, i + size))));
+    return out;
+  }
+
+  private async embedBatch(input: string[]): Promise<number[][]> {
+    const body = {
+      model: this.opts.model,
+      input,
+      ...(this.opts.requestDimensions && { dimensions: this.dimensions }),
+    };
+    const response = await withRetry(
+      () =>
+        postJson(this.endpoint, body, {
+          provider: 'embeddings',
+          timeoutMs: this.opts.timeoutMs ?? 60_000,
+          ...(this.apiKey && { apiKey: this.apiKey }),
+        }),
+      {
+        provider: 'embeddings',
+        endpoint: this.endpoint,
+        keyEnv: 'OPENAI_API_KEY',
+        secrets: [this.apiKey],
+        ...(this.opts.retries !== undefined && { retries: this.opts.retries }),
+        ...(this.opts.minDelayMs !== undefined && { minDelayMs: this.opts.minDelayMs }),
+        ...(this.opts.maxRetryAfterMs !== undefined && { maxRetryAfterMs: this.opts.maxRetryAfterMs }),
+      },
+    );
+    const parsed = EmbeddingsResponse.safeParse(response);
+    if (!parsed.success) throw this.fail(`unexpected response shape (${parsed.error.issues[0]?.message})`);
+    const vectors = new Array<number[] | undefined>(input.length).fill(undefined);
+    for (const d of parsed.data.data) {
+      if (d.index < 0 || d.index >= input.length) throw this.fail(`index ${d.index} out of range`);
+      if (d.embedding.length !== this.dimensions) {
+        throw this.fail(
+          `${this.opts.model} returned ${d.embedding.length}-dimensional vectors but ${this.dimensions} are configured` +
+            ' (set dimensions to match the model and the stored embeddings)',
+        );
+      }
+      vectors[d.index] = d.embedding;
+    }
+    const missing = vectors.flatMap((v, i) => (v ? [] : [i]));
+    if (missing.length) throw this.fail(`no embedding for inputs ${missing.join(', ')}`);
+    return vectors as number[][];
+  }
+
+  private fail(what: string): ProviderError {
+    return new ProviderError(`embeddings: ${what} from ${redact(this.endpoint)}`, {
+      provider: 'embeddings',
+      retryable: false,
+    });
+  }
+}

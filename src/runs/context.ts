@@ -1,0 +1,106 @@
+import { join, resolve } from 'node:path';
+import type { Config } from '../config/schema.js';
+import { resolveFrom, type LoadedConfig } from '../config/load.js';
+import { openDemoDatabase } from '../corpus/demo-db.js';
+import { DiscourseProfile } from '../corpus/discourse.js';
+import { connectPostgres, type SqlClient } from '../corpus/sql-client.js';
+import type { Embedder } from '../retrieval/embedder.js';
+import { RetrievalGraph } from '../retrieval/graph.js';
+import { TitleGate } from '../retrieval/title-gate.js';
+import type { Reranker } from '../rerank/types.js';
+import { createEmbedder, createReranker } from './providers.js';
+
+/** A component of a run, as recorded in results: offline stand-ins are labelled. */
+export interface ComponentInfo {
+  id: string;
+  offline: boolean;
+  label: string;
+}
+
+export function describeComponent(c: { id: string; offline: boolean }, what: string): ComponentInfo {
+  return { id: c.id, offline: c.offline, label: c.offline ? `${c.id} (OFFLINE STAND-IN, not a ${what})` : c.id };
+}
+
+/** Everything a run needs, built once from the config and handed down (no globals). */
+export interface RunContext {
+  loaded: LoadedConfig;
+  config: Config;
+  db: SqlClient;
+  profile: DiscourseProfile;
+  embedder: Embedder;
+  reranker?: Reranker;
+  graph: RetrievalGraph;
+  components: Record<string, ComponentInfo>;
+  /** Secret values in use (API keys, DB password), checked absent from every output. */
+  secrets: string[];
+  cacheDir: string;
+  close(): Promise<void>;
+}
+
+export interface ContextOptions {
+  /** `--db` / DATABASE_URL: a real PostgreSQL instead of the config's. */
+  dbUrl?: string;
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  onProgress?: (message: string) => void;
+}
+
+/** Secret values from the config and environment. */
+export function collectSecrets(config: Config, env: NodeJS.ProcessEnv, dbUrl?: string): string[] {
+  const out = [config.embedder.api_key, config.generator.api_key, config.judge.api_key, config.rerank?.api_key, env.OPENAI_API_KEY, env.ANTHROPIC_API_KEY, env.RERANKER_API_KEY];
+  for (const url of [dbUrl, config.database.url]) {
+    if (!url) continue;
+    try {
+      const pw = new URL(url).password;
+      if (pw) out.push(decodeURIComponent(pw), pw);
+    } catch {
+      /* not a URL: nothing to collect */
+    }
+  }
+  return [...new Set(out.filter((s): s is string => typeof s === 'string' && s.length >= 6))];
+}
+
+/** Opens the database and builds the retrieval graph for a config. */
+export async function createRunContext(loaded: LoadedConfig, opts: ContextOptions): Promise<RunContext> {
+  const config = loaded.config;
+  const cacheDir = resolve(opts.cwd, config.cache_dir);
+  const dbUrl = opts.dbUrl ?? config.database.url;
+  const db = dbUrl
+    ? await connectPostgres(dbUrl, { statementTimeoutMs: config.database.statement_timeout_ms })
+    : await openDemoDatabase({ cacheDir: join(cacheDir, 'demo-db'), textSearchConfig: config.database.text_search_config, onProgress: opts.onProgress });
+  try {
+    const profile = new DiscourseProfile(db);
+    const embedder: Embedder = createEmbedder(config, opts.env);
+    const reranker = config.rerank?.enabled ? createReranker(config, opts.env) : undefined;
+    const needsGate = config.retrieval.channels.some((c) => c.title_gate);
+    const titleGate = needsGate ? new TitleGate((await profile.publicTopicTitles()).map((t) => t.title), config.retrieval.title_gate_max_df) : undefined;
+    const graph = new RetrievalGraph(config, { profile, embedder, ...(reranker ? { reranker } : {}), ...(titleGate ? { titleGate } : {}) });
+    const components: Record<string, ComponentInfo> = {
+      database: { id: db.label, offline: !dbUrl, label: dbUrl ? db.label : `${db.label} (embedded demo forum)` },
+      embedder: describeComponent(embedder, 'semantic embedding model'),
+    };
+    if (reranker) components.reranker = describeComponent(reranker, 'cross-encoder');
+    return {
+      loaded,
+      config,
+      db,
+      profile,
+      embedder,
+      ...(reranker ? { reranker } : {}),
+      graph,
+      components,
+      secrets: collectSecrets(config, opts.env, dbUrl),
+      cacheDir,
+      close: () => db.close(),
+    };
+  } catch (e) {
+    await db.close().catch(() => undefined);
+    throw e;
+  }
+}
+
+/** Resolves the config's case files. */
+export function casePaths(loaded: LoadedConfig): string[] {
+  return loaded.config.cases.map((p) => resolveFrom(loaded, p));
+}
+

@@ -1,0 +1,105 @@
+import { z } from 'zod';
+
+/** Bumped on any incompatible change of the results file. */
+export const SCHEMA_VERSION = 1;
+
+const num = z.number().nullable();
+
+export const ItemRefSchema = z
+  .object({ post_id: z.number(), topic_id: z.number(), post_number: z.number(), score: z.number() })
+  .strict();
+
+export const NodeCaseSchema = z
+  .object({
+    items: z.array(ItemRefSchema),
+    metrics: z.record(z.string(), num),
+    latency_ms: z.number(),
+    gated_out: z.number().optional(),
+  })
+  .strict();
+
+export const SourceSchema = z
+  .object({
+    n: z.number().int().positive(),
+    post_id: z.number(),
+    topic_id: z.number(),
+    post_number: z.number(),
+    title: z.string(),
+    url: z.string(),
+    score: z.number(),
+    excerpt: z.string(),
+    neighbours: z.array(z.object({ post_id: z.number(), post_number: z.number(), role: z.string(), excerpt: z.string() }).strict()).optional(),
+  })
+  .strict();
+
+export const CitationSchema = z
+  .object({ n: z.number().int(), valid: z.boolean(), reason: z.string().optional(), post_id: z.number().optional(), golden: z.boolean().optional() })
+  .strict();
+
+export const ScoreSchema = z
+  .object({ name: z.string(), value: num, reason: z.string().optional(), details: z.unknown().optional() })
+  .strict();
+
+export const UsageSchema = z.object({ input_tokens: z.number(), output_tokens: z.number() }).strict();
+
+export const CaseRecordSchema = z
+  .object({
+    id: z.string(),
+    question: z.string(),
+    kind: z.string(),
+    difficulty: z.string(),
+    tags: z.array(z.string()),
+    expected_topic_ids: z.array(z.number()),
+    expected_post_ids: z.array(z.number()),
+    expected_content: z.array(z.string()),
+    human: z.record(z.string(), z.unknown()).optional(),
+    /** Probes: attack type and expectation. */
+    probe: z.object({ attack: z.string(), expect: z.string() }).strict().optional(),
+    status: z.enum(['ok', 'error', 'gated']),
+    error: z.object({ stage: z.string(), message: z.string() }).strict().optional(),
+    gate: z.object({ intent: z.string(), pattern: z.string() }).strict().optional(),
+    retrieval: z.record(z.string(), NodeCaseSchema).default({}),
+    zone: z.enum(['empty', 'weak', 'normal']).optional(),
+    top1_score: z.number().nullable().optional(),
+    sources: z.array(SourceSchema).optional(),
+    prompt_versions: z.record(z.string(), z.string()).optional(),
+    answer: z.string().optional(),
+    citations: z.array(CitationSchema).optional(),
+    usage: UsageSchema.optional(),
+    latency_ms: z.number().optional(),
+    cached: z.boolean().optional(),
+    scores: z.array(ScoreSchema).default([]),
+  })
+  .strict();
+
+export type CaseRecord = z.infer<typeof CaseRecordSchema>;
+export type SourceRecord = z.infer<typeof SourceSchema>;
+export type ScoreRecord = z.infer<typeof ScoreSchema>;
+
+export const ComponentSchema = z.object({ id: z.string(), offline: z.boolean(), label: z.string() }).strict();
+
+export const RunResultSchema = z
+  .object({
+    schema_version: z.literal(SCHEMA_VERSION),
+    tool: z.object({ name: z.literal('ragaudit'), version: z.string() }).strict(),
+    /** retrieval | run | probe | judge | calibrate */
+    kind: z.enum(['retrieval', 'run', 'probe', 'judge']),
+    name: z.string(),
+    note: z.string(),
+    created_at: z.string(),
+    config_source: z.string(),
+    /** The config as used, with every secret removed. */
+    config: z.record(z.string(), z.unknown()),
+    config_digest: z.string(),
+    database: z.string(),
+    components: z.record(z.string(), ComponentSchema),
+    /** Which file this one re-judged (ragaudit judge). */
+    rejudged_from: z.string().optional(),
+    warnings: z.array(z.string()),
+    nodes: z.array(z.object({ name: z.string(), kind: z.string(), grain: z.string() }).strict()),
+    summary: z.record(z.string(), z.unknown()),
+    cases: z.array(CaseRecordSchema),
+  })
+  .strict();
+
+export type RunResult = z.infer<typeof RunResultSchema>;

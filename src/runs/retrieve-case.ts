@@ -1,0 +1,40 @@
+import type { Case } from '../cases/schema.js';
+import type { NodeResult, RetrievalGraph } from '../retrieval/graph.js';
+import { caseRetrievalMetrics } from '../scoring/retrieval-metrics.js';
+import type { CaseRecord } from './results-schema.js';
+
+/** How many items of each node a record keeps (enough for every metric and TREC runs). */
+export const KEPT_ITEMS = 25;
+
+/** The record skeleton of a case, before any stage ran. */
+export function baseRecord(c: Case): CaseRecord {
+  return {
+    id: c.id,
+    question: c.question,
+    kind: c.kind,
+    difficulty: c.difficulty,
+    tags: c.tags,
+    expected_topic_ids: c.expected_topic_ids,
+    expected_post_ids: c.expected_post_ids,
+    expected_content: c.expected_content,
+    ...(c.human ? { human: c.human } : {}),
+    status: 'ok',
+    retrieval: {},
+    scores: [],
+  };
+}
+
+/** Runs the retrieval graph for a case and records every node's list and metrics. */
+export async function retrieveCase(graph: RetrievalGraph, c: Case): Promise<{ nodes: Record<string, NodeResult>; retrieval: CaseRecord['retrieval'] }> {
+  const nodes = await graph.run(c.question);
+  const retrieval: CaseRecord['retrieval'] = {};
+  for (const [name, res] of Object.entries(nodes)) {
+    retrieval[name] = {
+      items: res.items.slice(0, KEPT_ITEMS).map((i) => ({ post_id: i.post_id, topic_id: i.topic_id, post_number: i.post_number, score: i.score })),
+      metrics: { ...caseRetrievalMetrics(c, res.items, res.grain) },
+      latency_ms: Math.round(res.latencyMs * 100) / 100,
+      ...(res.gatedOut !== undefined ? { gated_out: res.gatedOut } : {}),
+    };
+  }
+  return { nodes, retrieval };
+}

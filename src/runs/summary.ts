@@ -1,0 +1,56 @@
+import { quantile } from '../scoring/statistics.js';
+import { aggregateRetrieval, type MeanN, type RetrievalCaseMetrics } from '../scoring/retrieval-metrics.js';
+import type { CaseRecord } from './results-schema.js';
+
+/** Median and p90 of a node's retrieval latency over the run, ms, with n. */
+export interface LatencySummary {
+  median: number | null;
+  p90: number | null;
+  n: number;
+}
+
+export interface RetrievalSummary {
+  cases: number;
+  ok: number;
+  errors: number;
+  gated: number;
+  /** node → metric → mean with n. */
+  nodes: Record<string, Record<string, MeanN>>;
+  latency: Record<string, LatencySummary>;
+  /** group (kind:…, difficulty:…, tag:…) → node → metric → mean with n. */
+  breakdown: Record<string, Record<string, Record<string, MeanN>>>;
+}
+
+function metricsOf(records: readonly CaseRecord[], node: string): RetrievalCaseMetrics[] {
+  return records.filter((r) => r.retrieval[node]).map((r) => r.retrieval[node]!.metrics as unknown as RetrievalCaseMetrics);
+}
+
+/** Retrieval figures of a set of case records: only cases that completed retrieval count. */
+export function summariseRetrieval(records: readonly CaseRecord[], nodes: readonly string[]): RetrievalSummary {
+  const out: RetrievalSummary = {
+    cases: records.length,
+    ok: records.filter((r) => r.status === 'ok').length,
+    errors: records.filter((r) => r.status === 'error').length,
+    gated: records.filter((r) => r.status === 'gated').length,
+    nodes: {},
+    latency: {},
+    breakdown: {},
+  };
+  for (const node of nodes) {
+    out.nodes[node] = aggregateRetrieval(metricsOf(records, node));
+    const lat = records.filter((r) => r.retrieval[node]).map((r) => r.retrieval[node]!.latency_ms);
+    out.latency[node] = { median: lat.length ? quantile(lat, 0.5) : null, p90: lat.length ? quantile(lat, 0.9) : null, n: lat.length };
+  }
+  const groups = new Map<string, CaseRecord[]>();
+  const add = (g: string, r: CaseRecord) => groups.set(g, [...(groups.get(g) ?? []), r]);
+  for (const r of records) {
+    add(`kind:${r.kind}`, r);
+    add(`difficulty:${r.difficulty}`, r);
+    for (const t of r.tags) add(`tag:${t}`, r);
+  }
+  for (const [g, rs] of [...groups.entries()].sort(([a], [b]) => a.localeCompare(b))) {
+    out.breakdown[g] = Object.fromEntries(nodes.map((n) => [n, aggregateRetrieval(metricsOf(rs, n))]));
+  }
+  return out;
+}
+

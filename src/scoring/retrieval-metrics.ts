@@ -1,0 +1,129 @@
+import type { Case } from '../cases/schema.js';
+import { termAlternatives } from '../cases/load.js';
+import type { RetrievedItem } from '../corpus/discourse.js';
+import { fold } from '../text.js';
+
+/** Cutoffs reported for topic hits. */
+export const HIT_KS = [1, 3, 5, 10] as const;
+
+/** Per-case retrieval metrics of one node; null = not applicable to this case (DESIGN §4). */
+export interface RetrievalCaseMetrics {
+  hit_at_1: number | null;
+  hit_at_3: number | null;
+  hit_at_5: number | null;
+  hit_at_10: number | null;
+  post_hit_at_5: number | null;
+  mrr_at_10: number | null;
+  content_recall_at_5: number | null;
+  content_mrr_at_10: number | null;
+  /** Distinct topics among the first 5 results. */
+  pollution_topics_at_5: number | null;
+  /** Share of the first 5 results held by the most frequent topic. */
+  pollution_dominant_share_at_5: number | null;
+  /** 1-based rank of the first result with an expected topic (no cutoff), null if none. */
+  first_topic_rank: number | null;
+}
+
+export type RetrievalMetricKey = keyof RetrievalCaseMetrics;
+
+/** 1/rank of the first of the first `k` items satisfying `pred`, else 0. */
+export function reciprocalRank<T>(items: readonly T[], k: number, pred: (t: T) => boolean): number {
+  const n = Math.min(k, items.length);
+  for (let i = 0; i < n; i++) if (pred(items[i]!)) return 1 / (i + 1);
+  return 0;
+}
+
+/** 1 if any of the first `k` items satisfies `pred`. */
+export function hitAt<T>(items: readonly T[], k: number, pred: (t: T) => boolean): number {
+  return items.slice(0, k).some(pred) ? 1 : 0;
+}
+
+/** Does this passage carry the term (any alternative), after case and accent folding? */
+export function passageCarries(foldedText: string, term: string): boolean {
+  return termAlternatives(term).some((alt) => foldedText.includes(fold(alt)));
+}
+
+/**
+ * content_recall@k: 1 if every term occurs in the passage text of some result in the first k.
+ * Passage text is the post's own text (not its title or category).
+ */
+export function contentRecallAt(items: readonly RetrievedItem[], terms: readonly string[], k: number): number {
+  const texts = items.slice(0, k).map((i) => fold(i.text));
+  return terms.every((t) => texts.some((x) => passageCarries(x, t))) ? 1 : 0;
+}
+
+/**
+ * content_mrr@k: the mean over the case's terms of 1/rank of the earliest result in the first k
+ * whose passage carries the term (0 if none); 1.0 only if every term rides the rank-1 passage.
+ */
+export function contentReciprocalRankAt(items: readonly RetrievedItem[], terms: readonly string[], k = 10): number {
+  const texts = items.slice(0, k).map((i) => fold(i.text));
+  let sum = 0;
+  for (const term of terms) sum += reciprocalRank(texts, k, (x) => passageCarries(x, term));
+  return terms.length ? sum / terms.length : 0;
+}
+
+/** All retrieval metrics of one node's ranked list for one case. */
+export function caseRetrievalMetrics(c: Pick<Case, 'expected_topic_ids' | 'expected_post_ids' | 'expected_content'>, items: readonly RetrievedItem[], grain: 'post' | 'topic'): RetrievalCaseMetrics {
+  const topics = new Set(c.expected_topic_ids);
+  const posts = new Set(c.expected_post_ids);
+  const hasTopics = topics.size > 0;
+  const isGolden = (i: RetrievedItem) => topics.has(i.topic_id);
+  const top5 = items.slice(0, 5);
+  const counts = new Map<number, number>();
+  for (const i of top5) counts.set(i.topic_id, (counts.get(i.topic_id) ?? 0) + 1);
+  const firstIdx = items.findIndex(isGolden);
+  const hit = (k: number) => (hasTopics ? hitAt(items, k, isGolden) : null);
+  return {
+    hit_at_1: hit(1),
+    hit_at_3: hit(3),
+    hit_at_5: hit(5),
+    hit_at_10: hit(10),
+    post_hit_at_5: posts.size > 0 && grain === 'post' ? hitAt(items, 5, (i) => posts.has(i.post_id)) : null,
+    mrr_at_10: hasTopics ? reciprocalRank(items, 10, isGolden) : null,
+    content_recall_at_5: c.expected_content.length ? contentRecallAt(items, c.expected_content, 5) : null,
+    content_mrr_at_10: c.expected_content.length ? contentReciprocalRankAt(items, c.expected_content, 10) : null,
+    pollution_topics_at_5: top5.length ? counts.size : null,
+    pollution_dominant_share_at_5: top5.length ? Math.max(...counts.values()) / top5.length : null,
+    first_topic_rank: hasTopics && firstIdx >= 0 ? firstIdx + 1 : null,
+  };
+}
+
+/** A mean and the number of cases it is over. */
+export interface MeanN {
+  mean: number | null;
+  n: number;
+}
+
+/** Plain mean over the values that apply (non-null), with their count. */
+export function meanN(values: readonly (number | null | undefined)[]): MeanN {
+  let sum = 0;
+  let n = 0;
+  for (const v of values) {
+    if (v === null || v === undefined || Number.isNaN(v)) continue;
+    sum += v;
+    n++;
+  }
+  return { mean: n ? sum / n : null, n };
+}
+
+/** The metrics averaged in summaries (first_topic_rank is per-case detail only). */
+export const SUMMARY_METRICS: RetrievalMetricKey[] = [
+  'hit_at_1',
+  'hit_at_3',
+  'hit_at_5',
+  'hit_at_10',
+  'post_hit_at_5',
+  'mrr_at_10',
+  'content_recall_at_5',
+  'content_mrr_at_10',
+  'pollution_topics_at_5',
+  'pollution_dominant_share_at_5',
+];
+
+/** Aggregates per-case metrics into means with n. */
+export function aggregateRetrieval(perCase: readonly RetrievalCaseMetrics[]): Record<string, MeanN> {
+  const out: Record<string, MeanN> = {};
+  for (const key of SUMMARY_METRICS) out[key] = meanN(perCase.map((m) => m[key]));
+  return out;
+}

@@ -1,0 +1,149 @@
+import { createServer } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { JudgeParseError, ProviderError } from '../src/errors.js';
+import { HttpStatusError, classifyError, postJson, retryAfterMs, withRetry } from '../src/llm/retry.js';
+import { ProviderServer, closeSocket, hang, reply, replyText, status } from './servers/index.js';
+
+const ROUTE = 'POST /thing';
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  await Promise.all(closers.splice(0).map((c) => c()));
+});
+
+async function serve(server: ProviderServer): Promise<string> {
+  const { url, close } = await server.start();
+  closers.push(close);
+  return `${url}/thing`;
+}
+
+/** A port nothing listens on: bind one, then let it go. */
+async function deadPort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const port = (s.address() as { port: number }).port;
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
+}
+
+const post = (url: string, timeoutMs = 2000) => postJson(url, { q: 1 }, { provider: 'test', timeoutMs });
+const fast = { provider: 'test', minDelayMs: 5 } as const;
+
+describe('classifyError', () => {
+  const http = (code: number, headers: Record<string, string> = {}) =>
+    new HttpStatusError(code, new Headers(headers), 'http://x', '');
+
+  it('retries 408/409/429/5xx and stops on other 4xx', () => {
+    for (const code of [408, 409, 429, 500, 502, 503]) expect(classifyError(http(code)).retryable).toBe(true);
+    for (const code of [400, 401, 403, 404, 413, 422]) expect(classifyError(http(code))).toEqual({ status: code, retryable: false });
+  });
+
+  it('reads Retry-After as seconds, an HTTP date, or retry-after-ms', () => {
+    expect(classifyError(http(429, { 'retry-after': '2' })).retryAfterMs).toBe(2000);
+    expect(classifyError(http(429, { 'retry-after-ms': '150', 'retry-after': '9' })).retryAfterMs).toBe(150);
+    const now = Date.parse('2025-01-01T00:00:00Z');
+    expect(retryAfterMs(new Headers({ 'retry-after': 'Wed, 01 Jan 2025 00:00:03 GMT' }), now)).toBe(3000);
+    expect(retryAfterMs({ 'retry-after': 'soon' })).toBeUndefined();
+  });
+
+  it('treats connection errors and timeouts as retryable, parse errors and aborts as not', () => {
+    const refused = new TypeError('fetch failed', { cause: Object.assign(new Error('connect'), { code: 'ECONNREFUSED' }) });
+    expect(classifyError(refused).retryable).toBe(true);
+    expect(classifyError(new Error('socket hang up')).retryable).toBe(true);
+    expect(classifyError(new DOMException('timed out', 'TimeoutError')).retryable).toBe(true);
+    expect(classifyError(new DOMException('aborted', 'AbortError')).retryable).toBe(false);
+    expect(classifyError(new JudgeParseError('bad', 'raw')).retryable).toBe(false);
+  });
+});
+
+describe('withRetry over HTTP', () => {
+  it('honours Retry-After in seconds, then succeeds', async () => {
+    const server = new ProviderServer({ [ROUTE]: () => reply({ ok: true }) });
+    server.enqueue(ROUTE, status(429, { error: 'slow down' }, { 'retry-after': '1' }));
+    const url = await serve(server);
+    const t0 = performance.now();
+    await expect(withRetry(() => post(url), fast)).resolves.toEqual({ ok: true });
+    const waited = server.requests[1]!.at - server.requests[0]!.at;
+    expect(waited).toBeGreaterThanOrEqual(950);
+    expect(waited).toBeLessThan(1500);
+    expect(performance.now() - t0).toBeLessThan(2500);
+  });
+
+  it('caps a long Retry-After at maxRetryAfterMs', async () => {
+    const server = new ProviderServer({ [ROUTE]: () => reply({ ok: true }) });
+    server.enqueue(ROUTE, status(503, {}, { 'retry-after': '3600' }));
+    const url = await serve(server);
+    await withRetry(() => post(url), { ...fast, maxRetryAfterMs: 100 });
+    const waited = server.requests[1]!.at - server.requests[0]!.at;
+    expect(waited).toBeGreaterThanOrEqual(90);
+    expect(waited).toBeLessThan(600);
+  });
+
+  it('gives up after retries + 1 attempts with a retryable ProviderError', async () => {
+    const server = new ProviderServer({ [ROUTE]: () => status(500, { error: { message: 'boom' } }) });
+    const url = await serve(server);
+    const err = await withRetry(() => post(url), { ...fast, retries: 3 }).catch((e: unknown) => e);
+    expect(server.count(ROUTE)).toBe(4);
+    expect(err).toBeInstanceOf(ProviderError);
+    expect((err as ProviderError).details).toMatchObject({ provider: 'test', status: 500, retryable: true });
+    expect((err as Error).message).toBe('test: gave up after 4 attempts: 500 Internal Server Error (boom)');
+  });
+
+  it('fails at once on 404 with the server message, naming the endpoint', async () => {
+    const server = new ProviderServer({ [ROUTE]: () => status(404, { error: { message: 'model "x" not found' } }) });
+    const url = await serve(server);
+    const err = await withRetry(() => post(url), { ...fast, endpoint: url }).catch((e: unknown) => e);
+    expect(server.count()).toBe(1);
+    expect((err as Error).message).toBe(`test: 404 Not Found (model "x" not found) from ${url}`);
+    expect((err as ProviderError).details.retryable).toBe(false);
+  });
+
+  it('retries a closed socket and a hung request', async () => {
+    const server = new ProviderServer({ [ROUTE]: () => reply({ ok: 1 }) });
+    server.enqueue(ROUTE, closeSocket(), hang());
+    const url = await serve(server);
+    await expect(withRetry(() => post(url, 200), fast)).resolves.toEqual({ ok: 1 });
+    expect(server.count()).toBe(3);
+  });
+
+  it('retries a refused connection, then fails with a clear ProviderError', async () => {
+    const url = `http://127.0.0.1:${await deadPort()}/thing`;
+    let attempts = 0;
+    const err = await withRetry(
+      (n) => {
+        attempts = n;
+        return post(url);
+      },
+      { ...fast, retries: 2, endpoint: url },
+    ).catch((e: unknown) => e);
+    expect(attempts).toBe(3);
+    expect(err).toBeInstanceOf(ProviderError);
+    expect((err as Error).message).toBe(`test: gave up after 3 attempts: connection refused from ${url}`);
+  });
+
+  it('retries a proxy’s HTML 502 page, and rejects a 200 that is not JSON', async () => {
+    const server = new ProviderServer({ [ROUTE]: () => replyText('<html>oops</html>', { contentType: 'text/html' }) });
+    server.enqueue(ROUTE, replyText('<html>Bad Gateway</html>', { status: 502, contentType: 'text/html' }));
+    const url = await serve(server);
+    const err = await withRetry(() => post(url), fast).catch((e: unknown) => e);
+    expect(server.count()).toBe(2);
+    expect((err as Error).message).toBe(`test: invalid JSON from ${url}: <html>oops</html>`);
+    expect((err as ProviderError).details).toMatchObject({ status: 200, retryable: false });
+  });
+
+  it('passes errors that are not the provider’s through untouched', async () => {
+    const bug = new RangeError('a bug');
+    await expect(withRetry(() => Promise.reject(bug), fast)).rejects.toBe(bug);
+    const parse = new JudgeParseError('bad', 'raw');
+    await expect(withRetry(() => Promise.reject(parse), fast)).rejects.toBe(parse);
+  });
+
+  it('stops waiting when the signal aborts', async () => {
+    const server = new ProviderServer({ [ROUTE]: () => status(503, {}, { 'retry-after': '10' }) });
+    const url = await serve(server);
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(new Error('cancelled')), 100);
+    const t0 = performance.now();
+    await expect(withRetry(() => post(url), { ...fast, signal: ac.signal })).rejects.toThrow('cancelled');
+    expect(performance.now() - t0).toBeLessThan(1000);
+  });
+});
