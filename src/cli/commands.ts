@@ -1,6 +1,7 @@
 import type { Command } from './command.js';
 import { retrievalCommand } from './retrieval.js';
+import { runCommand } from './run.js';
 import { trecCommand } from './trec.js';
 
 /** Every command, in the order `ragaudit --help` lists them. */
-export const COMMANDS: Command[] = [retrievalCommand, trecCommand];
+export const COMMANDS: Command[] = [runCommand, retrievalCommand, trecCommand];

@@ -4,7 +4,8 @@ import type { Reranker } from './types.js';
 /**
  * OFFLINE STAND-IN, NOT A CROSS-ENCODER: scores a passage by the IDF-weighted share of the
  * question's content words (stemmed) it contains, mapped linearly onto a logit-like range:
- * score = 14 · coverage − 7, so no overlap gives −7, full overlap +7. IDF is taken over the
+ * score = 18 · coverage − 7, so no overlap gives −7, full overlap +11 (about the range of the
+ * seeds' cross-encoder, −10 … +11), half the words +2. IDF is taken over the
  * passages of the same call, the only collection a reranker sees. It lets the demo exercise
  * zones and thresholds with no model server; its scores are labelled offline everywhere.
  */
@@ -27,7 +28,7 @@ export class LexicalReranker implements Reranker {
       q.forEach((t, i) => {
         if (d.has(t)) got += idf[i]!;
       });
-      return Math.round((14 * (got / total) - 7) * 1e4) / 1e4;
+      return Math.round((18 * (got / total) - 7) * 1e4) / 1e4;
     });
   }
 }

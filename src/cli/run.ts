@@ -1,0 +1,130 @@
+import { parseArgs } from 'node:util';
+import { loadGateRules } from '../cases/load.js';
+import { resolveFrom } from '../config/load.js';
+import { ConfigError } from '../errors.js';
+import { PROMPTS_DIR } from '../paths.js';
+import { retrievalMarkdown } from '../reports/digest.js';
+import { generationMarkdown, generationRows } from '../reports/generation-digest.js';
+import { textTable } from '../reports/format.js';
+import { retrievalTable } from '../reports/retrieval-table.js';
+import { runAudit } from '../runs/audit-run.js';
+import { describeComponent } from '../runs/context.js';
+import { createGenerator } from '../runs/generator.js';
+import { parseModelSpec } from '../runs/providers.js';
+import { writeResults } from '../runs/results-file.js';
+import type { GenerationSummary } from '../runs/generation-summary.js';
+import type { RetrievalSummary } from '../runs/summary.js';
+import { numberFlag, parseOrThrow, type CliIO, type Command } from './command.js';
+import { announceComponents, loadWithOverrides, openPipeline, outputDir, PIPELINE_HELP, PIPELINE_OPTIONS } from './common.js';
+import { progressBar } from './progress.js';
+import type { LoadedConfig } from '../config/load.js';
+
+/** Options of the commands that generate answers (run, probe). */
+export const GENERATION_OPTIONS = {
+  ...PIPELINE_OPTIONS,
+  generator: { type: 'string' },
+  reranker: { type: 'string' },
+  'abstain-below': { type: 'string' },
+  'weak-below': { type: 'string' },
+  'system-append': { type: 'string', multiple: true },
+  concurrency: { type: 'string' },
+  resume: { type: 'string' },
+} as const;
+
+export const GENERATION_HELP = `${PIPELINE_HELP}
+      --generator PROVIDER:MODEL   openai:MODEL (OpenAI, vLLM, Ollama: OPENAI_BASE_URL, OPENAI_API_KEY),
+                                   anthropic:MODEL (ANTHROPIC_API_KEY), offline:extractive (default)
+      --reranker KIND:URL          tei:URL, vllm:URL, cohere:URL or offline:lexical (default)
+      --abstain-below X            empty-evidence zone below this top-1 logit (default -4)
+      --weak-below X               weak-evidence zone below this top-1 logit (default 0)
+      --system-append NAME         add prompts/clauses/NAME.md to the system prompt (repeatable)
+      --concurrency N              cases generated at once (default: generator.concurrency, 4)
+      --resume RUN                 finish an interrupted run (its .ledger.jsonl path or run id)`;
+
+type GenerationArgs = { generator?: string; reranker?: string; 'abstain-below'?: string; 'weak-below'?: string; 'system-append'?: string[]; concurrency?: string };
+
+/** Applies the generation flags to the loaded config (before validation-sensitive use). */
+export function applyGenerationFlags(loaded: LoadedConfig, v: GenerationArgs): void {
+  const c = loaded.config;
+  if (v.generator) {
+    const { provider, model } = parseModelSpec('generator', v.generator);
+    if (!['offline', 'openai', 'anthropic'].includes(provider)) throw new ConfigError(`--generator: unknown provider '${provider}' (openai, anthropic, offline)`);
+    c.generator.provider = provider as typeof c.generator.provider;
+    c.generator.model = model;
+  }
+  if (v.reranker) {
+    const { provider, model: url } = parseModelSpec('reranker', v.reranker);
+    if (!['offline', 'tei', 'vllm', 'cohere'].includes(provider)) throw new ConfigError(`--reranker: unknown kind '${provider}' (tei, vllm, cohere, offline)`);
+    if (!c.rerank) throw new ConfigError('--reranker: the config has no rerank section to apply it to');
+    c.rerank.provider = provider as typeof c.rerank.provider;
+    if (provider === 'offline') c.rerank.model = url;
+    else c.rerank.url = url;
+  }
+  const a = numberFlag('abstain-below', v['abstain-below']);
+  const w = numberFlag('weak-below', v['weak-below']);
+  if (a !== undefined) c.zones.abstain_below = a;
+  if (w !== undefined) c.zones.weak_below = w;
+  if (!(c.zones.abstain_below < c.zones.weak_below)) throw new ConfigError(`zones: abstain_below (${c.zones.abstain_below}) must be below weak_below (${c.zones.weak_below})`);
+  if (v['system-append']?.length) c.evidence.system_append = [...c.evidence.system_append, ...v['system-append']];
+  const n = numberFlag('concurrency', v.concurrency);
+  if (n !== undefined) {
+    if (!Number.isInteger(n) || n < 1) throw new ConfigError(`--concurrency: expected a positive integer, got ${v.concurrency}`);
+    c.generator.concurrency = n;
+  }
+}
+
+export const runCommand: Command = {
+  name: 'run',
+  summary: 'the full audit: retrieval, rerank, zones, evidence, generation, citations, judge',
+  help: `ragaudit run [options]
+
+Replays the whole pipeline for every case: retrieval by node, cross-encoder rerank, the evidence
+zone from the top-1 score (empty / weak / normal), the evidence block from prompts/, the
+generator's answer, then citation validity (checked against the database), golden citations,
+CTA, stance and off-topic citations. Each finished case is appended to a ledger at once;
+--resume finishes an interrupted run without redoing finished cases, and model answers are
+cached on disk, so a re-run with an unchanged config makes no model call.
+
+Options:
+${GENERATION_HELP}
+
+Exit codes: 0 all cases completed, 1 some cases ended in error, 2 bad input or config.`,
+  async run(argv, io) {
+    const { values } = parseOrThrow('run', () => parseArgs({ args: argv, options: GENERATION_OPTIONS, allowPositionals: false }));
+    if (values.help) {
+      io.out(`${this.help}\n`);
+      return 0;
+    }
+    return runPipelineCommand(values, io, 'run');
+  },
+};
+
+/** Shared by `run` and `probe`: builds the deps, runs, writes and prints. */
+export async function runPipelineCommand(values: GenerationArgs & Parameters<typeof loadWithOverrides>[0] & { resume?: string }, io: CliIO, kind: 'run'): Promise<number> {
+  const loaded = loadWithOverrides(values, io);
+  applyGenerationFlags(loaded, values);
+  const { ctx, cases, warnings } = await openPipeline(values, loaded, io);
+  try {
+    const generator = createGenerator(ctx.config, io.env, PROMPTS_DIR, ctx.cacheDir);
+    ctx.components.generator = describeComponent(generator, 'language model');
+    announceComponents(ctx, io);
+    const gateRules = ctx.config.input_gate ? loadGateRules(resolveFrom(loaded, ctx.config.input_gate)) : [];
+    const bar = progressBar(io, kind);
+    const out = outputDir(loaded, io);
+    const { result, stamp } = await runAudit(
+      { ctx, generator, promptsDir: PROMPTS_DIR, gateRules, forumName: 'The Last & Welt', clauses: ctx.config.evidence.system_append },
+      cases,
+      warnings,
+      { outputDir: out, kind, onProgress: bar.update, onLedger: (f) => io.err(`ledger: ${f} (resume with --resume ${f})\n`), ...(values.resume ? { resume: values.resume } : {}) },
+    );
+    bar.stop();
+    const files = writeResults(out, result, `${retrievalMarkdown(result)}\n${generationMarkdown(result)}`, { secrets: ctx.secrets, stamp });
+    const r = result.summary.retrieval as RetrievalSummary;
+    const t = retrievalTable(r);
+    io.out(`${textTable(t.header, t.rows)}\n\n${textTable(['generation', 'value'], generationRows(result.summary.generation as GenerationSummary))}\n\n`);
+    io.out(`cases ${r.cases} · ok ${r.ok} · gated ${r.gated} · errors ${r.errors}\nresults: ${files.json}\ndigest:  ${files.md}\n`);
+    return r.errors > 0 ? 1 : 0;
+  } finally {
+    await ctx.close();
+  }
+}

@@ -1,0 +1,134 @@
+import type { Case, GateRule } from '../cases/schema.js';
+import { matchGate } from '../cases/gate.js';
+import { buildSources, systemPrompt } from '../evidence/block.js';
+import { addNeighbourhood } from '../evidence/neighbourhood.js';
+import { zoneOf } from '../evidence/zones.js';
+import { redact } from '../errors.js';
+import type { ChatModel } from '../llm/types.js';
+import { checkCitations, citationValidity } from '../scoring/citations.js';
+import { correctAbstention, hasCta, stanceByPattern } from '../scoring/stance-pattern.js';
+import type { RunContext } from './context.js';
+import type { CaseRecord, ScoreRecord } from './results-schema.js';
+import { baseRecord, retrieveCase } from './retrieve-case.js';
+
+/** Scores a finished answer with a judge; returns its scores (the judge module decides how). */
+export type CaseJudge = (record: CaseRecord, system: string) => Promise<ScoreRecord[]>;
+
+/** What generating one case needs, built once per run. */
+export interface AuditDeps {
+  ctx: RunContext;
+  generator: ChatModel;
+  promptsDir: string;
+  gateRules: readonly GateRule[];
+  forumName: string;
+  /** Clauses appended to the system prompt (config + --system-append). */
+  clauses: readonly string[];
+  clauseVars?: Record<string, string>;
+  judge?: CaseJudge;
+}
+
+/** The node whose top-1 score picks the zone and whose items become sources. */
+export function evidenceNode(ctx: RunContext): { node: string; zoneNode: string | null } {
+  const c = ctx.config;
+  const last = ctx.graph.nodes.at(-1)!.name;
+  const node = c.evidence.node ?? (c.rerank?.enabled ? c.rerank.name : last);
+  return { node, zoneNode: c.rerank?.enabled ? c.rerank.name : null };
+}
+
+function fail(record: CaseRecord, stage: string, e: unknown): CaseRecord {
+  record.status = 'error';
+  record.error = { stage, message: redact((e as Error)?.message ?? String(e)) };
+  return record;
+}
+
+/** The deterministic scorers of DESIGN §4 on an answered record. */
+export async function deterministicScores(deps: AuditDeps, record: CaseRecord): Promise<void> {
+  const answer = record.answer ?? '';
+  const sources = record.sources ?? [];
+  const publicPosts = await deps.ctx.profile.publicPostIds(sources.map((s) => s.post_id));
+  const checks = checkCitations(answer, sources, publicPosts, { topics: record.expected_topic_ids, posts: record.expected_post_ids });
+  record.citations = checks;
+  const stance = stanceByPattern(answer, deps.ctx.config.evidence.cta);
+  const golden = record.kind === 'off_topic' || checks.length === 0 ? null : checks.filter((c) => c.golden).length / checks.length;
+  record.scores.push(
+    { name: 'citation_validity', value: citationValidity(checks), details: { markers: checks.length, invalid: checks.filter((c) => !c.valid).length } },
+    { name: 'golden_citation', value: golden },
+    { name: 'cta', value: hasCta(answer, deps.ctx.config.evidence.cta) ? 1 : 0 },
+    { name: 'stance_pattern', value: null, details: { stance } },
+    { name: 'correct_abstention_pattern', value: correctAbstention(record.kind, stance) ? 1 : 0 },
+  );
+  // An off-topic answer that asserts (stance answered) with citations is a hallucination; a weak-zone
+  // hedge that points to the closest thread with caution is the behaviour the seeds asked for.
+  if (record.kind === 'off_topic') record.scores.push({ name: 'offtopic_hallucination', value: checks.length > 0 && stance === 'answered' ? 1 : 0, details: { cites: checks.length } });
+}
+
+/**
+ * One case through the whole pipeline: input gate, retrieval, zone, evidence, generation,
+ * deterministic scorers, judge. A failing stage ends the case as an error record naming the
+ * stage; what earlier stages computed stays in the record.
+ */
+export async function auditCase(deps: AuditDeps, c: Case): Promise<CaseRecord> {
+  const record = baseRecord(c);
+  const rule = matchGate(deps.gateRules, c.question);
+  if (rule) {
+    record.status = 'gated';
+    record.gate = { intent: rule.intent, pattern: rule.pattern };
+    return record;
+  }
+  const { config } = deps.ctx;
+  let system: string;
+  let replyTo = new Map<number, number | null>();
+  try {
+    const { nodes, retrieval } = await retrieveCase(deps.ctx.graph, c);
+    record.retrieval = retrieval;
+    const { node, zoneNode } = evidenceNode(deps.ctx);
+    const items = nodes[node]!.items;
+    replyTo = new Map(items.map((i) => [i.post_id, i.reply_to_post_number] as const));
+    record.top1_score = zoneNode ? (nodes[zoneNode]!.items[0]?.score ?? null) : null;
+    record.zone = zoneNode ? zoneOf(record.top1_score, config.zones) : items.length ? 'normal' : 'empty';
+    record.sources = record.zone === 'empty' ? [] : buildSources(items, { count: config.evidence.sources, excerptChars: config.evidence.excerpt_chars, forumUrl: config.evidence.forum_url });
+  } catch (e) {
+    return fail(record, 'retrieval', e);
+  }
+  try {
+    if (config.evidence.neighbourhood && record.sources.length) {
+      await addNeighbourhood(deps.ctx.profile, record.sources, replyTo, config.evidence.neighbourhood);
+    }
+    const prompt = systemPrompt({
+      promptsDir: deps.promptsDir,
+      persona: config.evidence.persona,
+      zone: record.zone,
+      sources: record.sources,
+      cta: config.evidence.cta,
+      forumName: deps.forumName,
+      clauses: deps.clauses,
+      ...(deps.clauseVars ? { clauseVars: deps.clauseVars } : {}),
+    });
+    system = prompt.text;
+    record.prompt_versions = prompt.versions;
+  } catch (e) {
+    return fail(record, 'evidence', e);
+  }
+  try {
+    const out = await deps.generator.complete({ system, messages: [{ role: 'user', content: c.question }], temperature: config.generator.temperature, maxTokens: config.generator.max_tokens });
+    record.answer = out.text;
+    record.usage = { input_tokens: out.usage.inputTokens, output_tokens: out.usage.outputTokens };
+    record.latency_ms = Math.round(out.latencyMs);
+    if (out.cached) record.cached = true;
+  } catch (e) {
+    return fail(record, 'generation', e);
+  }
+  try {
+    await deterministicScores(deps, record);
+  } catch (e) {
+    return fail(record, 'scoring', e);
+  }
+  if (deps.judge) {
+    try {
+      record.scores.push(...(await deps.judge(record, system)));
+    } catch (e) {
+      return fail(record, 'judge', e);
+    }
+  }
+  return record;
+}

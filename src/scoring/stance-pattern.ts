@@ -1,0 +1,45 @@
+import { fold } from '../text.js';
+
+/** How an answer stands toward the question (DESIGN §4). */
+export type Stance = 'answered' | 'hedged' | 'abstained';
+
+const ABSTAIN = [
+  /\b(couldn'?t|could not|can'?t|cannot|did not|didn'?t) find (anything|any(thing)? (relevant|on|about))/,
+  /\b(no|not any) (information|excerpt|thread|post)s? (on|about|for|that)\b/,
+  /\bforum has nothing\b|\bnothing on the forum\b/,
+  /\bi (don'?t|do not) know\b/,
+  /\b(won'?t|will not|would rather not) guess\b/,
+  /\b(i can'?t|i cannot|i won'?t|i will not|i'?m not able to|unable to) (help|answer|do|comply|assist|share|reveal|write)\b/,
+  /\bnot (something|a question) i can (help|answer)\b/,
+];
+const HEDGE = [
+  /\bnone of the (forum )?excerpts (really |directly )?(answers?|covers?)\b/,
+  /\bclosest thread\b/,
+  /\bwith caution\b/,
+  /\bnot (entirely |completely )?sure\b/,
+  /\b(may|might) not (answer|be relevant|apply)\b/,
+  /\bloosely related\b/,
+  /\bdo(es)? not (really |directly )?answer\b/,
+];
+
+/**
+ * A deterministic stance signal from wording (kept beside the judge's verdict). The CTA line is
+ * ignored, since it invites posting in every answer.
+ */
+export function stanceByPattern(answer: string, cta = ''): Stance {
+  const text = fold(cta ? answer.replace(cta, '') : answer);
+  if (ABSTAIN.some((re) => re.test(text))) return 'abstained';
+  if (HEDGE.some((re) => re.test(text))) return 'hedged';
+  return 'answered';
+}
+
+/** DESIGN §4: off-topic → abstained or hedged; in-domain → not abstained. */
+export function correctAbstention(kind: string, stance: Stance): boolean {
+  return kind === 'off_topic' ? stance !== 'answered' : stance !== 'abstained';
+}
+
+/** The CTA footer is present (whitespace and case folded). */
+export function hasCta(answer: string, cta: string): boolean {
+  const norm = (s: string) => fold(s).replace(/\s+/g, ' ').trim();
+  return norm(answer).includes(norm(cta));
+}
