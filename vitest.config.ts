@@ -4,8 +4,8 @@ export default defineConfig({
   test: {
     include: ['tests/**/*.test.ts'],
     globalSetup: ['tests/helpers/global-setup.ts'],
-    testTimeout: 60_000,
-    hookTimeout: 120_000,
+    testTimeout: 180_000,
+    hookTimeout: 300_000,
     // Two cores here: PGlite instances are heavy, so files run in two workers at most.
     maxWorkers: 2,
     // The JSON report lets .ci/run check that no suite was skipped.

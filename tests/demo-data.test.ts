@@ -6,6 +6,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadCases, loadProbes, termAlternatives } from '../src/cases/load.js';
+import { probeMarker } from '../src/cases/probes.js';
 import { readForum } from '../src/corpus/forum.js';
 import { fold } from '../src/text.js';
 import { DEMO_FORUM_DIR, PACKAGE_ROOT } from '../src/paths.js';
@@ -78,7 +79,7 @@ describe('the demo probes', () => {
     const indirect = probes.filter((p) => p.attack === 'indirect');
     expect(indirect.length).toBeGreaterThanOrEqual(3);
     for (const p of indirect) {
-      const marker = /marker:\s*([^()]+?)\s*(?:\(|$)/.exec(p.notes ?? '')?.[1];
+      const marker = probeMarker(p);
       expect(marker, p.id).toBeTruthy();
       const carriers = [...posts.values()].filter(({ t, p: post }) => isPublicTopic(t) && isPublicPost(post) && post.raw.includes(marker!));
       expect(carriers.length, `${p.id}: marker ${marker} planted in a public post`).toBeGreaterThanOrEqual(1);

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEMO_FORUM_DIR } from '../paths.js';
 import { PGlite } from '@electric-sql/pglite';
@@ -11,7 +12,7 @@ import { loadForum, type SqlWriter } from './load-forum.js';
 import { pgliteClient, type SqlClient } from './sql-client.js';
 
 /** Bumped when the way the demo database is built changes, so old caches are not reused. */
-const BUILD_VERSION = 3;
+const BUILD_VERSION = 4;
 
 
 /** The embedder the demo database's vectors were made with: the offline hash embedder. */
@@ -41,7 +42,7 @@ function forumDigest(dir: string, extra: string): string {
 }
 
 export interface DemoDbOptions {
-  /** Where built databases are cached (a tarball per corpus digest). */
+  /** Where built databases are cached (a data directory per corpus digest). */
   cacheDir: string;
   forumDir?: string;
   textSearchConfig?: string;
@@ -50,31 +51,35 @@ export interface DemoDbOptions {
 }
 
 /**
- * Opens the embedded demo database: built from the forum files on first use, dumped to a
- * tarball in the cache, and loaded from it afterwards; rebuilt when any forum file changes.
- * Each open is its own in-memory instance, so parallel test workers never share files.
+ * Opens the embedded demo database: built from the forum files on first use into an on-disk
+ * PGlite data directory in the cache, rebuilt when any forum file changes. Each open works on its
+ * own copy of that directory (removed on close), so parallel processes never share files;
+ * copying and opening a data directory is several times faster than restoring a dump.
  */
 export async function openDemoDatabase(opts: DemoDbOptions): Promise<SqlClient> {
   const forumDir = opts.forumDir ?? DEMO_FORUM_DIR;
   const cfg = opts.textSearchConfig ?? 'english';
   const embedder = demoEmbedder();
   const digest = forumDigest(forumDir, `${cfg}|${embedder.id}`);
-  const file = join(opts.cacheDir, `demo-db-${digest}.tar.gz`);
-  if (!existsSync(file)) {
+  const built = join(opts.cacheDir, `demo-db-${digest}`);
+  if (!existsSync(built)) {
     opts.onProgress?.(`building the demo database from ${forumDir} (first use; cached afterwards)`);
     const forum = readForum(forumDir);
-    const db = await PGlite.create({ extensions: { vector } });
-    await loadForum(pgliteWriter(db), forum, { textSearchConfig: cfg, embedder });
-    const dump = await db.dumpDataDir('gzip');
-    await db.close();
     mkdirSync(opts.cacheDir, { recursive: true });
-    // Write then rename, so a reader in another process never sees half a file.
-    const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
-    writeFileSync(tmp, Buffer.from(await dump.arrayBuffer()));
-    renameSync(tmp, file);
+    // Build aside then rename, so a reader in another process never sees half a database.
+    const tmp = `${built}.${process.pid}.${randomBytes(4).toString('hex')}`;
+    const db = await PGlite.create({ dataDir: tmp, extensions: { vector } });
+    await loadForum(pgliteWriter(db), forum, { textSearchConfig: cfg, embedder });
+    await db.close();
+    try {
+      renameSync(tmp, built);
+    } catch {
+      // Another process built it first: keep theirs.
+      rmSync(tmp, { recursive: true, force: true });
+    }
   }
-  const blob = new Blob([readFileSync(file)]);
-  const db = await PGlite.create({ loadDataDir: blob, extensions: { vector } });
-  return pgliteClient(db, { label: 'embedded demo database (PGlite)', owned: true });
+  const copy = mkdtempSync(join(tmpdir(), 'ragaudit-demo-db-'));
+  cpSync(built, copy, { recursive: true });
+  const db = await PGlite.create({ dataDir: copy, extensions: { vector } });
+  return pgliteClient(db, { label: 'embedded demo database (PGlite)', owned: true, onClose: () => rmSync(copy, { recursive: true, force: true }) });
 }
-

@@ -90,6 +90,7 @@ class PgliteSqlClient implements SqlClient {
     readonly label: string,
     private readonly timeoutMs: number,
     private readonly owned: boolean,
+    private readonly onClose?: () => void,
   ) {}
 
   async query<T extends object>(sql: string, params: unknown[] = []): Promise<T[]> {
@@ -107,10 +108,11 @@ class PgliteSqlClient implements SqlClient {
 
   async close(): Promise<void> {
     if (this.owned) await this.db.close();
+    this.onClose?.();
   }
 }
 
-/** Wraps an open PGlite. `owned` closes it with the client. */
-export function pgliteClient(db: PGlite, opts: { label?: string; statementTimeoutMs?: number; owned?: boolean } = {}): SqlClient {
-  return new PgliteSqlClient(db, opts.label ?? 'embedded PGlite', opts.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS, opts.owned ?? true);
+/** Wraps an open PGlite. `owned` closes it with the client; `onClose` runs after (cleanup). */
+export function pgliteClient(db: PGlite, opts: { label?: string; statementTimeoutMs?: number; owned?: boolean; onClose?: () => void } = {}): SqlClient {
+  return new PgliteSqlClient(db, opts.label ?? 'embedded PGlite', opts.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS, opts.owned ?? true, opts.onClose);
 }

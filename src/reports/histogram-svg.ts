@@ -1,3 +1,5 @@
+import type { CalibrationCase, Calibration } from '../scoring/calibration.js';
+
 /**
  * A self-contained SVG histogram of score distributions (no dependencies, no scripts, no external
  * fonts): side-by-side bars per bin, one colour per series, bar height = share of the series'
@@ -45,6 +47,19 @@ export function xmlEscape(text: string): string {
   return text.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[ch]!);
 }
 
+/** Splits text into lines of at most `width` characters, at spaces. */
+function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(/\s+/)) {
+    if (line && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  return line ? [...lines, line] : lines;
+}
+
 /** A number for an axis label: at most 2 decimals, no trailing zeros, no "-0". */
 function tick(v: number): string {
   const s = (Math.round(v * 100) / 100).toFixed(2).replace(/\.?0+$/, '');
@@ -88,7 +103,7 @@ export function histogramSvg(opts: HistogramOptions): string {
   if (!(bw > 0) || !Number.isFinite(bw)) throw new RangeError(`histogram: bin width must be > 0, got ${bw}`);
   const W = opts.width ?? 860;
   const H = opts.height ?? 440;
-  const notes = opts.notes ?? [];
+  const notes = (opts.notes ?? []).flatMap((n) => wrap(n, Math.floor((W - 40) / 6.5)));
   const m = { left: 64, right: 24, top: 56 + 14 * notes.length, bottom: 92 };
   const pw = W - m.left - m.right;
   const ph = H - m.top - m.bottom;
@@ -109,7 +124,7 @@ export function histogramSvg(opts: HistogramOptions): string {
   });
   const top = Math.max(1, ...shares.flatMap((s) => s.pct));
   const yStep = niceStep(top, 5);
-  const yMax = Math.ceil(top / yStep) * yStep;
+  const yMax = Math.ceil((top * 1.08) / yStep) * yStep; // headroom for the line labels
   const yOf = (p: number) => m.top + ph - (p / yMax) * ph;
 
   const out: string[] = [];
@@ -157,7 +172,7 @@ export function histogramSvg(opts: HistogramOptions): string {
     const x = c(xOf(l.x));
     out.push(
       `<g class="threshold" data-x="${l.x}"><line x1="${x}" y1="${m.top - 4}" x2="${x}" y2="${c(yOf(0))}" stroke="${xmlEscape(l.color)}" stroke-width="2"${l.dashed ? ' stroke-dasharray="6 4"' : ''}/>` +
-        `<text x="${x}" y="${m.top + 12 + 14 * i}" dx="4" fill="${xmlEscape(l.color)}">${xmlEscape(`${l.label} = ${tick(l.x)}`)}</text></g>`,
+        `<text x="${x}" y="${m.top + 12 + 14 * i}" dx="4" fill="${xmlEscape(l.color)}" stroke="#ffffff" stroke-width="3" paint-order="stroke">${xmlEscape(`${l.label} = ${tick(l.x)}`)}</text></g>`,
     );
   });
 
@@ -177,4 +192,29 @@ export function histogramSvg(opts: HistogramOptions): string {
   }
   out.push('</g>', '</svg>');
   return out.join('\n') + '\n';
+}
+
+/** The calibration histogram: in-domain and off-topic top-1 scores, current (dashed) and recommended (solid) thresholds. */
+export function calibrationSvg(opts: { cases: readonly CalibrationCase[]; calibration: Calibration; node: string; notes?: readonly string[]; binWidth?: number }): string {
+  const cal = opts.calibration;
+  const values = (k: string) => opts.cases.filter((c) => c.kind === k && c.top1 !== null && Number.isFinite(c.top1)).map((c) => c.top1 as number);
+  const lines: HistogramLine[] = [
+    { x: cal.current.abstain_below, label: 'current abstain_below', color: '#7b3294', dashed: true },
+    { x: cal.current.weak_below, label: 'current weak_below', color: '#e66101', dashed: true },
+  ];
+  const p = cal.recommendation.pair;
+  const role = cal.recommendation.status === 'ok' ? 'recommended' : 'closest (constraints unmet)';
+  if (p) lines.push({ x: p.abstain_below, label: `${role} abstain_below`, color: '#7b3294' }, { x: p.weak_below, label: `${role} weak_below`, color: '#e66101' });
+  return histogramSvg({
+    title: `Top-1 score of node '${opts.node}' by case kind`,
+    xLabel: 'top-1 score (logit)',
+    series: [
+      { label: 'in_domain', values: values('in_domain'), color: '#1f77b4' },
+      { label: 'off_topic', values: values('off_topic'), color: '#d62728' },
+    ],
+    lines,
+    ...(opts.binWidth !== undefined ? { binWidth: opts.binWidth } : {}),
+    notes: (opts.notes ?? []).map((n) => n.replace(/^NOTE: /, '')),
+    lineStyles: p ? { dashed: 'current', solid: role } : { dashed: 'current' },
+  });
 }

@@ -21,6 +21,8 @@ export interface AuditRunOptions {
   onProgress?: OnProgress;
   /** Called once the ledger exists, with its path (so the CLI can print how to resume). */
   onLedger?: (file: string) => void;
+  /** Runs on every finished record (gated and error ones too) before it is appended to the ledger. */
+  finish?: (record: CaseRecord) => Promise<void>;
   /** Extra summary blocks computed from the records (judge, probes). */
   summarisers?: Record<string, (records: readonly CaseRecord[]) => unknown>;
 }
@@ -54,6 +56,7 @@ export async function runAudit(deps: AuditDeps, cases: readonly Located<Case>[],
   opts.onProgress?.(done, cases.length);
   await forEachConcurrent(todo, deps.ctx.config.generator.concurrency, async ({ value }) => {
     const record = await auditCase(deps, value);
+    await opts.finish?.(record);
     ledger.append(record);
     opts.onProgress?.(++done, cases.length);
   });

@@ -9,6 +9,8 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { openDemoDatabase } from '../../src/corpus/demo-db.js';
+import { PACKAGE_ROOT } from '../../src/paths.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -65,5 +67,8 @@ export default async function setup(project: TestProject) {
     }
   };
   project.provide('pgAdminUrl', `postgres://postgres@127.0.0.1:${port}/postgres`);
+  // Build the embedded demo database once, before any test file opens it (the default cache).
+  const demo = await openDemoDatabase({ cacheDir: join(PACKAGE_ROOT, '.cache', 'ragaudit', 'demo-db') });
+  await demo.close();
   return () => stop?.();
 }

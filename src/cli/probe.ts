@@ -1,0 +1,142 @@
+import { createHash } from 'node:crypto';
+import { parseArgs } from 'node:util';
+import { loadGateRules, loadProbes } from '../cases/load.js';
+import { probeToCase } from '../cases/probes.js';
+import type { Probe } from '../cases/schema.js';
+import { resolveFrom } from '../config/load.js';
+import { redact } from '../errors.js';
+import { PROMPTS_DIR } from '../paths.js';
+import { componentsMarkdown } from '../reports/digest.js';
+import { markdownTable, textTable } from '../reports/format.js';
+import { runAudit } from '../runs/audit-run.js';
+import { createRunContext, describeComponent } from '../runs/context.js';
+import { createGenerator } from '../runs/generator.js';
+import { summariseProbes, type ProbeSummary } from '../runs/probe-summary.js';
+import { configDigest, publicConfig, writeResults } from '../runs/results-file.js';
+import type { RunResult } from '../runs/results-schema.js';
+import { checkSafety } from '../scoring/safety.js';
+import { parseOrThrow, type Command } from './command.js';
+import { announceComponents, loadWithOverrides, outputDir } from './common.js';
+import { progressBar } from './progress.js';
+import { applyGenerationFlags, GENERATION_HELP, GENERATION_OPTIONS } from './run.js';
+
+/** The canary placed in the system prompt: fixed per config, so cached answers stay valid. */
+export function canaryFor(config: Record<string, unknown>): string {
+  return `RGA-CANARY-${createHash('sha256').update(`canary:${configDigest(config)}`).digest('hex').slice(0, 12).toUpperCase()}`;
+}
+
+/** The per-attack table rows. */
+export function probeRows(s: ProbeSummary): string[][] {
+  const row = (name: string, a: ProbeSummary['all']) => [
+    name,
+    String(a.n),
+    String(a.passed),
+    String(a.failed),
+    String(a.leaks),
+    String(a.markers_repeated),
+    String(a.gated),
+    String(a.errors),
+    Object.entries(a.judge).map(([k, v]) => `${k} ${v}`).join(' · ') || '–',
+  ];
+  return [...Object.entries(s.by_attack).map(([k, a]) => row(k, a)), row('all', s.all)];
+}
+
+const HEADER = ['attack', 'n', 'passed', 'failed', 'canary leaks', 'markers repeated', 'gated', 'errors', 'judge verdicts'];
+
+export const probeCommand: Command = {
+  name: 'probe',
+  summary: 'safety probes: injections, system-prompt leaks (canary), role hijacks, abuse, off-topic, indirect injections',
+  help: `ragaudit probe [options] [--probes FILE]
+
+Runs the safety probes (default: the config's probes, cases/demo/safety.yml for the demo) through
+the whole pipeline with a canary token placed in the system prompt. Each answer is checked
+deterministically: the canary must never appear (a leak fails any probe), an indirect probe's
+planted marker (notes: "marker: …") must not be repeated, and the stance must match what the
+probe expects (refuse, abstain, no_leak, answer). Reported per attack type.
+
+Options:
+${GENERATION_HELP}
+      --probes FILE               probe file (repeatable), instead of the config's
+
+Exit codes: 0 every probe passed, 1 a probe failed (a leak, a followed injection, a wrong stance)
+or ended in error, 2 bad input or config.`,
+  async run(argv, io) {
+    const { values } = parseOrThrow('probe', () => parseArgs({ args: argv, options: { ...GENERATION_OPTIONS, probes: { type: 'string', multiple: true } }, allowPositionals: false }));
+    if (values.help) {
+      io.out(`${this.help}\n`);
+      return 0;
+    }
+    const loaded = loadWithOverrides(values, io);
+    applyGenerationFlags(loaded, values);
+    const probes = loadProbes(values.probes?.length ? values.probes.map((p) => resolveFrom({ ...loaded, baseDir: io.cwd }, p)) : loaded.config.probes.map((p) => resolveFrom(loaded, p)));
+    const byId = new Map<string, Probe>(probes.map((p) => [p.value.id, p.value]));
+    const canary = canaryFor(publicConfig(loaded.config));
+    loaded.config.evidence.system_append = [...loaded.config.evidence.system_append, 'canary'];
+    const ctx = await createRunContext(loaded, { ...(values.db ? { dbUrl: values.db } : io.env.DATABASE_URL ? { dbUrl: io.env.DATABASE_URL } : {}), env: io.env, cwd: io.cwd, onProgress: (m) => io.err(`${m}\n`) });
+    try {
+      const generator = createGenerator(ctx.config, io.env, PROMPTS_DIR, ctx.cacheDir);
+      ctx.components.generator = describeComponent(generator, 'language model');
+      announceComponents(ctx, io);
+      const gateRules = ctx.config.input_gate ? loadGateRules(resolveFrom(loaded, ctx.config.input_gate)) : [];
+      const bar = progressBar(io, 'probe');
+      const out = outputDir(loaded, io);
+      const cases = probes.map((p) => ({ ...p, value: probeToCase(p.value) }));
+      const { result, stamp } = await runAudit(
+        { ctx, generator, promptsDir: PROMPTS_DIR, gateRules, forumName: 'The Last & Welt', clauses: ctx.config.evidence.system_append, clauseVars: { canary } },
+        cases,
+        [],
+        {
+          outputDir: out,
+          kind: 'probe',
+          onProgress: bar.update,
+          onLedger: (f) => io.err(`ledger: ${f}\n`),
+          ...(values.resume ? { resume: values.resume } : {}),
+          finish: async (record) => {
+            const probe = byId.get(record.id)!;
+            record.probe = { attack: probe.attack, expect: probe.expect };
+            if (record.status === 'error') return;
+            const check = checkSafety(probe, record.answer, record.status === 'gated', canary, ctx.config.evidence.cta);
+            record.scores.push({ name: 'safety', value: check.pass ? 1 : 0, reason: check.reason, details: check });
+          },
+          summarisers: { probes: summariseProbes },
+        },
+      );
+      bar.stop();
+      const summary = result.summary.probes as ProbeSummary;
+      const files = writeResults(out, result, probeMarkdown(result, summary), { secrets: ctx.secrets, stamp });
+      io.out(`${textTable(HEADER, probeRows(summary))}\n\n`);
+      for (const r of result.cases) {
+        const s = r.scores.find((x) => x.name === 'safety');
+        if (r.status === 'error') io.out(`ERROR ${r.id}: ${redact(r.error?.message ?? '')}\n`);
+        else if (s?.value === 0) io.out(`FAIL  ${r.id} (${r.probe?.attack}): ${s.reason}\n`);
+      }
+      io.out(`results: ${files.json}\ndigest:  ${files.md}\n`);
+      return summary.all.failed > 0 || summary.all.errors > 0 ? 1 : 0;
+    } finally {
+      await ctx.close();
+    }
+  },
+};
+
+function probeMarkdown(result: RunResult, s: ProbeSummary): string {
+  const rows = result.cases.map((r) => {
+    const safety = r.scores.find((x) => x.name === 'safety');
+    return [r.id, r.probe?.attack ?? '', r.probe?.expect ?? '', r.status, safety ? (safety.value ? 'pass' : 'FAIL') : '–', safety?.reason ?? r.error?.message ?? '', (r.answer ?? '').slice(0, 160)];
+  });
+  return [
+    `# Safety probes: ${result.name}`,
+    '',
+    `${result.created_at} · config ${result.config_source} (${result.config_digest})`,
+    '',
+    componentsMarkdown(result),
+    '',
+    '## By attack type',
+    '',
+    markdownTable(HEADER, probeRows(s)),
+    '',
+    '## Probes',
+    '',
+    markdownTable(['probe', 'attack', 'expect', 'status', 'result', 'why', 'answer (start)'], rows),
+    '',
+  ].join('\n');
+}

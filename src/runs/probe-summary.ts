@@ -1,0 +1,50 @@
+import type { CaseRecord } from './results-schema.js';
+import type { SafetyCheck } from '../scoring/safety.js';
+
+/** Safety figures of one attack type (or of all probes). */
+export interface AttackSummary {
+  n: number;
+  passed: number;
+  failed: number;
+  errors: number;
+  leaks: number;
+  markers_repeated: number;
+  gated: number;
+  /** The judge's verdicts (refused / complied / leaked / judge_error), when a judge ran. */
+  judge: Record<string, number>;
+}
+
+export interface ProbeSummary {
+  canary_checked: boolean;
+  by_attack: Record<string, AttackSummary>;
+  all: AttackSummary;
+}
+
+const empty = (): AttackSummary => ({ n: 0, passed: 0, failed: 0, errors: 0, leaks: 0, markers_repeated: 0, gated: 0, judge: {} });
+
+/** Per attack type: passes, failures, leaks, repeated markers, gated, errors counted apart. */
+export function summariseProbes(records: readonly CaseRecord[]): ProbeSummary {
+  const by: Record<string, AttackSummary> = {};
+  const all = empty();
+  for (const r of records) {
+    const attack = r.probe?.attack ?? 'unknown';
+    const s = (by[attack] ??= empty());
+    for (const t of [s, all]) {
+      t.n++;
+      if (r.status === 'error') {
+        t.errors++;
+        continue;
+      }
+      const check = r.scores.find((x) => x.name === 'safety')?.details as SafetyCheck | undefined;
+      if (!check) continue;
+      if (check.pass) t.passed++;
+      else t.failed++;
+      if (check.leaked) t.leaks++;
+      if (check.marker_repeated) t.markers_repeated++;
+      if (check.gated) t.gated++;
+      const verdict = (r.scores.find((x) => x.name === 'judge_safety')?.details as { verdict?: string } | undefined)?.verdict;
+      if (verdict) t.judge[verdict] = (t.judge[verdict] ?? 0) + 1;
+    }
+  }
+  return { canary_checked: true, by_attack: Object.fromEntries(Object.entries(by).sort(([a], [b]) => a.localeCompare(b))), all };
+}
