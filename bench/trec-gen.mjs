@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Generates a synthetic TREC qrels + run for benchmarking `ragaudit trec`, deterministically
-// (seeded PRNG): by default 50,000 queries x 100 results (5 million run lines, ~240 MB).
+// (seeded PRNG): by default 50,000 queries x 100 results (5 million run lines, ~230 MB).
 //
 //   node bench/trec-gen.mjs [--dir DIR] [--queries N] [--depth K] [--seed S] [--shuffle F]
 //

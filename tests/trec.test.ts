@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliIO } from '../src/cli/command.js';
 import { trecCommand } from '../src/cli/trec.js';
 import { InputError } from '../src/errors.js';
+import { descents, RankScratch, rankLines } from '../src/scoring/trec-rank.js';
 import {
   compareUtf8,
   evaluateTrec,
@@ -320,6 +321,27 @@ describe('trec evaluation (trec_eval semantics)', () => {
   });
 });
 
+describe('trec ranking sort', () => {
+  it('sorts by score descending, then docno descending, for sizes around its run length', () => {
+    let seed = 7;
+    const rnd = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+    for (const n of [0, 1, 2, 15, 16, 17, 33, 100, 257]) {
+      for (const nearly of [false, true]) {
+        const text = Array.from({ length: n }, (_, i) => `q Q0 d${Math.floor(rnd() * 1e6)}x${i} 0 ${Math.floor(rnd() * 8)} r`).join('\n');
+        const run = parseRun(text);
+        const lines = Int32Array.from({ length: n }, (_, i) => i);
+        const grades = Int32Array.from({ length: n }, (_, i) => i * 10);
+        const docno = (i: number) => Buffer.from(run.docnos.subarray(run.docStart[i], run.docStart[i + 1])).toString('latin1');
+        const expected = [...lines].sort((a, b) => run.value[b]! - run.value[a]! || (docno(b) < docno(a) ? -1 : 1));
+        rankLines(lines, grades, n, run.value, run.docnos, run.docStart, new RankScratch(), nearly);
+        expect(Array.from(lines)).toEqual(expected);
+        expect(Array.from(grades)).toEqual(expected.map((i) => i * 10));
+        expect(descents(lines, n, run.value, run.docnos, run.docStart)).toBe(0);
+      }
+    }
+  });
+});
+
 /** Straightforward trec_eval definitions over strings, to check the fast path against. */
 function naiveTrecEval(qrelsLines: string[], runLines: string[], complete: boolean, names: string[]) {
   const judged = new Map<string, Map<string, number>>();
@@ -390,13 +412,17 @@ describe('TREC writers', () => {
     expect(m.recip_rank).toBeCloseTo((1 / 3 + 1) / 2, 12);
   });
 
-  it('refuses whitespace in tokens, non-finite scores, duplicates and non-integer grades', () => {
+  it('refuses whitespace in tokens, non-finite scores, conflicting duplicates and non-integer grades', () => {
     expect(() => formatRunLines('my run', new Map())).toThrow(InputError);
     expect(() => formatRunLines('r', new Map([['q 1', []]]))).toThrow(InputError);
     expect(() => formatRunLines('r', new Map([['q', [{ docno: 'a', score: NaN }]]]))).toThrow(/not finite/);
-    expect(() => formatRunLines('r', new Map([['q', [{ docno: 'a', score: 1 }, { docno: 'a', score: 2 }]]]))).toThrow(/twice/);
+    expect(() => formatRunLines('r', new Map([['q', [{ docno: 'a', score: 1 }, { docno: 'a', score: 2 }]]]))).toThrow(
+      "TREC run: query 'q' lists docno 'a' twice, with scores 1 and 2",
+    );
+    expect(formatRunLines('r', new Map([['q', [{ docno: 'a', score: 1 }, { docno: 'a', score: 1 }]]]))).toBe('q Q0 a 1 1 r\n');
     expect(() => formatQrelsLines(new Map([['q', [{ docno: 'a', rel: 0.5 }]]]))).toThrow(/not an integer/);
-    expect(() => formatQrelsLines(new Map([['q', [{ docno: 'a', rel: 1 }, { docno: 'a', rel: 1 }]]]))).toThrow(/twice/);
+    expect(() => formatQrelsLines(new Map([['q', [{ docno: 'a', rel: 1 }, { docno: 'a', rel: 2 }]]]))).toThrow(/twice, with grades 1 and 2/);
+    expect(formatQrelsLines(new Map([['q', [{ docno: 'a', rel: 1 }, { docno: 'a', rel: 1 }]]]))).toBe('q 0 a 1\n');
   });
 
   it('orders strings by UTF-8 bytes, as strcmp does', () => {

@@ -89,21 +89,26 @@ export interface TrecQrelsEntry {
  * A run file (`qid Q0 docno rank score tag` lines), deterministic: queries in byte order of
  * qid, results in the order trec_eval ranks them (score descending, ties by docno
  * descending), so the rank column matches trec_eval's ranks. Scores are written in the
- * shortest form that reads back to the same double. Empty rankings produce no lines.
+ * shortest form that reads back to the same double. Empty rankings produce no lines. A docno
+ * listed twice with the same score is written once (trec_eval refuses duplicates); with
+ * different scores it is an InputError.
  */
 export function formatRunLines(runName: string, rankings: ReadonlyMap<string, readonly TrecRunEntry[]>): string {
   checkToken('run name', runName);
   const parts: string[] = [];
   for (const qid of [...rankings.keys()].sort(compareUtf8)) {
     checkToken('qid', qid);
-    const entries = [...rankings.get(qid)!];
-    const seen = new Set<string>();
-    for (const e of entries) {
+    const byDocno = new Map<string, TrecRunEntry>();
+    for (const e of rankings.get(qid)!) {
       checkToken('docno', e.docno);
       if (!Number.isFinite(e.score)) throw new InputError(`TREC run: query '${qid}', docno '${e.docno}': score ${e.score} is not finite`);
-      if (seen.has(e.docno)) throw new InputError(`TREC run: query '${qid}' lists docno '${e.docno}' twice`);
-      seen.add(e.docno);
+      const before = byDocno.get(e.docno);
+      if (before && before.score !== e.score) {
+        throw new InputError(`TREC run: query '${qid}' lists docno '${e.docno}' twice, with scores ${before.score} and ${e.score}`);
+      }
+      byDocno.set(e.docno, e);
     }
+    const entries = [...byDocno.values()];
     entries.sort((a, b) => (a.score > b.score ? -1 : a.score < b.score ? 1 : compareUtf8(b.docno, a.docno)));
     entries.forEach((e, i) => parts.push(`${qid} Q0 ${e.docno} ${i + 1} ${String(e.score)} ${runName}\n`));
   }
@@ -112,7 +117,8 @@ export function formatRunLines(runName: string, rankings: ReadonlyMap<string, re
 
 /**
  * A qrels file (`qid 0 docno rel` lines), deterministic: sorted by qid, then docno, in byte
- * order (the order trec_eval sorts them into).
+ * order (the order trec_eval sorts them into). A docno judged twice with the same grade is
+ * written once; with different grades it is an InputError.
  */
 export function formatQrelsLines(judgements: ReadonlyMap<string, readonly TrecQrelsEntry[]>): string {
   const parts: string[] = [];
@@ -122,7 +128,11 @@ export function formatQrelsLines(judgements: ReadonlyMap<string, readonly TrecQr
     entries.forEach((e, i) => {
       checkToken('docno', e.docno);
       if (!Number.isInteger(e.rel)) throw new InputError(`TREC qrels: query '${qid}', docno '${e.docno}': grade ${e.rel} is not an integer`);
-      if (i > 0 && entries[i - 1]!.docno === e.docno) throw new InputError(`TREC qrels: query '${qid}' judges docno '${e.docno}' twice`);
+      const prev = i > 0 ? entries[i - 1]! : undefined;
+      if (prev?.docno === e.docno) {
+        if (prev.rel === e.rel) return;
+        throw new InputError(`TREC qrels: query '${qid}' judges docno '${e.docno}' twice, with grades ${prev.rel} and ${e.rel}`);
+      }
       parts.push(`${qid} 0 ${e.docno} ${e.rel}\n`);
     });
   }

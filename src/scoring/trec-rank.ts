@@ -31,7 +31,8 @@ const RUN = 16;
 
 /**
  * Sorts lines[0, n) into trec_eval's order, moving grades[i] along with lines[i]. The result
- * is left in `lines`/`grades`; `scratch` must hold n entries.
+ * is left in `lines`/`grades`. `nearlySorted` (few descents) makes it one insertion sort,
+ * linear when only neighbouring ties are swapped.
  */
 export function rankLines(
   lines: Int32Array,
@@ -41,10 +42,12 @@ export function rankLines(
   docnos: Uint8Array,
   docStart: Uint32Array,
   scratch: RankScratch,
+  nearlySorted = false,
 ): void {
-  // Insertion sort of runs of RUN lines.
-  for (let lo = 0; lo < n; lo += RUN) {
-    const hi = Math.min(lo + RUN, n);
+  // Insertion sort of runs of RUN lines (of everything, when nearly sorted: `run` = n).
+  const run = nearlySorted ? n : RUN;
+  for (let lo = 0; lo < n; lo += run) {
+    const hi = Math.min(lo + run, n);
     for (let i = lo + 1; i < hi; i++) {
       const l = lines[i]!;
       const g = grades[i]!;
@@ -58,7 +61,7 @@ export function rankLines(
       grades[j + 1] = g;
     }
   }
-  if (n <= RUN) return;
+  if (n <= run) return;
   scratch.ensure(n);
   let srcL: Int32Array = lines;
   let srcG: Int32Array = grades;
@@ -99,8 +102,12 @@ export function rankLines(
   }
 }
 
-/** Whether lines[0, n) are already in trec_eval's order (the common case for real runs). */
-export function isRanked(lines: Int32Array, n: number, score: Float64Array, docnos: Uint8Array, docStart: Uint32Array): boolean {
-  for (let i = 1; i < n; i++) if (before(lines[i]!, lines[i - 1]!, score, docnos, docStart)) return false;
-  return true;
+/**
+ * How many neighbours in lines[0, n) are out of trec_eval's order: 0 when a run is already
+ * ranked that way; a few when only its ties are ordered differently (most real runs).
+ */
+export function descents(lines: Int32Array, n: number, score: Float64Array, docnos: Uint8Array, docStart: Uint32Array): number {
+  let d = 0;
+  for (let i = 1; i < n; i++) if (before(lines[i]!, lines[i - 1]!, score, docnos, docStart)) d++;
+  return d;
 }

@@ -36,7 +36,7 @@ import {
 } from './trec-measures.js';
 import { bytesEqual, hashBytes } from './trec-bytes.js';
 import { docnoText, qidText, type TrecLines, type TrecQrels, type TrecRun } from './trec-parse.js';
-import { isRanked, RankScratch, rankLines } from './trec-rank.js';
+import { descents, RankScratch, rankLines } from './trec-rank.js';
 
 export { parseQrels, parseRun, type TrecLines, type TrecQrels, type TrecRun } from './trec-parse.js';
 export { readQrelsFile, readRunFile, type TrecReadOptions } from './trec-read.js';
@@ -144,7 +144,8 @@ export function evaluateTrec(qrels: TrecQrels, run: TrecRun, options: TrecEvalOp
           grades[n++] = j >= 0 ? qrels.value[j]! : -1;
         }
       }
-      if (!isRanked(lines, n, score, rdoc, rds)) rankLines(lines, grades, n, score, rdoc, rds, rank);
+      const d = descents(lines, n, score, rdoc, rds);
+      if (d > 0) rankLines(lines, grades, n, score, rdoc, rds, rank, d <= 8);
     }
     // A query missing from the run (only with -c) is scored over an empty ranking: all 0.
     scoreTrecQuery(plan, scratch, query.grades, n, numRel, ideal, perQuery, qi * width);
