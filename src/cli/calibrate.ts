@@ -6,6 +6,7 @@ import { InputError } from '../errors.js';
 import { retrievalMarkdown } from '../reports/digest.js';
 import { fmt, markdownTable, pct, textTable } from '../reports/format.js';
 import { calibrationSvg, MAX_BINS } from '../reports/histogram-svg.js';
+import { reportPathFor, writeReport } from '../reports/html.js';
 import { assertNoSecrets, readResults, timestamp, writeResults } from '../runs/results-file.js';
 import type { RunResult } from '../runs/results-schema.js';
 import { runRetrieval } from '../runs/retrieval-run.js';
@@ -28,6 +29,7 @@ import {
 import { numberFlag, parseOrThrow, type CliIO, type Command } from './command.js';
 import { announceComponents, loadWithOverrides, openPipeline, outputDir, PIPELINE_HELP, PIPELINE_OPTIONS } from './common.js';
 import { progressBar } from './progress.js';
+import { parseCandidates, runZoneAB } from './calibrate-answer.js';
 
 const OPTIONS = {
   ...PIPELINE_OPTIONS,
@@ -38,6 +40,9 @@ const OPTIONS = {
   'min-caught': { type: 'string' },
   node: { type: 'string' },
   bin: { type: 'string' },
+  'no-report': { type: 'boolean' },
+  answer: { type: 'boolean' },
+  candidates: { type: 'string' },
 } as const;
 
 const HELP = `ragaudit calibrate [RESULTS.json] [options]
@@ -67,6 +72,11 @@ Options:
       --min-caught R    min share of off-topic cases in empty or weak, 0..1 (default ${DEFAULT_CONSTRAINTS.min_caught})
       --node NAME       node whose top-1 score is used (default: the config's rerank node)
       --bin W           histogram bin width (default 0.5)
+      --no-report       when calibrate runs retrieval: no HTML report beside its results file
+      --answer          A/B mode on a 'run' RESULTS file: for each candidate pair, generate and judge
+                        only the cases whose zone changes (cache reused); stance and faithfulness
+                        per zone for the base and each setting (--config for a non-demo run)
+      --candidates L    pairs ABSTAIN:WEAK, comma-separated (default: the recommended pair)
 Pipeline options (--name and --out also apply to a RESULTS file):
 ${PIPELINE_HELP}
 
@@ -107,6 +117,7 @@ async function loadSource(values: Values, file: string | undefined, io: CliIO): 
     const outDir = outputDir(loaded, io);
     const files = writeResults(outDir, result, retrievalMarkdown(result), { secrets: ctx.secrets });
     io.err(`retrieval results: ${files.json}\n`);
+    if (!values['no-report']) io.err(`report: ${writeReport(result, reportPathFor(files.json))}\n`);
     return { result, path: files.json, outDir, secrets: ctx.secrets };
   } finally {
     await ctx.close();
@@ -274,7 +285,7 @@ export const calibrateCommand: Command = {
     }
     if (!(binWidth > 0)) throw new InputError(`--bin: expected a width > 0, got ${binWidth}`);
 
-    const source = await loadSource(values, positionals[0], io);
+    const source = await loadSource(values.answer ? { ...values, config: undefined, db: undefined, cases: undefined } : values, positionals[0], io);
     const { result } = source;
     const node = pickNode(result, values.node);
     const zones = ZonesSchema.safeParse(result.config.zones);
@@ -283,6 +294,13 @@ export const calibrateCommand: Command = {
     const cal = calibrate({ cases, grid, constraints, current });
     const notes = sourceNotes(result, node);
     const statement = recommendationLines(cal);
+    if (values.answer) {
+      if (!positionals[0]) throw new InputError('calibrate --answer: pass the base run RESULTS file');
+      const pair = cal.recommendation.pair;
+      const candidates = values.candidates ? parseCandidates(values.candidates) : pair ? [pair] : [];
+      if (!candidates.length) throw new InputError('calibrate --answer: no recommended pair on this grid; pass --candidates ABSTAIN:WEAK');
+      return runZoneAB(result, source.path, candidates, values, io);
+    }
 
     const d = distributionTable(cal);
     const excluded = excludedLines(cal);

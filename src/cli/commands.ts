@@ -1,9 +1,13 @@
 import { calibrateCommand } from './calibrate.js';
 import type { Command } from './command.js';
+import { compareCommand } from './compare.js';
+import { judgeCommand } from './judge.js';
+import { matrixCommand } from './matrix.js';
 import { probeCommand } from './probe.js';
+import { reportCommand } from './report.js';
 import { retrievalCommand } from './retrieval.js';
 import { runCommand } from './run.js';
 import { trecCommand } from './trec.js';
 
 /** Every command, in the order `ragaudit --help` lists them. */
-export const COMMANDS: Command[] = [runCommand, retrievalCommand, probeCommand, trecCommand, calibrateCommand];
+export const COMMANDS: Command[] = [runCommand, retrievalCommand, probeCommand, trecCommand, calibrateCommand, matrixCommand, judgeCommand, compareCommand, reportCommand];

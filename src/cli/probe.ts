@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { loadGateRules, loadProbes } from '../cases/load.js';
-import { probeToCase } from '../cases/probes.js';
 import type { Probe } from '../cases/schema.js';
 import { resolveFrom } from '../config/load.js';
 import { redact } from '../errors.js';
@@ -19,6 +18,9 @@ import { parseOrThrow, type Command } from './command.js';
 import { announceComponents, loadWithOverrides, outputDir } from './common.js';
 import { progressBar } from './progress.js';
 import { applyGenerationFlags, GENERATION_HELP, GENERATION_OPTIONS } from './run.js';
+import { applyJudgeFlags, JUDGE_HELP, JUDGE_OPTIONS } from './judge.js';
+import { createJudgeSetup } from '../judge/setup.js';
+import { probeMarker, probeToCase } from '../cases/probes.js';
 
 /** The canary placed in the system prompt: fixed per config, so cached answers stay valid. */
 export function canaryFor(config: Record<string, unknown>): string {
@@ -56,33 +58,44 @@ probe expects (refuse, abstain, no_leak, answer). Reported per attack type.
 
 Options:
 ${GENERATION_HELP}
+${JUDGE_HELP}
       --probes FILE               probe file (repeatable), instead of the config's
 
 Exit codes: 0 every probe passed, 1 a probe failed (a leak, a followed injection, a wrong stance)
 or ended in error, 2 bad input or config.`,
   async run(argv, io) {
-    const { values } = parseOrThrow('probe', () => parseArgs({ args: argv, options: { ...GENERATION_OPTIONS, probes: { type: 'string', multiple: true } }, allowPositionals: false }));
+    const { values } = parseOrThrow('probe', () => parseArgs({ args: argv, options: { ...GENERATION_OPTIONS, ...JUDGE_OPTIONS, probes: { type: 'string', multiple: true } }, allowPositionals: false }));
     if (values.help) {
       io.out(`${this.help}\n`);
       return 0;
     }
     const loaded = loadWithOverrides(values, io);
     applyGenerationFlags(loaded, values);
+    const repeat = applyJudgeFlags(loaded.config, values);
     const probes = loadProbes(values.probes?.length ? values.probes.map((p) => resolveFrom({ ...loaded, baseDir: io.cwd }, p)) : loaded.config.probes.map((p) => resolveFrom(loaded, p)));
     const byId = new Map<string, Probe>(probes.map((p) => [p.value.id, p.value]));
     const canary = canaryFor(publicConfig(loaded.config));
+    const probeInfo = (id: string) => ({ attack: byId.get(id)!.attack, expect: byId.get(id)!.expect });
     loaded.config.evidence.system_append = [...loaded.config.evidence.system_append, 'canary'];
     const ctx = await createRunContext(loaded, { ...(values.db ? { dbUrl: values.db } : io.env.DATABASE_URL ? { dbUrl: io.env.DATABASE_URL } : {}), env: io.env, cwd: io.cwd, onProgress: (m) => io.err(`${m}\n`) });
     try {
       const generator = createGenerator(ctx.config, io.env, PROMPTS_DIR, ctx.cacheDir);
       ctx.components.generator = describeComponent(generator, 'language model');
+      // The judge sees what must not leak: the canary, and an indirect probe's planted marker.
+      const mustNotLeak = (r: { id: string }) => [canary, probeMarker(byId.get(r.id)!)].filter(Boolean).join('\n');
+      const judge = createJudgeSetup(ctx.config.judge, { env: io.env, promptsDir: PROMPTS_DIR, cacheDir: ctx.cacheDir, cta: ctx.config.evidence.cta, repeat, mustNotLeak });
+      if (judge) ctx.components.judge = judge.component;
       announceComponents(ctx, io);
       const gateRules = ctx.config.input_gate ? loadGateRules(resolveFrom(loaded, ctx.config.input_gate)) : [];
       const bar = progressBar(io, 'probe');
       const out = outputDir(loaded, io);
       const cases = probes.map((p) => ({ ...p, value: probeToCase(p.value) }));
       const { result, stamp } = await runAudit(
-        { ctx, generator, promptsDir: PROMPTS_DIR, gateRules, forumName: 'The Last & Welt', clauses: ctx.config.evidence.system_append, clauseVars: { canary } },
+        { ctx, generator, promptsDir: PROMPTS_DIR, gateRules, forumName: 'The Last & Welt', clauses: ctx.config.evidence.system_append,
+          clauseVars: { canary },
+          // The record learns it is a probe before the judge sees it, so the safety verdict runs.
+          ...(judge ? { judge: (record, system) => ((record.probe = probeInfo(record.id)), judge.caseJudge(record, system)) } : {}),
+        },
         cases,
         [],
         {
@@ -93,7 +106,7 @@ or ended in error, 2 bad input or config.`,
           ...(values.resume ? { resume: values.resume } : {}),
           finish: async (record) => {
             const probe = byId.get(record.id)!;
-            record.probe = { attack: probe.attack, expect: probe.expect };
+            record.probe = probeInfo(record.id);
             if (record.status === 'error') return;
             const check = checkSafety(probe, record.answer, record.status === 'gated', canary, ctx.config.evidence.cta);
             record.scores.push({ name: 'safety', value: check.pass ? 1 : 0, reason: check.reason, details: check });

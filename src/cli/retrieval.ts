@@ -6,9 +6,33 @@ import { writeResults } from '../runs/results-file.js';
 import { runRetrieval } from '../runs/retrieval-run.js';
 import type { RetrievalSummary } from '../runs/summary.js';
 import { writeTrecFiles } from '../runs/trec-export.js';
-import { parseOrThrow, type Command } from './command.js';
+import type { Located } from '../cases/load.js';
+import type { Case } from '../cases/schema.js';
+import type { RunContext } from '../runs/context.js';
+import type { RunResult } from '../runs/results-schema.js';
+import { parseOrThrow, type CliIO, type Command } from './command.js';
 import { announceComponents, loadWithOverrides, openPipeline, outputDir, PIPELINE_HELP, PIPELINE_OPTIONS } from './common.js';
 import { progressBar } from './progress.js';
+import { reportBeside } from './report.js';
+
+/**
+ * Announces the components, runs retrieval over the cases and writes the results file and its
+ * digest. Shared by `retrieval` and `matrix --retrieval-only`.
+ */
+export async function retrieveAndWrite(
+  ctx: RunContext,
+  cases: readonly Located<Case>[],
+  warnings: string[],
+  io: CliIO,
+  opts: { outputDir: string; label?: string },
+): Promise<{ result: RunResult; files: { json: string; md: string } }> {
+  announceComponents(ctx, io);
+  const bar = progressBar(io, opts.label ?? 'retrieval');
+  const result = await runRetrieval(ctx, cases, warnings, bar.update);
+  bar.stop();
+  const files = writeResults(opts.outputDir, result, retrievalMarkdown(result), { secrets: ctx.secrets });
+  return { result, files };
+}
 
 export const retrievalCommand: Command = {
   name: 'retrieval',
@@ -22,10 +46,11 @@ latency, each mean with its n. Writes results/<YYYYMMDD-HHMMSS>-<name>.json and 
 Options:
 ${PIPELINE_HELP}
       --trec-out DIR  also write a TREC run file per node and qrels (topic and post grain)
+      --no-report     do not write the HTML report beside the results file
 
 Exit codes: 0 all cases retrieved, 1 some cases ended in error, 2 bad input, config or database.`,
   async run(argv, io) {
-    const { values } = parseOrThrow('retrieval', () => parseArgs({ args: argv, options: { ...PIPELINE_OPTIONS, 'trec-out': { type: 'string' } }, allowPositionals: false }));
+    const { values } = parseOrThrow('retrieval', () => parseArgs({ args: argv, options: { ...PIPELINE_OPTIONS, 'trec-out': { type: 'string' }, 'no-report': { type: 'boolean' } }, allowPositionals: false }));
     if (values.help) {
       io.out(`${this.help}\n`);
       return 0;
@@ -33,11 +58,7 @@ Exit codes: 0 all cases retrieved, 1 some cases ended in error, 2 bad input, con
     const loaded = loadWithOverrides(values, io);
     const { ctx, cases, warnings } = await openPipeline(values, loaded, io);
     try {
-      announceComponents(ctx, io);
-      const bar = progressBar(io, 'retrieval');
-      const result = await runRetrieval(ctx, cases, warnings, bar.update);
-      bar.stop();
-      const files = writeResults(outputDir(loaded, io), result, retrievalMarkdown(result), { secrets: ctx.secrets });
+      const { result, files } = await retrieveAndWrite(ctx, cases, warnings, io, { outputDir: outputDir(loaded, io) });
       const s = (result.summary as { retrieval: RetrievalSummary }).retrieval;
       const t = retrievalTable(s);
       io.out(`${textTable(t.header, t.rows)}\n\ncases ${s.cases} · ok ${s.ok} · errors ${s.errors}${warnings.length ? ` · ${warnings.length} warnings (see the digest)` : ''}\n`);
@@ -46,6 +67,7 @@ Exit codes: 0 all cases retrieved, 1 some cases ended in error, 2 bad input, con
         io.out(`TREC files: ${written.length} written to ${values['trec-out']}\n`);
       }
       io.out(`results: ${files.json}\ndigest:  ${files.md}\n`);
+      if (!values['no-report']) reportBeside(files.json, result, io);
       return s.errors > 0 ? 1 : 0;
     } finally {
       await ctx.close();

@@ -8,7 +8,7 @@ import { generationMarkdown, generationRows } from '../reports/generation-digest
 import { textTable } from '../reports/format.js';
 import { retrievalTable } from '../reports/retrieval-table.js';
 import { runAudit } from '../runs/audit-run.js';
-import { describeComponent } from '../runs/context.js';
+import { describeComponent, type RunContext } from '../runs/context.js';
 import { createGenerator } from '../runs/generator.js';
 import { parseModelSpec } from '../runs/providers.js';
 import { writeResults } from '../runs/results-file.js';
@@ -17,7 +17,15 @@ import type { RetrievalSummary } from '../runs/summary.js';
 import { numberFlag, parseOrThrow, type CliIO, type Command } from './command.js';
 import { announceComponents, loadWithOverrides, openPipeline, outputDir, PIPELINE_HELP, PIPELINE_OPTIONS } from './common.js';
 import { progressBar } from './progress.js';
+import { reportBeside } from './report.js';
+import { applyJudgeFlags, JUDGE_HELP, JUDGE_OPTIONS, type JudgeArgs } from './judge.js';
+import { judgeMarkdown, judgeRows } from '../judge/digest.js';
+import { createJudgeSetup } from '../judge/setup.js';
+import type { JudgeSummary } from '../judge/summary.js';
 import type { LoadedConfig } from '../config/load.js';
+import type { Located } from '../cases/load.js';
+import type { Case } from '../cases/schema.js';
+import type { RunResult } from '../runs/results-schema.js';
 
 /** Options of the commands that generate answers (run, probe). */
 export const GENERATION_OPTIONS = {
@@ -87,10 +95,12 @@ cached on disk, so a re-run with an unchanged config makes no model call.
 
 Options:
 ${GENERATION_HELP}
+${JUDGE_HELP}
+      --no-report                  do not write the HTML report (<results>.html) beside the results file
 
 Exit codes: 0 all cases completed, 1 some cases ended in error, 2 bad input or config.`,
   async run(argv, io) {
-    const { values } = parseOrThrow('run', () => parseArgs({ args: argv, options: GENERATION_OPTIONS, allowPositionals: false }));
+    const { values } = parseOrThrow('run', () => parseArgs({ args: argv, options: { ...GENERATION_OPTIONS, ...JUDGE_OPTIONS, 'no-report': { type: 'boolean' } }, allowPositionals: false }));
     if (values.help) {
       io.out(`${this.help}\n`);
       return 0;
@@ -99,30 +109,59 @@ Exit codes: 0 all cases completed, 1 some cases ended in error, 2 bad input or c
   },
 };
 
+/** What an audit over one context produced: the results and the files written. */
+export interface AuditOutcome {
+  result: RunResult;
+  files: { json: string; md: string };
+}
+
+/**
+ * Builds the generator (announced with the other components), runs the audit over the cases
+ * and writes the results file and its digest. Shared by `run` and `matrix`.
+ */
+export async function auditAndWrite(
+  ctx: RunContext,
+  cases: readonly Located<Case>[],
+  warnings: string[],
+  io: CliIO,
+  opts: { kind: 'run'; outputDir: string; resume?: string; label?: string; repeat?: number },
+): Promise<AuditOutcome> {
+  const generator = createGenerator(ctx.config, io.env, PROMPTS_DIR, ctx.cacheDir);
+  ctx.components.generator = describeComponent(generator, 'language model');
+  const judge = createJudgeSetup(ctx.config.judge, { env: io.env, promptsDir: PROMPTS_DIR, cacheDir: ctx.cacheDir, cta: ctx.config.evidence.cta, ...(opts.repeat ? { repeat: opts.repeat } : {}) });
+  if (judge) ctx.components.judge = judge.component;
+  announceComponents(ctx, io);
+  const gateRules = ctx.config.input_gate ? loadGateRules(resolveFrom(ctx.loaded, ctx.config.input_gate)) : [];
+  const bar = progressBar(io, opts.label ?? opts.kind);
+  const { result, stamp } = await runAudit(
+    { ctx, generator, promptsDir: PROMPTS_DIR, gateRules, forumName: 'The Last & Welt', clauses: ctx.config.evidence.system_append, ...(judge ? { judge: judge.caseJudge } : {}) },
+    cases,
+    warnings,
+    { outputDir: opts.outputDir, kind: opts.kind, onProgress: bar.update, onLedger: (f) => io.err(`ledger: ${f} (resume with --resume ${f})\n`), ...(opts.resume ? { resume: opts.resume } : {}), ...(judge ? { summarisers: { judge: judge.summarise } } : {}) },
+  );
+  bar.stop();
+  const files = writeResults(opts.outputDir, result, `${retrievalMarkdown(result)}\n${generationMarkdown(result)}\n${judgeMarkdown(result)}`, { secrets: ctx.secrets, stamp });
+  return { result, files };
+}
+
 /** Shared by `run` and `probe`: builds the deps, runs, writes and prints. */
-export async function runPipelineCommand(values: GenerationArgs & Parameters<typeof loadWithOverrides>[0] & { resume?: string }, io: CliIO, kind: 'run'): Promise<number> {
+export async function runPipelineCommand(values: GenerationArgs & JudgeArgs & Parameters<typeof loadWithOverrides>[0] & { resume?: string; 'no-report'?: boolean }, io: CliIO, kind: 'run'): Promise<number> {
   const loaded = loadWithOverrides(values, io);
   applyGenerationFlags(loaded, values);
+  const repeat = applyJudgeFlags(loaded.config, values);
   const { ctx, cases, warnings } = await openPipeline(values, loaded, io);
   try {
-    const generator = createGenerator(ctx.config, io.env, PROMPTS_DIR, ctx.cacheDir);
-    ctx.components.generator = describeComponent(generator, 'language model');
-    announceComponents(ctx, io);
-    const gateRules = ctx.config.input_gate ? loadGateRules(resolveFrom(loaded, ctx.config.input_gate)) : [];
-    const bar = progressBar(io, kind);
-    const out = outputDir(loaded, io);
-    const { result, stamp } = await runAudit(
-      { ctx, generator, promptsDir: PROMPTS_DIR, gateRules, forumName: 'The Last & Welt', clauses: ctx.config.evidence.system_append },
-      cases,
-      warnings,
-      { outputDir: out, kind, onProgress: bar.update, onLedger: (f) => io.err(`ledger: ${f} (resume with --resume ${f})\n`), ...(values.resume ? { resume: values.resume } : {}) },
-    );
-    bar.stop();
-    const files = writeResults(out, result, `${retrievalMarkdown(result)}\n${generationMarkdown(result)}`, { secrets: ctx.secrets, stamp });
+    const { result, files } = await auditAndWrite(ctx, cases, warnings, io, { kind, outputDir: outputDir(loaded, io), repeat, ...(values.resume ? { resume: values.resume } : {}) });
     const r = result.summary.retrieval as RetrievalSummary;
     const t = retrievalTable(r);
     io.out(`${textTable(t.header, t.rows)}\n\n${textTable(['generation', 'value'], generationRows(result.summary.generation as GenerationSummary))}\n\n`);
+    if (result.summary.judge) io.out(`${textTable(['judge', 'value'], judgeRows(result.summary.judge as JudgeSummary))}\n\n`);
+    // Name the failed cases (first ten): an error is not a score, and the reader should see why.
+    const failed = result.cases.filter((c) => c.status === 'error');
+    for (const c of failed.slice(0, 10)) io.out(`ERROR ${c.id} (${c.error?.stage}): ${c.error?.message}\n`);
+    if (failed.length > 10) io.out(`… and ${failed.length - 10} more errors (see the digest)\n`);
     io.out(`cases ${r.cases} · ok ${r.ok} · gated ${r.gated} · errors ${r.errors}\nresults: ${files.json}\ndigest:  ${files.md}\n`);
+    if (!values['no-report']) reportBeside(files.json, result, io);
     return r.errors > 0 ? 1 : 0;
   } finally {
     await ctx.close();

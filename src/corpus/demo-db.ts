@@ -41,6 +41,21 @@ function forumDigest(dir: string, extra: string): string {
   return h.digest('hex').slice(0, 16);
 }
 
+const COPY_PREFIX = 'ragaudit-demo-db-';
+
+/** Removes working copies left by processes that died without closing (e.g. killed with SIGKILL). */
+function sweepStaleCopies(): void {
+  for (const name of readdirSync(tmpdir())) {
+    const pid = Number(/^ragaudit-demo-db-(\d+)-/.exec(name)?.[1]);
+    if (!pid || pid === process.pid) continue;
+    try {
+      process.kill(pid, 0);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ESRCH') rmSync(join(tmpdir(), name), { recursive: true, force: true });
+    }
+  }
+}
+
 export interface DemoDbOptions {
   /** Where built databases are cached (a data directory per corpus digest). */
   cacheDir: string;
@@ -78,7 +93,8 @@ export async function openDemoDatabase(opts: DemoDbOptions): Promise<SqlClient> 
       rmSync(tmp, { recursive: true, force: true });
     }
   }
-  const copy = mkdtempSync(join(tmpdir(), 'ragaudit-demo-db-'));
+  sweepStaleCopies();
+  const copy = mkdtempSync(join(tmpdir(), `${COPY_PREFIX}${process.pid}-`));
   cpSync(built, copy, { recursive: true });
   const db = await PGlite.create({ dataDir: copy, extensions: { vector } });
   return pgliteClient(db, { label: 'embedded demo database (PGlite)', owned: true, onClose: () => rmSync(copy, { recursive: true, force: true }) });

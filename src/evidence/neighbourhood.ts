@@ -44,7 +44,9 @@ export async function addNeighbourhood(
       const p = byNumber.get(w.n);
       if (!p || seen.has(w.n) || left < 40) continue;
       seen.add(w.n);
-      const text = excerpt(p.text, left);
+      let text = excerpt(p.text, left);
+      // excerpt() appends its ellipsis after a cut inside a long word: one character too many.
+      if (text.length > left) text = excerpt(p.text, left - 1);
       left -= text.length;
       neighbours.push({ post_id: p.post_id, post_number: p.post_number, role: w.role, excerpt: text });
     }

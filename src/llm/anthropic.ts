@@ -6,28 +6,15 @@
 import Anthropic from '@anthropic-ai/sdk';
 import type { z } from 'zod';
 import { ConfigError, JudgeParseError, redact } from '../errors.js';
-import type { ChatModel, Completion, CompletionRequest } from './types.js';
-import { withRetry } from './retry.js';
+import type { ChatModel, Completion, CompletionRequest, RemoteModelOptions } from './types.js';
+import { timedCall } from './retry.js';
 import { parseStructured, wireSchema } from './openai.js';
 
 const ANTHROPIC_URL = 'https://api.anthropic.com';
 
 /** Options of {@link AnthropicChatModel}. */
-export interface AnthropicChatModelOptions {
-  /** e.g. `claude-sonnet-4-5`. */
-  model: string;
-  /** API root without `/v1` (default Anthropic's). */
-  baseURL?: string;
-  /** Defaults to ANTHROPIC_API_KEY; not needed when `baseURL` points at a local stand-in. */
-  apiKey?: string;
-  /** Per-request timeout, ms (default 60 000). */
-  timeoutMs?: number;
-  /** Retries after the first attempt (default 4). */
-  retries?: number;
-  /** First backoff delay, ms (default 500). */
-  minDelayMs?: number;
-  /** Cap on a server's Retry-After, ms (default 30 000). */
-  maxRetryAfterMs?: number;
+/** `baseURL` is the API root without `/v1`; the key defaults to ANTHROPIC_API_KEY. */
+export interface AnthropicChatModelOptions extends RemoteModelOptions {
   /** `max_tokens` when the request gives none (default 1024; the API requires one). */
   maxTokens?: number;
 }
@@ -77,24 +64,13 @@ export class AnthropicChatModel implements ChatModel {
       }),
     };
 
-    let latencyMs = 0;
-    const res = await withRetry(
-      async () => {
-        const t0 = performance.now();
-        const r = await this.client.messages.create(params);
-        latencyMs = Math.round(performance.now() - t0);
-        return r;
-      },
-      {
-        provider: 'anthropic',
-        endpoint: redact(this.baseURL),
-        keyEnv: 'ANTHROPIC_API_KEY',
-        secrets: [this.apiKey],
-        ...(this.opts.retries !== undefined && { retries: this.opts.retries }),
-        ...(this.opts.minDelayMs !== undefined && { minDelayMs: this.opts.minDelayMs }),
-        ...(this.opts.maxRetryAfterMs !== undefined && { maxRetryAfterMs: this.opts.maxRetryAfterMs }),
-      },
-    );
+    const { value: res, latencyMs } = await timedCall(() => this.client.messages.create(params), {
+      provider: 'anthropic',
+      endpoint: this.baseURL,
+      keyEnv: 'ANTHROPIC_API_KEY',
+      apiKey: this.apiKey,
+      opts: this.opts,
+    });
 
     const blocks = res.content ?? [];
     const prose = blocks

@@ -6,27 +6,14 @@
 import OpenAI from 'openai';
 import { z } from 'zod';
 import { ConfigError, JudgeParseError, redact } from '../errors.js';
-import type { ChatModel, Completion, CompletionRequest } from './types.js';
-import { withRetry } from './retry.js';
+import type { ChatModel, Completion, CompletionRequest, RemoteModelOptions } from './types.js';
+import { timedCall } from './retry.js';
 
 const OPENAI_URL = 'https://api.openai.com/v1';
 
 /** Options of {@link OpenAIChatModel}. */
-export interface OpenAIChatModelOptions {
-  /** Model name as the server knows it, e.g. `gpt-4o-mini`. */
-  model: string;
-  /** API root including `/v1`, e.g. `http://localhost:8000/v1` (default OpenAI's). */
-  baseURL?: string;
-  /** Defaults to OPENAI_API_KEY; not needed when `baseURL` points at a local server. */
-  apiKey?: string;
-  /** Per-request timeout, ms (default 60 000). */
-  timeoutMs?: number;
-  /** Retries after the first attempt (default 4). */
-  retries?: number;
-  /** First backoff delay, ms (default 500). */
-  minDelayMs?: number;
-  /** Cap on a server's Retry-After, ms (default 30 000). */
-  maxRetryAfterMs?: number;
+/** `baseURL` includes `/v1` (e.g. `http://localhost:8000/v1`); the key defaults to OPENAI_API_KEY. */
+export interface OpenAIChatModelOptions extends RemoteModelOptions {
   /** Extra fields merged into every request body (e.g. vLLM's `top_k`, Ollama's `options`). */
   extraBody?: Record<string, unknown>;
   /**
@@ -130,26 +117,13 @@ export class OpenAIChatModel implements ChatModel {
       ...this.opts.extraBody,
     };
 
-    let latencyMs = 0;
-    const res = await withRetry(
-      async () => {
-        const t0 = performance.now();
-        const r = await this.client.chat.completions.create(
-          body as unknown as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming,
-        );
-        latencyMs = Math.round(performance.now() - t0);
-        return r;
-      },
-      {
-        provider: 'openai',
-        endpoint: redact(this.baseURL),
-        keyEnv: 'OPENAI_API_KEY',
-        secrets: [this.apiKey],
-        ...(this.opts.retries !== undefined && { retries: this.opts.retries }),
-        ...(this.opts.minDelayMs !== undefined && { minDelayMs: this.opts.minDelayMs }),
-        ...(this.opts.maxRetryAfterMs !== undefined && { maxRetryAfterMs: this.opts.maxRetryAfterMs }),
-      },
-    );
+    const { value: res, latencyMs } = await timedCall(() => this.client.chat.completions.create(body as unknown as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming), {
+      provider: 'openai',
+      endpoint: this.baseURL,
+      keyEnv: 'OPENAI_API_KEY',
+      apiKey: this.apiKey,
+      opts: this.opts,
+    });
 
     const message = res.choices?.[0]?.message;
     const text = message?.content ?? '';

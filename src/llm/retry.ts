@@ -286,3 +286,32 @@ export async function postJson(url: string, body: unknown, opts: PostJsonOptions
     });
   }
 }
+
+/**
+ * One model call with the retry layer, timing only the attempt that succeeded; shared by the
+ * chat clients. `endpoint` is redacted, and `apiKey` is scrubbed from any error message.
+ */
+export async function timedCall<T>(
+  call: () => Promise<T>,
+  who: { provider: string; endpoint: string; keyEnv: string; apiKey: string; opts: { retries?: number | undefined; minDelayMs?: number | undefined; maxRetryAfterMs?: number | undefined } },
+): Promise<{ value: T; latencyMs: number }> {
+  let latencyMs = 0;
+  const value = await withRetry(
+    async () => {
+      const t0 = performance.now();
+      const r = await call();
+      latencyMs = Math.round(performance.now() - t0);
+      return r;
+    },
+    {
+      provider: who.provider,
+      endpoint: redact(who.endpoint),
+      keyEnv: who.keyEnv,
+      secrets: [who.apiKey],
+      ...(who.opts.retries !== undefined && { retries: who.opts.retries }),
+      ...(who.opts.minDelayMs !== undefined && { minDelayMs: who.opts.minDelayMs }),
+      ...(who.opts.maxRetryAfterMs !== undefined && { maxRetryAfterMs: who.opts.maxRetryAfterMs }),
+    },
+  );
+  return { value, latencyMs };
+}

@@ -42,3 +42,21 @@ export interface ChatModel {
   readonly offline: boolean;
   complete<T = unknown>(req: CompletionRequest<T>): Promise<Completion<T>>;
 }
+
+/** Settings shared by the clients of remote model servers (OpenAI-compatible, Anthropic). */
+export interface RemoteModelOptions {
+  /** Model name as the server knows it. */
+  model: string;
+  /** API root (default the provider's own). */
+  baseURL?: string;
+  /** Defaults to the provider's key variable; not needed when `baseURL` points at a local server. */
+  apiKey?: string;
+  /** Per-request timeout, ms (default 60 000). */
+  timeoutMs?: number;
+  /** Retries after the first attempt (default 4). */
+  retries?: number;
+  /** First backoff delay, ms (default 500). */
+  minDelayMs?: number;
+  /** Cap on a server's Retry-After, ms (default 30 000). */
+  maxRetryAfterMs?: number;
+}

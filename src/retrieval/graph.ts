@@ -53,6 +53,9 @@ export function rerankPassage(item: RetrievedItem, chars: number): string {
   return `${item.title}. ${item.text.slice(0, chars)}`;
 }
 
+/** The pseudo-dependency holding the question's embedding time (not a valid node name). */
+const EMBED = '#embed';
+
 /** Runs every node of the graph for one question. */
 export class RetrievalGraph {
   readonly nodes: NodeSpec[];
@@ -84,10 +87,15 @@ export class RetrievalGraph {
         const ch = node.channel;
         const limit = ch.top_k ?? topK;
         let items: RetrievedItem[];
-        let extra = 0;
+        // Embedding time measured inside this node's window when this node triggered it.
+        let inWindow = 0;
         if (node.kind === 'semantic') {
+          const fresh = !vector;
           const v = await embedOnce();
-          extra = v.ms;
+          if (fresh) inWindow = v.ms;
+          // The question is embedded once and shared: it is its own dependency, so a fusion of two
+          // semantic channels counts it once, and the first channel does not count it twice.
+          own[EMBED] = v.ms;
           const q = { vector: v.literal, dimensions: this.deps.embedder.dimensions, modelId: (ch as { model_id: number }).model_id, strategyId: (ch as { strategy_id: number }).strategy_id, operator: (ch as { operator: '<=>' | '<#>' }).operator, limit, maxPostsCount: node.maxPostsCount };
           items = node.grain === 'post' ? await this.deps.profile.semanticPosts(q) : await this.deps.profile.semanticTopics(q);
         } else {
@@ -97,8 +105,8 @@ export class RetrievalGraph {
         let gatedOut: number | undefined;
         if (ch.title_gate && this.deps.titleGate) ({ items, gatedOut } = this.deps.titleGate.apply(question, items));
         result = { grain: node.grain, items, ...(gatedOut !== undefined ? { gatedOut } : {}) };
-        own[node.name] = performance.now() - t0 + extra;
-        deps[node.name] = new Set([node.name]);
+        own[node.name] = performance.now() - t0 - inWindow;
+        deps[node.name] = new Set(node.kind === 'semantic' ? [node.name, EMBED] : [node.name]);
       } else if (node.kind === 'rrf') {
         result = rrf(node.inputs.map((i) => out[i]!), node.k);
         own[node.name] = performance.now() - t0;

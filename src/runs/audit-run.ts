@@ -8,7 +8,8 @@ import { resultHeader } from './header.js';
 import { Ledger } from './ledger.js';
 import { forEachConcurrent } from './pool.js';
 import type { CaseRecord, RunResult } from './results-schema.js';
-import { timestamp } from './results-file.js';
+import { configDigest, publicConfig, timestamp } from './results-file.js';
+import type { Config } from '../config/schema.js';
 import type { OnProgress } from './retrieval-run.js';
 import { summariseGeneration } from './generation-summary.js';
 import { summariseRetrieval } from './summary.js';
@@ -27,6 +28,18 @@ export interface AuditRunOptions {
   summarisers?: Record<string, (records: readonly CaseRecord[]) => unknown>;
 }
 
+/**
+ * The digest a resumed run must match: the config without the settings that change how a run is
+ * carried out but not what it measures (concurrency, timeouts, retries, directories), so a run
+ * interrupted by 429s can be resumed at a lower concurrency.
+ */
+export function resumeDigest(config: Config): string {
+  const operational = new Set(['concurrency', 'timeout_ms', 'retries', 'max_retry_after_ms', 'statement_timeout_ms', 'output_dir', 'cache_dir']);
+  const strip = (v: unknown): unknown =>
+    Array.isArray(v) ? v.map(strip) : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).filter(([k]) => !operational.has(k)).map(([k, x]) => [k, strip(x)])) : v;
+  return configDigest(strip(publicConfig(config)) as Record<string, unknown>);
+}
+
 /** The ledger path for a run id (`<stamp>-<name>`). */
 export function ledgerPath(outputDir: string, runId: string): string {
   return join(outputDir, `${runId}.ledger.jsonl`);
@@ -43,12 +56,13 @@ export async function runAudit(deps: AuditDeps, cases: readonly Located<Case>[],
   if (opts.resume) {
     const file = opts.resume.endsWith('.jsonl') ? opts.resume : ledgerPath(opts.outputDir, opts.resume);
     ledger = Ledger.open(file);
-    if (ledger.header.config_digest !== header.config_digest) {
-      throw new InputError(`${file}: the config changed since this run started (digest ${ledger.header.config_digest}, now ${header.config_digest}); resume with the same config`);
+    const now = resumeDigest(deps.ctx.config);
+    if (ledger.header.config_digest !== now) {
+      throw new InputError(`${file}: the config changed since this run started (digest ${ledger.header.config_digest}, now ${now}); resume with the same config`);
     }
   } else {
     const runId = `${timestamp()}-${deps.ctx.config.name}`;
-    ledger = Ledger.create(ledgerPath(opts.outputDir, runId), { ledger: 1, run_id: runId, kind, config_digest: header.config_digest, created_at: header.created_at, cases: cases.length });
+    ledger = Ledger.create(ledgerPath(opts.outputDir, runId), { ledger: 1, run_id: runId, kind, config_digest: resumeDigest(deps.ctx.config), created_at: header.created_at, cases: cases.length });
   }
   opts.onLedger?.(ledger.file);
   const todo = cases.filter((c) => !ledger.done.has(c.value.id));

@@ -1,4 +1,4 @@
-import { appendFileSync, existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { InputError } from '../errors.js';
 import { CaseRecordSchema, type CaseRecord } from './results-schema.js';
@@ -33,7 +33,8 @@ export class Ledger {
 
   static open(file: string): Ledger {
     if (!existsSync(file)) throw new InputError(`${file}: no such ledger (pass the .ledger.jsonl path or the run id printed when the run started)`);
-    const lines = readFileSync(file, 'utf8').split('\n');
+    const text = readFileSync(file, 'utf8');
+    const lines = text.split('\n');
     let header: LedgerHeader;
     try {
       header = JSON.parse(lines[0]!) as LedgerHeader;
@@ -42,6 +43,7 @@ export class Ledger {
     }
     if (header.ledger !== 1) throw new InputError(`${file}:1: not a ragaudit ledger (version ${String(header.ledger)})`);
     const done = new Map<string, CaseRecord>();
+    let tornTail = false;
     lines.slice(1).forEach((line, i) => {
       if (!line.trim()) return;
       try {
@@ -51,8 +53,15 @@ export class Ledger {
         // Only the final line can be torn: it is the one without a newline after it.
         const torn = i + 1 === lines.length - 1;
         if (!torn) throw new InputError(`${file}:${i + 2}: unreadable ledger line: ${(e as Error).message.split('\n')[0]}`);
+        tornTail = true;
       }
     });
+    // The next append must start on a fresh line, or it is glued onto the tail and the ledger
+    // becomes unreadable at the next resume: cut a torn tail, end a whole one.
+    if (!text.endsWith('\n')) {
+      if (tornTail) truncateSync(file, Buffer.byteLength(text) - Buffer.byteLength(lines[lines.length - 1]!));
+      else appendFileSync(file, '\n');
+    }
     return new Ledger(file, header, done);
   }
 

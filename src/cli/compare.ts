@@ -1,0 +1,108 @@
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { InputError } from '../errors.js';
+import { compareRuns, type LoadedRun } from '../reports/compare.js';
+import { comparisonMarkdown, comparisonText } from '../reports/compare-format.js';
+import { evaluateGate, GATE_METRICS, loadGate, type GateResult } from '../reports/gate.js';
+import { junitXml } from '../reports/junit.js';
+import { readResults, timestamp } from '../runs/results-file.js';
+import { numberFlag, parseOrThrow, type CliIO, type Command } from './command.js';
+
+const OPTIONS = {
+  baseline: { type: 'string' },
+  out: { type: 'string' },
+  gate: { type: 'string' },
+  junit: { type: 'string' },
+  seed: { type: 'string' },
+  node: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+const HELP = `ragaudit compare A.json B.json … [options]
+
+Compares runs one factor at a time (the seeds' method: same set, same metrics, one change):
+  - one row per run: Hit@5 (topic), PostHit@5, MRR@10, content MRR@10 at the compared node,
+    real links (valid [[n]] markers), faithfulness, correct abstention (the judge's when the run
+    has one, else the pattern check's), off-topic hallucinations, judge errors, and the run's note;
+  - the configuration differences of each run against the baseline, as dotted paths with
+    old → new values (the factor that changed; name, note, output_dir, cache_dir are labels);
+  - per-question changes matched by case id (hit@5, post hit@5, mrr@10, content mrr@10, zone,
+    stance, correct abstention, faithfulness, citation validity, off-topic hallucination), with
+    regressions and improvements named; cases present in only one run are listed;
+  - for each metric, a paired bootstrap 95 % CI of the difference (run − baseline; 10 000
+    resamples, seeded) and McNemar's exact test for binary metrics. A difference whose interval
+    contains 0 is marked not significant.
+Writes <stamp>-compare.md and .json to --out and prints the tables.
+
+Options:
+      --baseline FILE  the run the others are compared against (default: the first file;
+                       added to the list when not already in it)
+      --node NAME      retrieval node to compare (default: each run's rerank node, else its last)
+      --out DIR        where the markdown and JSON go (default: results)
+      --gate FILE      release gate (YAML). Rules per metric: min, max, max_drop, max_increase;
+                       and max_regressions: N (questions with any regression, per run). Metrics:
+${Object.entries(GATE_METRICS).map(([k, m]) => `                         ${k.padEnd(24)} ${m.doc}`).join('\n')}
+                       Example: cases/demo/gate.yml. A rule on a figure a run does not measure fails.
+      --junit FILE     also write JUnit XML: a testcase per rule and run, and per regressed
+                       question (a failure only when that run breaks max_regressions, so the
+                       XML's failures agree with the exit code)
+      --seed N         bootstrap seed (default 1): same inputs and seed, same figures
+  -h, --help           this help
+
+Exit codes: 0 done (and every gate rule passed), 1 a gate rule failed, 2 bad input.`;
+
+/** Labels from file names, made unique when two files share a base name. */
+function labels(files: readonly string[]): string[] {
+  const base = files.map((f) => basename(f).replace(/\.json$/i, ''));
+  return base.map((b, i) => (base.filter((x) => x === b).length > 1 ? `${b}#${i + 1}` : b));
+}
+
+function writeAtomic(file: string, text: string): void {
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(`${file}.tmp`, text);
+  renameSync(`${file}.tmp`, file);
+}
+
+export const compareCommand: Command = {
+  name: 'compare',
+  summary: 'compare runs one factor at a time: table, config differences, per-question changes, CIs, gate',
+  help: HELP,
+  async run(argv: string[], io: CliIO): Promise<number> {
+    const { values, positionals } = parseOrThrow('compare', () => parseArgs({ args: argv, options: OPTIONS, allowPositionals: true }));
+    if (values.help) {
+      io.out(`${HELP}\n`);
+      return 0;
+    }
+    const files = positionals.map((p) => resolve(io.cwd, p));
+    let baseline = 0;
+    if (values.baseline) {
+      const b = resolve(io.cwd, values.baseline);
+      baseline = files.indexOf(b);
+      if (baseline < 0) {
+        files.unshift(b);
+        baseline = 0;
+      }
+    }
+    if (!files.length) throw new InputError("compare: expected one or more results files (see 'ragaudit compare --help')");
+    const seed = numberFlag('seed', values.seed) ?? 1;
+    if (!Number.isInteger(seed)) throw new InputError(`--seed: expected an integer, got ${values.seed}`);
+    // Every input is validated before anything is computed or written.
+    const gate = values.gate ? loadGate(resolve(io.cwd, values.gate)) : undefined;
+    const names = labels(files);
+    const runs: LoadedRun[] = files.map((file, i) => ({ label: names[i]!, file, result: readResults(file) }));
+    const cmp = compareRuns(runs, { baseline, seed, ...(values.node ? { node: values.node } : {}) });
+    const verdict: GateResult | undefined = gate ? evaluateGate(gate, cmp) : undefined;
+
+    const outDir = resolve(io.cwd, values.out ?? 'results');
+    const base = join(outDir, `${timestamp()}-compare`);
+    writeAtomic(`${base}.md`, comparisonMarkdown(cmp, verdict));
+    writeAtomic(`${base}.json`, `${JSON.stringify({ ...cmp, ...(verdict ? { gate: verdict } : {}) }, null, 1)}\n`);
+    // Without a gate the XML still lists the regressed questions (none fails).
+    if (values.junit) writeAtomic(resolve(io.cwd, values.junit), junitXml(cmp, verdict ?? { file: '(no gate)', passed: true, checks: [] }));
+
+    io.out(comparisonText(cmp, verdict));
+    io.out(`\ncomparison: ${base}.md\n            ${base}.json\n${values.junit ? `junit:      ${resolve(io.cwd, values.junit)}\n` : ''}`);
+    return verdict && !verdict.passed ? 1 : 0;
+  },
+};

@@ -1,0 +1,136 @@
+/**
+ * Per-case judge scores (names are a contract other modules read):
+ *   faithfulness        supported / claims; null when the answer makes no claim (never 1.0)
+ *   judge_stance        value null; details {stance, asserts_unsupported_facts}
+ *   correct_abstention  1/0: off_topic → abstained or hedged and no unsupported facts; in_domain → not abstained
+ *   citation_relevance  share of [[n]] markers whose source supports the citing sentence; null without markers
+ *   judge_error         value null; one per verdict the judge could not give (details.judge names it)
+ *   judge_safety        probes only: value null; details {verdict: refused | complied | leaked}
+ * Every judge score's details carry `tokens` {input, output} of the calls behind it and, with
+ * --repeat K, `repeats`: the K comparable verdicts (the first is the one scored; null = failed).
+ */
+import type { CaseJudge } from '../runs/audit-case.js';
+import type { CaseRecord, ScoreRecord } from '../runs/results-schema.js';
+import type { Usage } from '../llm/types.js';
+import { citationItems } from './materials.js';
+import type { Judge, JudgeInput, JudgeOutcome, StanceVerdict } from './schemas.js';
+
+/** Every score name the judge writes (a re-judge removes these before judging again). */
+export const JUDGE_SCORE_NAMES = ['faithfulness', 'judge_stance', 'correct_abstention', 'citation_relevance', 'judge_error', 'judge_safety'] as const;
+
+/** The verdicts, as named in `judge_error` details and self-consistency figures. */
+export type VerdictName = 'faithfulness' | 'stance' | 'citation_relevance' | 'safety';
+
+export interface CaseJudgeOptions {
+  /** judges[0] gives the scored verdicts; judges[1..K-1] are the repeats (--repeat K). */
+  judges: readonly Judge[];
+  /** The CTA footer (the judges ignore it). */
+  cta: string;
+  /** Probes: what must not appear in the reply (default: nothing specific). */
+  mustNotLeak?: (record: CaseRecord) => string;
+}
+
+const tokensOf = (usages: readonly Usage[]) => ({
+  input: usages.reduce((a, u) => a + u.inputTokens, 0),
+  output: usages.reduce((a, u) => a + u.outputTokens, 0),
+});
+
+/** DESIGN §4 correct abstention from the judge's stance verdict. */
+export function correctAbstentionOf(kind: string, v: StanceVerdict): boolean {
+  return kind === 'off_topic' ? v.stance !== 'answered' && !v.asserts_unsupported_facts : v.stance !== 'abstained';
+}
+
+/**
+ * Runs one verdict on every judge (first scored, the others repeats) and builds its scores.
+ * `compare` reduces a verdict to what self-consistency compares.
+ */
+async function verdict<T>(
+  judges: readonly Judge[],
+  name: VerdictName,
+  call: (j: Judge) => Promise<JudgeOutcome<T>>,
+  compare: (v: T) => string | number | null,
+  scores: (v: T, details: Record<string, unknown>) => ScoreRecord[],
+): Promise<ScoreRecord[]> {
+  const first = await call(judges[0]!);
+  const usages = [first.usage];
+  if (!first.ok) return [{ name: 'judge_error', value: null, reason: first.reason, details: { judge: name, tokens: tokensOf(usages) } }];
+  const repeats: (string | number | null)[] = [compare(first.verdict)];
+  for (const j of judges.slice(1)) {
+    const again = await call(j);
+    usages.push(again.usage);
+    repeats.push(again.ok ? compare(again.verdict) : null);
+  }
+  return scores(first.verdict, { tokens: tokensOf(usages), ...(judges.length > 1 ? { repeats } : {}) });
+}
+
+/** The judge scores of one answered record (none when there is no answer). */
+export async function judgeRecord(record: CaseRecord, opts: CaseJudgeOptions): Promise<ScoreRecord[]> {
+  if (record.answer === undefined) return [];
+  if (opts.judges.length === 0) throw new Error('internal: judgeRecord needs at least one judge');
+  const input: JudgeInput = { question: record.question, answer: record.answer, sources: record.sources ?? [], cta: opts.cta };
+  const out: ScoreRecord[] = [];
+
+  out.push(
+    ...(await verdict(
+      opts.judges,
+      'faithfulness',
+      (j) => j.faithfulness(input),
+      (v) => (v.claims.length ? Number((v.claims.filter((c) => c.label === 'supported').length / v.claims.length).toFixed(4)) : 'no_claims'),
+      (v, details) => {
+        const supported = v.claims.filter((c) => c.label === 'supported').length;
+        const value = v.claims.length ? supported / v.claims.length : null;
+        return [{ name: 'faithfulness', value, ...(value === null ? { reason: 'the answer makes no claim' } : {}), details: { claims: v.claims, ...details } }];
+      },
+    )),
+  );
+
+  out.push(
+    ...(await verdict(
+      opts.judges,
+      'stance',
+      (j) => j.stance(input),
+      (v) => `${v.stance}${v.asserts_unsupported_facts ? '+unsupported' : ''}`,
+      (v, details) => [
+        { name: 'judge_stance', value: null, reason: v.reason, details: { stance: v.stance, asserts_unsupported_facts: v.asserts_unsupported_facts, ...details } },
+        { name: 'correct_abstention', value: correctAbstentionOf(record.kind, v) ? 1 : 0, details: { kind: record.kind, stance: v.stance } },
+      ],
+    )),
+  );
+
+  const items = citationItems(record.answer, input.sources, opts.cta);
+  if (items.length === 0) {
+    out.push({ name: 'citation_relevance', value: null, reason: 'the answer cites no source', details: { citations: [] } });
+  } else {
+    out.push(
+      ...(await verdict(
+        opts.judges,
+        'citation_relevance',
+        (j) => j.citations(input, items),
+        (v) => v.citations.map((c) => (c.supports ? 1 : 0)).join(''),
+        (v, details) => {
+          const per = items.map((it, i) => ({ n: it.n, sentence: it.sentence, supports: v.citations[i]?.supports ?? false, reason: v.citations[i]?.reason ?? '' }));
+          return [{ name: 'citation_relevance', value: per.filter((c) => c.supports).length / per.length, details: { citations: per, ...details } }];
+        },
+      )),
+    );
+  }
+
+  if (record.probe) {
+    const safety = { attack: record.question, answer: record.answer, mustNotLeak: opts.mustNotLeak?.(record) ?? '' };
+    out.push(
+      ...(await verdict(
+        opts.judges,
+        'safety',
+        (j) => j.safety(safety),
+        (v) => v.outcome,
+        (v, details) => [{ name: 'judge_safety', value: null, reason: v.reason, details: { verdict: v.outcome, expect: record.probe!.expect, ...details } }],
+      )),
+    );
+  }
+  return out;
+}
+
+/** The `CaseJudge` hook of the runner (the judge re-renders its evidence from the record's sources). */
+export function makeCaseJudge(opts: CaseJudgeOptions): CaseJudge {
+  return (record) => judgeRecord(record, opts);
+}

@@ -1,0 +1,79 @@
+/** The judge figures for the console and the run digest. */
+import { fmt, markdownTable, pct } from '../reports/format.js';
+import type { RunResult } from '../runs/results-schema.js';
+import type { JudgeSummary } from './summary.js';
+
+const countN = (c: { count: number; n: number }) => `${c.count}/${c.n}`;
+const meanN = (m: { mean: number | null; n: number }) => `${pct(m.mean)} (n=${m.n})`;
+
+/** Rows of the judge summary: label and value, shared by the console and the digest. */
+export function judgeRows(j: JudgeSummary): string[][] {
+  const matrix = (['in_domain', 'off_topic'] as const).map((k) => `${k}: answered ${j.abstention_matrix[k].answered} · hedged ${j.abstention_matrix[k].hedged} · abstained ${j.abstention_matrix[k].abstained}`);
+  const rows = [
+    ['judge', j.offline ? `${j.judge} (OFFLINE STAND-IN, not a language model judge)` : j.judge],
+    ['judged cases', String(j.judged)],
+    ['faithfulness (mean supported share)', `${fmt(j.faithfulness.mean)} (n=${j.faithfulness.n})`],
+    ['fully faithful answers', countN(j.fully_faithful)],
+    ['contradicted claims', String(j.contradicted_claims)],
+    ['stance (judge)', matrix.join(' | ')],
+    ['correct abstention (judge)', meanN(j.correct_abstention)],
+    ['off-topic hallucination rate (judge)', meanN(j.offtopic_hallucination_rate)],
+    ['relevant citations (judge)', meanN(j.relevant_citation_rate)],
+    ['wrong abstentions (in-domain, judge)', countN(j.wrong_abstentions)],
+    ['judge errors', String(j.judge_errors)],
+    ['judge tokens in / out', `${j.tokens.input} / ${j.tokens.output}`],
+    ['judge cost (estimate)', j.cost_usd === null ? '– (no price in config judge.prices)' : `$${j.cost_usd.toFixed(4)}`],
+  ];
+  for (const [field, a] of Object.entries(j.agreement ?? {})) {
+    rows.push([`agreement with humans: ${field}`, `accuracy ${pct(a.accuracy)} · kappa ${fmt(a.kappa)} (n=${a.n}${a.excluded ? `, ${a.excluded} not comparable` : ''})`]);
+  }
+  for (const [field, s] of Object.entries(j.self_consistency ?? {})) {
+    rows.push([`self-disagreement: ${field}`, `${s.disagreeing_items}/${s.items} (${pct(s.share)})`]);
+  }
+  return rows;
+}
+
+/** Confusion matrices of the agreement figures (rows: human, columns: judge). */
+function agreementMarkdown(j: JudgeSummary): string[] {
+  const out: string[] = [];
+  for (const [field, a] of Object.entries(j.agreement ?? {})) {
+    out.push(`**${field}** — n=${a.n}, accuracy ${pct(a.accuracy)}, Cohen's kappa ${fmt(a.kappa)} (rows: human, columns: judge)`, '');
+    out.push(markdownTable(['human \\ judge', ...a.labels], a.labels.map((l, i) => [l, ...a.matrix[i]!.map(String)])), '');
+  }
+  return out;
+}
+
+/** The judge section of a run's digest ('' when the run has no judge block). */
+export function judgeMarkdown(result: RunResult): string {
+  const j = result.summary.judge as JudgeSummary | undefined;
+  if (!j) return '';
+  const score = (c: RunResult['cases'][number], name: string) => c.scores.find((s) => s.name === name);
+  const perCase = result.cases
+    .filter((c) => c.status === 'ok' && c.answer !== undefined)
+    .map((c) => {
+      const st = score(c, 'judge_stance')?.details as { stance?: string; asserts_unsupported_facts?: boolean } | undefined;
+      const errors = c.scores.filter((s) => s.name === 'judge_error').map((s) => (s.details as { judge?: string } | undefined)?.judge ?? '?');
+      return [
+        c.id,
+        c.kind,
+        fmt(score(c, 'faithfulness')?.value),
+        st?.stance ? `${st.stance}${st.asserts_unsupported_facts ? ' (unsupported facts)' : ''}` : '–',
+        fmt(score(c, 'correct_abstention')?.value, 0),
+        fmt(score(c, 'citation_relevance')?.value),
+        errors.join(', ') || '–',
+      ];
+    });
+  return [
+    '## Judge',
+    '',
+    j.offline ? `The judge is **${j.judge}**, an OFFLINE STAND-IN (lexical overlap and wording patterns), not a language model.` : `The judge is **${j.judge}**.`,
+    '',
+    markdownTable(['figure', 'value'], judgeRows(j)),
+    '',
+    ...(j.agreement ? ['### Agreement with human labels', '', ...agreementMarkdown(j)] : []),
+    '### Judge verdicts per case',
+    '',
+    markdownTable(['case', 'kind', 'faithfulness', 'stance', 'correct abstention', 'citation relevance', 'judge errors'], perCase),
+    '',
+  ].join('\n');
+}

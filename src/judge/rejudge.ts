@@ -1,0 +1,88 @@
+/**
+ * Re-judging a stored run (`ragaudit judge`): the stored answers and sources are judged again
+ * with a (possibly different) judge. No generator is built and no database is opened: every
+ * input the judge needs is in the results file.
+ */
+import { ConfigSchema, type Config } from '../config/schema.js';
+import { InputError, redact } from '../errors.js';
+import { summariseGeneration } from '../runs/generation-summary.js';
+import { forEachConcurrent } from '../runs/pool.js';
+import { configDigest, publicConfig } from '../runs/results-file.js';
+import type { CaseRecord, RunResult } from '../runs/results-schema.js';
+import { summariseRetrieval } from '../runs/summary.js';
+import { JUDGE_SCORE_NAMES } from './case-scores.js';
+import type { JudgeSetup } from './setup.js';
+
+/**
+ * The config a results file was made with. Secrets were masked as `***` when it was written:
+ * those keys are dropped, so the providers' environment variables apply again.
+ */
+export function configFromResults(result: RunResult, file: string): Config {
+  const unmask = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(unmask);
+    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).filter(([, x]) => x !== '***').map(([k, x]) => [k, unmask(x)]));
+    return v;
+  };
+  const parsed = ConfigSchema.safeParse(unmask(result.config));
+  if (!parsed.success) {
+    throw new InputError(`${file}: the config stored in this results file is not valid for this ragaudit`, parsed.error.issues.slice(0, 10).map((i) => `${file}: config.${i.path.join('.')}: ${i.message}`));
+  }
+  return parsed.data;
+}
+
+export interface RejudgeOptions {
+  /** The results file being re-judged (recorded as `rejudged_from`). */
+  source: string;
+  /** The config the new file records (the stored one, with any judge override applied). */
+  config: Config;
+  judge: JudgeSetup;
+  /** Cases judged at once (config judge.concurrency). */
+  concurrency: number;
+  onProgress?: (done: number, total: number) => void;
+}
+
+const JUDGE_SCORES = new Set<string>(JUDGE_SCORE_NAMES);
+
+/**
+ * Judges every answered record of `stored` again (previous judge scores removed) and returns a
+ * new results object of kind `judge`. A judge infrastructure failure makes that case an error
+ * record (stage `judge`), as in a live run; other error records and gated ones stay as they were.
+ */
+export async function rejudgeResults(stored: RunResult, opts: RejudgeOptions): Promise<RunResult> {
+  const records: CaseRecord[] = structuredClone(stored.cases);
+  // A case whose judge failed for infrastructure reasons in the stored run is judged again too.
+  const todo = records.filter((r) => r.answer !== undefined && (r.status === 'ok' || (r.status === 'error' && r.error?.stage === 'judge')));
+  let done = 0;
+  opts.onProgress?.(0, todo.length);
+  await forEachConcurrent(todo, opts.concurrency, async (record) => {
+    record.status = 'ok';
+    delete record.error;
+    record.scores = record.scores.filter((s) => !JUDGE_SCORES.has(s.name));
+    try {
+      record.scores.push(...(await opts.judge.caseJudge(record, '')));
+    } catch (e) {
+      record.status = 'error';
+      record.error = { stage: 'judge', message: redact((e as Error)?.message ?? String(e)) };
+    }
+    opts.onProgress?.(++done, todo.length);
+  });
+  const config = publicConfig(opts.config);
+  const { judge: _old, ...summary } = stored.summary;
+  return {
+    ...stored,
+    kind: 'judge',
+    name: `${stored.name}-rejudged`,
+    created_at: new Date().toISOString(),
+    config,
+    config_digest: configDigest(config),
+    components: { ...stored.components, judge: opts.judge.component },
+    rejudged_from: opts.source,
+    summary: {
+      ...summary,
+      retrieval: summariseRetrieval(records, stored.nodes.map((n) => n.name)),
+      ...(stored.summary.generation ? { generation: summariseGeneration(records) } : {}),
+      judge: opts.judge.summarise(records),
+    },
+    cases: records,
+  };
+}

@@ -1,0 +1,95 @@
+/**
+ * Verdict schemas of the judges (zod, sent to the backend as strict JSON Schema: every field is
+ * required, `null` where a value does not apply) and the Judge interface both judges implement.
+ */
+import { z } from 'zod';
+import type { Usage } from '../llm/types.js';
+import type { SourceRecord } from '../runs/results-schema.js';
+
+export const ClaimLabelSchema = z.enum(['supported', 'unsupported', 'contradicted']);
+export type ClaimLabel = z.infer<typeof ClaimLabelSchema>;
+
+/** Faithfulness: the answer's atomic claims, each labelled against the evidence block. */
+export const FaithfulnessVerdictSchema = z
+  .object({
+    claims: z.array(
+      z
+        .object({
+          claim: z.string(),
+          label: ClaimLabelSchema,
+          /** Number n of the supporting source [[n]]; null when not supported. */
+          source: z.number().nullable(),
+        })
+        .strict(),
+    ),
+  })
+  .strict();
+export type FaithfulnessVerdict = z.infer<typeof FaithfulnessVerdictSchema>;
+
+export const StanceSchema = z.enum(['answered', 'hedged', 'abstained']);
+
+/** Stance of the answer, and whether it asserts facts absent from the evidence. */
+export const StanceVerdictSchema = z
+  .object({ stance: StanceSchema, asserts_unsupported_facts: z.boolean(), reason: z.string() })
+  .strict();
+export type StanceVerdict = z.infer<typeof StanceVerdictSchema>;
+
+/** Citation relevance: one entry per listed citation, `item` = its 1-based position in the list. */
+export const CitationVerdictSchema = z
+  .object({ citations: z.array(z.object({ item: z.number(), supports: z.boolean(), reason: z.string() }).strict()) })
+  .strict();
+export type CitationVerdict = z.infer<typeof CitationVerdictSchema>;
+
+/** Safety probes: what the reply did with the attack. */
+export const SafetyVerdictSchema = z
+  .object({ outcome: z.enum(['refused', 'complied', 'leaked']), reason: z.string() })
+  .strict();
+export type SafetyVerdict = z.infer<typeof SafetyVerdictSchema>;
+
+/** One `[[n]]` marker of an answer with what it vouches for. */
+export interface CitationItem {
+  n: number;
+  /** The citing sentence, preceded by any unmarked sentences of its span (see citedSpans). */
+  sentence: string;
+  /** The cited source, when n names one that was shown. */
+  source?: SourceRecord;
+}
+
+/** What a judge sees of one answered case. */
+export interface JudgeInput {
+  question: string;
+  answer: string;
+  sources: readonly SourceRecord[];
+  /** The footer every answer ends with (ignored by the judges). */
+  cta: string;
+}
+
+/** What a safety judge sees of one probe. */
+export interface SafetyInput {
+  attack: string;
+  answer: string;
+  /** What must not appear in the reply (canary, hidden prompt, staff-only content…). */
+  mustNotLeak: string;
+}
+
+/**
+ * A verdict, or the reason there is none: the judge's answer did not match the schema even after
+ * one retry with the error shown (it becomes a `judge_error` score). Infrastructure failures are
+ * not outcomes: they throw ProviderError. `usage` sums the calls whose answer parsed (the model
+ * clients report no usage with a JudgeParseError, so tokens of a rejected answer are not counted).
+ */
+export type JudgeOutcome<T> = { ok: true; verdict: T; usage: Usage } | { ok: false; reason: string; usage: Usage };
+
+/** An LLM judge or the offline heuristic stand-in; every method is one verdict. */
+export interface Judge {
+  /** `provider:model`, e.g. `openai:gpt-4o-mini` or `offline:heuristic`. */
+  readonly id: string;
+  readonly offline: boolean;
+  /** Prompt name → version of every prompt the judge uses (empty for the heuristic). */
+  readonly promptVersions: Record<string, string>;
+  faithfulness(input: JudgeInput): Promise<JudgeOutcome<FaithfulnessVerdict>>;
+  stance(input: JudgeInput): Promise<JudgeOutcome<StanceVerdict>>;
+  /** Called only when `items` is non-empty. */
+  citations(input: JudgeInput, items: readonly CitationItem[]): Promise<JudgeOutcome<CitationVerdict>>;
+  safety(input: SafetyInput): Promise<JudgeOutcome<SafetyVerdict>>;
+}

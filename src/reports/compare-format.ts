@@ -1,0 +1,144 @@
+import { showDiff } from './compare-config.js';
+import { CASE_METRICS } from './compare-metrics.js';
+import type { CaseChange, Comparison, MetricStat, RunRow, RunVsBaseline } from './compare.js';
+import { fmt, markdownTable, pct, textTable } from './format.js';
+import type { GateResult } from './gate.js';
+
+/** Markdown and console renderings of a comparison (and of a gate verdict). */
+
+const count = (c: { count: number; n: number } | null) => (c ? `${c.count}/${c.n}` : '–');
+
+/** The comparison table: one row per run. */
+export function runsTable(rows: readonly RunRow[]): { header: string[]; rows: string[][] } {
+  return {
+    header: ['run', 'node', 'cases', 'errors', 'Hit@5', 'PostHit@5', 'MRR@10', 'CMRR@10', 'real links', 'faithfulness', 'correct abst.', 'off-topic halluc.', 'judge errors', 'note'],
+    rows: rows.map((r) => [
+      `${r.label}${r.baseline ? ' (baseline)' : ''}`,
+      r.node,
+      String(r.cases),
+      String(r.errors),
+      fmt(r.hit_at_5.mean),
+      fmt(r.post_hit_at_5.mean),
+      fmt(r.mrr_at_10.mean),
+      fmt(r.content_mrr_at_10.mean),
+      pct(r.citation_validity?.mean),
+      fmt(r.faithfulness?.mean),
+      r.correct_abstention ? `${pct(r.correct_abstention.mean)}${r.correct_abstention_source === 'pattern' ? ' (pattern)' : ''}` : '–',
+      count(r.offtopic_hallucinations),
+      r.judge_errors === null ? '–' : String(r.judge_errors),
+      r.note,
+    ]),
+  };
+}
+
+const signed = (v: number | null, digits = 3) => (v === null ? '–' : `${v > 0 ? '+' : ''}${v.toFixed(digits)}`);
+
+/** The statistics table of one run against the baseline. */
+export function statsTable(stats: readonly MetricStat[]): { header: string[]; rows: string[][] } {
+  return {
+    header: ['metric', 'pairs', 'baseline', 'run', 'Δ', '95 % CI', 'McNemar (b01/b10, p)', 'significant'],
+    rows: stats.map((s) => [
+      s.metric,
+      String(s.n),
+      fmt(s.baseline_mean),
+      fmt(s.run_mean),
+      signed(s.diff),
+      s.ci_low === null || s.ci_high === null ? '–' : `[${signed(s.ci_low)}, ${signed(s.ci_high)}]`,
+      s.mcnemar ? `${s.mcnemar.b01}/${s.mcnemar.b10}, p=${s.mcnemar.p.toPrecision(3)}` : '–',
+      s.n === 0 ? '–' : s.significant ? 'yes' : 'no (CI contains 0)',
+    ]),
+  };
+}
+
+/** A per-case value as shown: numbers with 3 decimals at most. */
+export function showCaseValue(v: number | string | null): string {
+  if (v === null) return '–';
+  if (typeof v === 'number') return Number.isInteger(v) ? String(v) : v.toFixed(3);
+  return v;
+}
+
+/** `case-id: 1 → 0`. */
+export const showChange = (c: CaseChange) => `${c.id}: ${showCaseValue(c.old)} → ${showCaseValue(c.new)}`;
+
+/** Changes grouped by metric, in CASE_METRICS order. */
+export function changesByMetric(v: RunVsBaseline): { metric: string; label: string; regressions: CaseChange[]; improvements: CaseChange[]; changes: CaseChange[] }[] {
+  return CASE_METRICS.map((m) => {
+    const of = v.changes.filter((c) => c.metric === m.key);
+    return {
+      metric: m.key,
+      label: m.label,
+      regressions: of.filter((c) => c.direction === 'regression'),
+      improvements: of.filter((c) => c.direction === 'improvement'),
+      changes: of.filter((c) => c.direction === 'change'),
+    };
+  }).filter((g) => g.regressions.length + g.improvements.length + g.changes.length > 0);
+}
+
+function gateLines(gate: GateResult): string[] {
+  return [
+    `Gate ${gate.file}: ${gate.passed ? 'PASSED' : 'FAILED'} (${gate.checks.filter((c) => !c.passed).length} of ${gate.checks.length} rules failed)`,
+    ...gate.checks.map((c) => `${c.passed ? 'pass' : 'FAIL'}  ${c.message}`),
+  ];
+}
+
+/** The comparison as a markdown document. */
+export function comparisonMarkdown(cmp: Comparison, gate?: GateResult): string {
+  const t = runsTable(cmp.rows);
+  const out = [
+    '# Comparison',
+    '',
+    `Baseline: \`${cmp.baseline}\` · retrieval node: ${cmp.node ?? 'each run’s rerank node (else its last node)'} · bootstrap: ${cmp.iterations} resamples, seed ${cmp.seed}`,
+    '',
+    markdownTable(t.header, t.rows),
+    '',
+    'Real links = valid [[n]] markers; correct abstention is the judge’s when the run has one, else the pattern check’s (marked). `–` = not measured in that run.',
+  ];
+  for (const v of cmp.versus) {
+    out.push('', `## ${v.label} vs ${cmp.baseline}`, '', '### Configuration differences (the factor that changed)', '');
+    out.push(...(v.config_diff.length ? v.config_diff.map((d) => `- \`${d.path}\`: ${showDiff(d).slice(d.path.length + 2)}`) : ['- none (same configuration)']));
+    const s = statsTable(v.stats);
+    out.push('', '### Statistics (run − baseline, paired over matched cases)', '', markdownTable(s.header, s.rows), '');
+    out.push(`### Per-question changes (${v.matched} cases matched by id; ${v.regressed.length} regressed, ${v.improved.length} improved)`, '');
+    const groups = changesByMetric(v);
+    if (!groups.length) out.push('No question changed.');
+    for (const g of groups) {
+      out.push(`#### ${g.label}`, '');
+      if (g.regressions.length) out.push(`Regressions (${g.regressions.length}):`, '', ...g.regressions.map((c) => `- ${showChange(c)}`), '');
+      if (g.improvements.length) out.push(`Improvements (${g.improvements.length}):`, '', ...g.improvements.map((c) => `- ${showChange(c)}`), '');
+      if (g.changes.length) out.push(`Changed (${g.changes.length}):`, '', ...g.changes.map((c) => `- ${showChange(c)}`), '');
+    }
+    if (v.only_in_baseline.length || v.only_in_run.length) {
+      out.push('### Cases present in only one run', '');
+      if (v.only_in_baseline.length) out.push(`- only in ${cmp.baseline}: ${v.only_in_baseline.join(', ')}`);
+      if (v.only_in_run.length) out.push(`- only in ${v.label}: ${v.only_in_run.join(', ')}`);
+      out.push('');
+    }
+  }
+  if (gate) out.push('', '## Gate', '', ...gateLines(gate).map((l) => `- ${l}`));
+  return out.join('\n').replace(/\n{3,}/g, '\n\n') + '\n';
+}
+
+/** The comparison for the console: the table, the factors, the statistics, the regressions named. */
+export function comparisonText(cmp: Comparison, gate?: GateResult, maxListed = 15): string {
+  const t = runsTable(cmp.rows);
+  const out = [textTable(t.header.slice(0, -1), t.rows.map((r) => r.slice(0, -1)))];
+  for (const r of cmp.rows) if (r.note) out.push(`  note ${r.label}: ${r.note}`);
+  for (const v of cmp.versus) {
+    out.push('', `${v.label} vs ${cmp.baseline} (baseline):`);
+    out.push(v.config_diff.length ? `  configuration differences: ${v.config_diff.map(showDiff).join('; ')}` : '  configuration differences: none');
+    const s = statsTable(v.stats);
+    out.push('', textTable(s.header, s.rows).replace(/^/gm, '  '), '');
+    out.push(`  ${v.matched} cases matched; ${v.regressed.length} regressed, ${v.improved.length} improved${v.only_in_baseline.length || v.only_in_run.length ? `; only in baseline: ${v.only_in_baseline.length}, only in run: ${v.only_in_run.length}` : ''}`);
+    for (const g of changesByMetric(v)) {
+      const list = (cs: readonly CaseChange[]) => cs.slice(0, maxListed).map(showChange).join(', ') + (cs.length > maxListed ? `, … (+${cs.length - maxListed})` : '');
+      const parts = [
+        g.regressions.length ? `${g.regressions.length} regressed (${list(g.regressions)})` : '',
+        g.improvements.length ? `${g.improvements.length} improved (${list(g.improvements)})` : '',
+        g.changes.length ? `${g.changes.length} changed (${list(g.changes)})` : '',
+      ].filter(Boolean);
+      out.push(`  ${g.label}: ${parts.join('; ')}`);
+    }
+  }
+  if (gate) out.push('', ...gateLines(gate));
+  return out.join('\n') + '\n';
+}

@@ -1,0 +1,156 @@
+import { InputError } from '../errors.js';
+import type { CountN } from '../runs/generation-summary.js';
+import type { CaseRecord, RunResult } from '../runs/results-schema.js';
+import type { MeanN } from '../scoring/retrieval-metrics.js';
+
+/**
+ * What `compare`, the gate and the HTML report read from a results file: the run-level figures
+ * (from its summary blocks) and the per-case values (from its case records). The judge block is
+ * optional: runs made without a judge, and retrieval-only files, show `–` for its figures.
+ */
+
+
+/** The run-level figures of one results file, as the comparison table shows them. */
+export interface RunFigures {
+  /** Node the retrieval figures are read from. */
+  node: string;
+  cases: number;
+  errors: number;
+  hit_at_5: MeanN;
+  post_hit_at_5: MeanN;
+  mrr_at_10: MeanN;
+  content_mrr_at_10: MeanN;
+  /** Share of valid [[n]] markers (generation.citation_validity); null for retrieval-only files. */
+  citation_validity: MeanN | null;
+  faithfulness: MeanN | null;
+  correct_abstention: MeanN | null;
+  /** Which scorer gave correct_abstention: the judge's when present, else the pattern check. */
+  correct_abstention_source: 'judge' | 'pattern' | null;
+  offtopic_hallucinations: CountN | null;
+  wrong_abstentions: CountN | null;
+  judge_errors: number | null;
+}
+
+/** The default node: the rerank node when the run has one, else the last node. */
+export function defaultNode(result: RunResult): string | null {
+  return result.nodes.find((n) => n.kind === 'rerank')?.name ?? result.nodes.at(-1)?.name ?? null;
+}
+
+/** The node to read: `flag` when given (it must exist in the run), else the default. */
+export function pickNode(result: RunResult, flag: string | undefined, label: string): string {
+  if (flag !== undefined) {
+    if (!result.nodes.some((n) => n.name === flag)) {
+      throw new InputError(`--node ${flag}: ${label} has no such node (its nodes: ${result.nodes.map((n) => n.name).join(', ') || 'none'})`);
+    }
+    return flag;
+  }
+  const node = defaultNode(result);
+  if (!node) throw new InputError(`${label}: the results file has no retrieval node`);
+  return node;
+}
+
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** `{mean, n}` read defensively from a summary block (another engineer's shape may grow). */
+function meanN(v: unknown): MeanN | null {
+  if (!isObj(v)) return null;
+  const mean = typeof v.mean === 'number' ? v.mean : null;
+  return { mean, n: typeof v.n === 'number' ? v.n : 0 };
+}
+
+function countN(v: unknown): CountN | null {
+  if (!isObj(v) || typeof v.count !== 'number') return null;
+  return { count: v.count, n: typeof v.n === 'number' ? v.n : 0 };
+}
+
+/** A count that may be stored as a number or as `{count, n}`. */
+function count(v: unknown): number | null {
+  if (typeof v === 'number') return v;
+  return countN(v)?.count ?? null;
+}
+
+/** The judge block, when the run has one. */
+export function judgeBlock(result: RunResult): Record<string, unknown> | null {
+  const j = result.summary.judge;
+  return isObj(j) ? j : null;
+}
+
+/** The run-level figures of a results file at `node`. */
+export function runFigures(result: RunResult, node: string): RunFigures {
+  const retrieval = isObj(result.summary.retrieval) ? result.summary.retrieval : {};
+  const nodes = isObj(retrieval.nodes) ? retrieval.nodes : {};
+  const at = isObj(nodes[node]) ? (nodes[node] as Record<string, unknown>) : {};
+  const r = (key: string): MeanN => meanN(at[key]) ?? { mean: null, n: 0 };
+  const gen = isObj(result.summary.generation) ? result.summary.generation : null;
+  const judge = judgeBlock(result);
+  const judgeAbstention = judge ? meanN(judge.correct_abstention) : null;
+  const patternAbstention = gen ? meanN(gen.correct_abstention_pattern) : null;
+  const abstention = judgeAbstention ?? patternAbstention;
+  return {
+    node,
+    cases: result.cases.length,
+    errors: result.cases.filter((c) => c.status === 'error').length,
+    hit_at_5: r('hit_at_5'),
+    post_hit_at_5: r('post_hit_at_5'),
+    mrr_at_10: r('mrr_at_10'),
+    content_mrr_at_10: r('content_mrr_at_10'),
+    citation_validity: gen ? meanN(gen.citation_validity) : null,
+    faithfulness: judge ? meanN(judge.faithfulness) : null,
+    correct_abstention: abstention,
+    correct_abstention_source: judgeAbstention ? 'judge' : patternAbstention ? 'pattern' : null,
+    offtopic_hallucinations: gen ? countN(gen.offtopic_hallucinations) : null,
+    wrong_abstentions: (judge ? countN(judge.wrong_abstentions) : null) ?? (gen ? countN(gen.wrong_abstentions) : null),
+    judge_errors: judge ? count(judge.judge_errors) : null,
+  };
+}
+
+/** How a per-case metric is compared. */
+export type MetricKind = 'binary' | 'continuous' | 'category';
+
+/** A per-case metric: how to read it from a record, and which direction is better. */
+export interface CaseMetric {
+  key: string;
+  label: string;
+  kind: MetricKind;
+  /** null: a change is neither a regression nor an improvement (zone, stance). */
+  better: 'higher' | 'lower' | null;
+  /** Part of the statistics table (binary and continuous metrics that score quality). */
+  stats: boolean;
+  get(record: CaseRecord, node: string): number | string | null;
+}
+
+const score = (r: CaseRecord, name: string) => r.scores.find((s) => s.name === name);
+const detail = (r: CaseRecord, name: string, key: string): string | null => {
+  const d = score(r, name)?.details;
+  return isObj(d) && typeof d[key] === 'string' ? (d[key] as string) : null;
+};
+const value = (r: CaseRecord, name: string): number | null => score(r, name)?.value ?? null;
+const retrieval = (key: string) => (r: CaseRecord, node: string): number | null => {
+  const v = r.retrieval[node]?.metrics[key];
+  return typeof v === 'number' ? v : null;
+};
+
+/** The stance: the judge's when present, else the deterministic pattern's. */
+export function caseStance(r: CaseRecord): string | null {
+  return detail(r, 'judge_stance', 'stance') ?? detail(r, 'stance_pattern', 'stance');
+}
+
+/** Correct abstention: the judge's score when present, else the pattern one. */
+export function caseCorrectAbstention(r: CaseRecord): number | null {
+  return score(r, 'correct_abstention') ? value(r, 'correct_abstention') : value(r, 'correct_abstention_pattern');
+}
+
+/** The per-case metrics compared question by question, in display order. */
+export const CASE_METRICS: readonly CaseMetric[] = [
+  { key: 'status', label: 'status', kind: 'category', better: null, stats: false, get: (r) => r.status },
+  { key: 'hit_at_5', label: 'hit@5', kind: 'binary', better: 'higher', stats: true, get: retrieval('hit_at_5') },
+  { key: 'post_hit_at_5', label: 'post hit@5', kind: 'binary', better: 'higher', stats: true, get: retrieval('post_hit_at_5') },
+  { key: 'mrr_at_10', label: 'mrr@10', kind: 'continuous', better: 'higher', stats: true, get: retrieval('mrr_at_10') },
+  { key: 'content_mrr_at_10', label: 'content mrr@10', kind: 'continuous', better: 'higher', stats: true, get: retrieval('content_mrr_at_10') },
+  { key: 'zone', label: 'zone', kind: 'category', better: null, stats: false, get: (r) => r.zone ?? null },
+  { key: 'stance', label: 'stance', kind: 'category', better: null, stats: false, get: caseStance },
+  { key: 'correct_abstention', label: 'correct abstention', kind: 'binary', better: 'higher', stats: true, get: caseCorrectAbstention },
+  { key: 'faithfulness', label: 'faithfulness', kind: 'continuous', better: 'higher', stats: true, get: (r) => value(r, 'faithfulness') },
+  { key: 'citation_validity', label: 'citation validity', kind: 'continuous', better: 'higher', stats: true, get: (r) => value(r, 'citation_validity') },
+  { key: 'offtopic_hallucination', label: 'off-topic hallucination', kind: 'binary', better: 'lower', stats: true, get: (r) => value(r, 'offtopic_hallucination') },
+];

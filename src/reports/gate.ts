@@ -1,0 +1,140 @@
+import { z } from 'zod';
+import { InputError } from '../errors.js';
+import { readYaml, zodProblems } from '../yaml-file.js';
+import type { Comparison, RunRow } from './compare.js';
+import { fmt } from './format.js';
+
+/**
+ * The release gate: rules on a comparison's figures, read from a YAML file such as
+ *   hit_at_5: {max_drop: 0.02}
+ *   citation_validity: {min: 1.0}
+ *   offtopic_hallucinations: {max: 0}
+ *   max_regressions: 3
+ * Every run but the baseline is checked (a single run is checked against itself). A figure a
+ * run does not measure (faithfulness without a judge) fails its rule rather than passing silently.
+ */
+
+/** A gated figure: how to read it from a comparison row. */
+interface GateMetric {
+  read(row: RunRow): number | null;
+  doc: string;
+}
+
+/** Every metric a gate file may name. */
+export const GATE_METRICS: Record<string, GateMetric> = {
+  hit_at_5: { read: (r) => r.hit_at_5.mean, doc: 'topic Hit@5 at the compared node' },
+  post_hit_at_5: { read: (r) => r.post_hit_at_5.mean, doc: 'post Hit@5 at the compared node' },
+  mrr_at_10: { read: (r) => r.mrr_at_10.mean, doc: 'MRR@10 at the compared node' },
+  content_mrr_at_10: { read: (r) => r.content_mrr_at_10.mean, doc: 'content MRR@10 at the compared node' },
+  citation_validity: { read: (r) => r.citation_validity?.mean ?? null, doc: 'share of valid [[n]] markers (real links)' },
+  faithfulness: { read: (r) => r.faithfulness?.mean ?? null, doc: 'judge faithfulness, mean' },
+  correct_abstention: { read: (r) => r.correct_abstention?.mean ?? null, doc: 'correct abstention rate (judge, else pattern)' },
+  offtopic_hallucinations: { read: (r) => r.offtopic_hallucinations?.count ?? null, doc: 'off-topic answers that assert and cite (count)' },
+  wrong_abstentions: { read: (r) => r.wrong_abstentions?.count ?? null, doc: 'in-domain abstentions (count)' },
+  judge_errors: { read: (r) => r.judge_errors, doc: 'judge errors (count)' },
+  errors: { read: (r) => r.errors, doc: 'cases that ended in error (count)' },
+};
+
+const Limit = z.number().refine(Number.isFinite, 'expected a finite number');
+const RuleSchema = z
+  .object({ min: Limit.optional(), max: Limit.optional(), max_drop: Limit.min(0).optional(), max_increase: Limit.min(0).optional() })
+  .strict()
+  // Only for a rule that is otherwise valid: `{minimum: 1}` is reported as an unknown key alone.
+  .refine((r) => Object.keys(r).length > 0, { message: 'a rule needs at least one of min, max, max_drop, max_increase', when: (p) => !p.issues.length });
+export type GateRule = z.infer<typeof RuleSchema>;
+
+const GateFileSchema = z
+  .object({
+    max_regressions: z.number().int().min(0).optional(),
+    ...Object.fromEntries(Object.keys(GATE_METRICS).map((k) => [k, RuleSchema.optional()])),
+  })
+  .strict();
+
+/** A validated gate file. */
+export interface GateRules {
+  file: string;
+  metrics: Record<string, GateRule>;
+  max_regressions?: number;
+}
+
+/** Reads and validates a gate file; every problem names file:line (exit 2). */
+export function loadGate(file: string, text?: string): GateRules {
+  const src = readYaml(file, text);
+  if (src.data === null || src.data === undefined) throw new InputError(`${file}: the gate file has no rules`);
+  if (typeof src.data !== 'object' || Array.isArray(src.data)) throw new InputError(`${file}:1: expected a mapping of metric → rule`);
+  const known = [...Object.keys(GATE_METRICS), 'max_regressions'];
+  const unknown = Object.keys(src.data).filter((k) => !known.includes(k));
+  const problems = unknown.map((k) => `${file}:${src.lineOf([k])}: ${k}: unknown metric (known: ${known.join(', ')})`);
+  const known_only = Object.fromEntries(Object.entries(src.data).filter(([k]) => known.includes(k)));
+  const parsed = GateFileSchema.safeParse(known_only);
+  if (!parsed.success) problems.push(...zodProblems(src, parsed.error));
+  const line = (p: string) => Number(/^.*?:(\d+): /.exec(p.slice(file.length))?.[1] ?? 0);
+  problems.sort((x, y) => line(x) - line(y));
+  if (problems.length) throw new InputError(`invalid gate file: ${problems.length} problem${problems.length > 1 ? 's' : ''}`, problems);
+  const data = parsed.data! as Record<string, unknown>;
+  const metrics = Object.fromEntries(Object.entries(data).filter(([k, v]) => k !== 'max_regressions' && v !== undefined)) as Record<string, GateRule>;
+  if (!Object.keys(metrics).length && data.max_regressions === undefined) throw new InputError(`${file}: the gate file has no rules`);
+  return { file, metrics, ...(typeof data.max_regressions === 'number' ? { max_regressions: data.max_regressions } : {}) };
+}
+
+/** One rule checked on one run. */
+export interface GateCheck {
+  run: string;
+  /** `hit_at_5.max_drop`, `max_regressions`. */
+  rule: string;
+  value: number | null;
+  baseline?: number | null;
+  limit: number;
+  passed: boolean;
+  /** e.g. `weak1: hit_at_5.max_drop: drop 0.030 (0.925 → 0.895), limit 0.02`. */
+  message: string;
+}
+
+export interface GateResult {
+  file: string;
+  passed: boolean;
+  checks: GateCheck[];
+}
+
+const EPS = 1e-9;
+const show = (v: number | null | undefined) => (v === null || v === undefined ? '–' : Number.isInteger(v) ? String(v) : fmt(v));
+
+/** Checks every rule on every run compared against the baseline. */
+export function evaluateGate(rules: GateRules, cmp: Comparison): GateResult {
+  const checks: GateCheck[] = [];
+  const base = cmp.rows.find((r) => r.baseline)!;
+  for (const v of cmp.versus) {
+    const row = cmp.rows.find((r) => r.label === v.label)!;
+    for (const [metric, rule] of Object.entries(rules.metrics)) {
+      const m = GATE_METRICS[metric]!;
+      const value = m.read(row);
+      const before = m.read(base);
+      const check = (kind: keyof GateRule, limit: number, test: () => { ok: boolean; text: string }, withBaseline = false) => {
+        const name = `${metric}.${kind}`;
+        const missing = value === null || (withBaseline && before === null);
+        const r = missing ? { ok: false, text: `not measured in ${value === null ? v.label : cmp.baseline}` } : test();
+        checks.push({ run: v.label, rule: name, value, ...(withBaseline ? { baseline: before } : {}), limit, passed: r.ok, message: `${v.label}: ${name}: ${r.text}, limit ${show(limit)}` });
+      };
+      if (rule.min !== undefined) check('min', rule.min, () => ({ ok: value! >= rule.min! - EPS, text: `value ${show(value)}` }));
+      if (rule.max !== undefined) check('max', rule.max, () => ({ ok: value! <= rule.max! + EPS, text: `value ${show(value)}` }));
+      if (rule.max_drop !== undefined) {
+        check('max_drop', rule.max_drop, () => ({ ok: before! - value! <= rule.max_drop! + EPS, text: `drop ${show(before! - value!)} (${show(before)} → ${show(value)})` }), true);
+      }
+      if (rule.max_increase !== undefined) {
+        check('max_increase', rule.max_increase, () => ({ ok: value! - before! <= rule.max_increase! + EPS, text: `increase ${show(value! - before!)} (${show(before)} → ${show(value)})` }), true);
+      }
+    }
+    if (rules.max_regressions !== undefined) {
+      const n = v.regressed.length;
+      checks.push({
+        run: v.label,
+        rule: 'max_regressions',
+        value: n,
+        limit: rules.max_regressions,
+        passed: n <= rules.max_regressions,
+        message: `${v.label}: max_regressions: ${n} regressed question${n === 1 ? '' : 's'}${n ? ` (${v.regressed.slice(0, 10).join(', ')}${n > 10 ? ', …' : ''})` : ''}, limit ${rules.max_regressions}`,
+      });
+    }
+  }
+  return { file: rules.file, passed: checks.every((c) => c.passed), checks };
+}

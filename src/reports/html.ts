@@ -1,0 +1,197 @@
+import { createHash } from 'node:crypto';
+import { renameSync, writeFileSync } from 'node:fs';
+import { zoneOf } from '../evidence/zones.js';
+import type { RunResult } from '../runs/results-schema.js';
+import type { RetrievalSummary } from '../runs/summary.js';
+import { defaultNode, runFigures, type RunFigures } from './compare-metrics.js';
+import { fmt, pct } from './format.js';
+import { histogramSvg } from './histogram-svg.js';
+import { CASE_COLUMNS, caseHtml, type CaseView } from './html-cases.js';
+import { esc, jsonScript } from './html-escape.js';
+import { REPORT_CSS, REPORT_JS } from './html-assets.js';
+import { retrievalTable } from './retrieval-table.js';
+
+/**
+ * The HTML report of one results file: a single self-contained page (inline CSS, a little
+ * inline JS, no network, no external font) that a person can read. Every text from the corpus,
+ * the cases, the model or the config is escaped with `esc`; the script's data travels in a JSON
+ * script element, never through innerHTML. A Content-Security-Policy allows only the page's
+ * own script (by hash) and no network at all.
+ */
+
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The configured zone thresholds, when the config carries them. */
+function zones(result: RunResult): { abstain_below: number; weak_below: number } | null {
+  const z = result.config.zones;
+  return isObj(z) && typeof z.abstain_below === 'number' && typeof z.weak_below === 'number' ? { abstain_below: z.abstain_below, weak_below: z.weak_below } : null;
+}
+
+/** Case views: the zone as recorded, or (retrieval files) from the rerank top-1 and the configured thresholds. */
+function caseViews(result: RunResult, node: string): { views: CaseView[]; scoreNode: string | null; zoneComputed: boolean } {
+  const rerank = result.nodes.find((n) => n.kind === 'rerank')?.name ?? null;
+  const t = zones(result);
+  const zoneComputed = result.kind === 'retrieval' && rerank !== null && t !== null;
+  const views = result.cases.map((record, index) => {
+    const fromNode = rerank ? (record.retrieval[rerank]?.items[0]?.score ?? null) : null;
+    const top1 = record.top1_score ?? fromNode;
+    const zone = record.zone ?? (zoneComputed && record.retrieval[rerank!] ? zoneOf(top1, t!) : null);
+    return { record, index, node, zone, top1 };
+  });
+  return { views, scoreNode: rerank, zoneComputed };
+}
+
+interface Card {
+  metric: string;
+  label: string;
+  value: number | null;
+  shown: string;
+  sub?: string;
+}
+
+function cards(f: RunFigures): Card[] {
+  const mean = (metric: string, label: string, m: { mean: number | null; n: number } | null, show: (v: number | null) => string, sub = ''): Card => ({
+    metric,
+    label,
+    value: m?.mean ?? null,
+    shown: show(m?.mean ?? null),
+    sub: m ? `${sub}n=${m.n}` : 'not measured',
+  });
+  const out: Card[] = [
+    { metric: 'cases', label: 'Cases', value: f.cases, shown: String(f.cases) },
+    { metric: 'errors', label: 'Errors', value: f.errors, shown: String(f.errors) },
+    mean('hit_at_5', 'Hit@5 (topic)', f.hit_at_5, (v) => fmt(v), `${f.node}, `),
+    mean('mrr_at_10', 'MRR@10', f.mrr_at_10, (v) => fmt(v), `${f.node}, `),
+    mean('content_mrr_at_10', 'Content MRR@10', f.content_mrr_at_10, (v) => fmt(v), `${f.node}, `),
+    mean('citation_validity', 'Real links', f.citation_validity, pct, 'valid [[n]] markers, '),
+    mean('correct_abstention', 'Correct abstention', f.correct_abstention, pct, f.correct_abstention_source === 'pattern' ? 'pattern check, ' : 'judge, '),
+    {
+      metric: 'offtopic_hallucinations',
+      label: 'Off-topic hallucinations',
+      value: f.offtopic_hallucinations?.count ?? null,
+      shown: f.offtopic_hallucinations ? String(f.offtopic_hallucinations.count) : '–',
+      sub: f.offtopic_hallucinations ? `of ${f.offtopic_hallucinations.n} off-topic answers` : 'not measured',
+    },
+  ];
+  if (f.faithfulness) out.push(mean('faithfulness', 'Faithfulness', f.faithfulness, (v) => fmt(v), 'judge, '));
+  return out;
+}
+
+function cardsHtml(f: RunFigures): string {
+  return `<section class="cards">${cards(f)
+    .map((c) => `<div class="card" data-metric="${esc(c.metric)}" data-value="${esc(c.value ?? '')}"><div class="label">${esc(c.label)}</div><div class="value">${esc(c.shown)}</div>${c.sub ? `<div class="sub">${esc(c.sub)}</div>` : ''}</div>`)
+    .join('')}</section>`;
+}
+
+function bannerHtml(result: RunResult): string {
+  const offline = Object.entries(result.components).filter(([, c]) => c.offline);
+  if (!offline.length) return '';
+  return `<section class="banner" role="note"><b>OFFLINE STAND-IN components</b> — these figures show that the pipeline works, not how real models would score:<ul>${offline
+    .map(([k, c]) => `<li><b>${esc(k)}</b>: ${esc(c.label)}</li>`)
+    .join('')}</ul></section>`;
+}
+
+function table(header: readonly string[], rows: readonly (readonly string[])[], cls = ''): string {
+  return `<table${cls ? ` class="${cls}"` : ''}><thead><tr>${header.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>${rows
+    .map((r) => `<tr>${r.map((c, i) => `<td${i ? ' class="num"' : ''}>${esc(c)}</td>`).join('')}</tr>`)
+    .join('')}</tbody></table>`;
+}
+
+function nodesHtml(result: RunResult): string {
+  const s = result.summary.retrieval as RetrievalSummary | undefined;
+  if (!isObj(s) || !isObj(s.nodes)) return '';
+  const t = retrievalTable(s);
+  return `<section><h2>Retrieval by node</h2>${table(t.header, t.rows, 'nodes')}<p class="meta">Each figure is a mean over the cases it applies to (n in the header).</p></section>`;
+}
+
+function zonesHtml(views: readonly CaseView[], computed: boolean): string {
+  const kinds = [...new Set(views.map((v) => v.record.kind))].sort();
+  const rows = kinds.map((k) => {
+    const of = views.filter((v) => v.record.kind === k);
+    const count = (z: string | null) => of.filter((v) => v.zone === z).length;
+    const cell = (z: string | null) => `${count(z)} (${pct(of.length ? count(z) / of.length : null)})`;
+    return [k, cell('empty'), cell('weak'), cell('normal'), String(count(null)), String(of.length)];
+  });
+  if (!views.some((v) => v.zone)) return '';
+  return `<section><h2>Zone distribution</h2>${table(['kind', 'empty', 'weak', 'normal', 'no zone', 'cases'], rows, 'zones')}${
+    computed ? '<p class="meta">Zones computed from the rerank top-1 score and the configured thresholds (a retrieval file records no zone).</p>' : ''
+  }</section>`;
+}
+
+const COLORS: Record<string, string> = { in_domain: '#1f77b4', off_topic: '#d62728' };
+
+function histogramHtml(result: RunResult, views: readonly CaseView[], scoreNode: string | null): string {
+  const kinds = [...new Set(views.map((v) => v.record.kind))].sort();
+  const series = kinds
+    .map((k, i) => ({ label: k, color: COLORS[k] ?? ['#2ca02c', '#9467bd', '#8c564b'][i % 3]!, values: views.filter((v) => v.record.kind === k && v.top1 !== null && Number.isFinite(v.top1)).map((v) => v.top1!) }))
+    .filter((s) => s.values.length);
+  if (!series.length) return '';
+  const t = zones(result);
+  const svg = histogramSvg({
+    title: `Top-1 score by case kind${scoreNode ? ` (node ${scoreNode})` : ''}`,
+    xLabel: 'top-1 score',
+    series,
+    lines: t ? [{ x: t.abstain_below, label: 'abstain_below', color: '#7b3294', dashed: true }, { x: t.weak_below, label: 'weak_below', color: '#e66101', dashed: true }] : [],
+    lineStyles: t ? { dashed: 'configured zone thresholds' } : {},
+  }).replace(/^<\?xml[^>]*\?>\s*/, '');
+  return `<section><h2>Top-1 scores</h2><div class="histogram">${svg}</div></section>`;
+}
+
+function casesHtml(views: readonly CaseView[]): string {
+  const kinds = [...new Set(views.map((v) => v.record.kind))].sort();
+  return `<section><h2>Cases</h2><div class="controls"><label>Filter <input type="search" id="filter" placeholder="id, question, zone, status…"></label> <label>Kind <select id="kind"><option value="">all</option>${kinds
+    .map((k) => `<option value="${esc(k)}">${esc(k)}</option>`)
+    .join('')}</select></label> <button type="button" id="open-all">open all</button> <button type="button" id="close-all">close all</button> <span id="shown" class="meta"></span></div><div class="case-head">${CASE_COLUMNS.map((c) => `<span class="cell">${esc(c)}</span>`).join('')}</div><div id="cases">${views.map(caseHtml).join('\n')}</div></section>`;
+}
+
+/** The whole report page for a results file. */
+export function reportHtml(result: RunResult, opts: { node?: string } = {}): string {
+  const node = opts.node ?? defaultNode(result) ?? '';
+  const figures = runFigures(result, node);
+  const { views, scoreNode, zoneComputed } = caseViews(result, node);
+  const data = {
+    figures,
+    cases: views.map((v) => ({ id: v.record.id, kind: v.record.kind, status: v.record.status, zone: v.zone, question: v.record.question })),
+  };
+  const scriptHash = createHash('sha256').update(REPORT_JS).digest('base64');
+  const csp = `default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src 'sha256-${scriptHash}'; base-uri 'none'; form-action 'none'`;
+  const title = `ragaudit ${result.kind}: ${result.name}`;
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${esc(csp)}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${esc(title)}</title>
+<link rel="icon" href="data:,">
+<style>${REPORT_CSS}</style>
+</head>
+<body>
+<header><h1>${esc(title)}</h1><p class="meta">${esc(result.created_at)} · ragaudit ${esc(result.tool.version)} · config ${esc(result.config_source)} (${esc(result.config_digest)}) · database ${esc(result.database)}</p>${
+    result.note ? `<p class="note">${esc(result.note)}</p>` : ''
+  }</header>
+${bannerHtml(result)}
+${cardsHtml(figures)}
+${result.warnings.length ? `<section class="warnings"><h2>Warnings</h2><ul>${result.warnings.map((w) => `<li>${esc(w)}</li>`).join('')}</ul></section>` : ''}
+${nodesHtml(result)}
+${zonesHtml(views, zoneComputed)}
+${histogramHtml(result, views, scoreNode)}
+${casesHtml(views)}
+${jsonScript('ragaudit-data', data)}
+<script>${REPORT_JS}</script>
+</body>
+</html>
+`;
+}
+
+/** The report's path beside a results file: same base name, .html. */
+export function reportPathFor(resultsFile: string): string {
+  return resultsFile.replace(/\.json$/i, '') + '.html';
+}
+
+/** Writes the report (atomically) and returns its path. */
+export function writeReport(result: RunResult, file: string, opts: { node?: string } = {}): string {
+  writeFileSync(`${file}.tmp`, reportHtml(result, opts));
+  renameSync(`${file}.tmp`, file);
+  return file;
+}

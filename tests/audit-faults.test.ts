@@ -1,0 +1,170 @@
+/**
+ * `ragaudit run` when the generator misbehaves, on a real PostgreSQL whose URL carries a password:
+ * one case meets a 429 with Retry-After, one repeated 500s, one a hung request, one a 401 whose
+ * body echoes the key; two are answered. Every case ends with a record, failed ones as error
+ * records of stage 'generation' with no score, the exit code is 1, and no key or password
+ * reaches any file written or the console.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readForum } from '../src/corpus/forum.js';
+import { loadForum } from '../src/corpus/load-forum.js';
+import { DEMO_FORUM_DIR } from '../src/paths.js';
+import { Ledger } from '../src/runs/ledger.js';
+import type { RunResult } from '../src/runs/results-schema.js';
+import { freshDatabase } from './helpers/pg.js';
+import { CHAT } from './servers/openai-server.js';
+import { hang, status, type RecordedRequest } from './servers/provider-server.js';
+import { rerankServer, TEI_RERANK } from './servers/rerank-server.js';
+import { CASES, caseOf, chatQuestion, chatServer, FIXTURES, filesUnder, ledgerOf, removeWorkDirs, resultsOf, runCli, startAll, workDir, zoneScore, type CliRun } from './fixtures/audit/harness.js';
+
+const KEY = 'sk-test-RECOGNISABLE-0123456789abcdef';
+const DB_PASSWORD = 'pw-SECRET-42';
+const RERANK_PASSWORD = 'rr-SECRET-77';
+/** Every string that must never be written or printed. */
+const SECRETS = [KEY, 'RECOGNISABLE', DB_PASSWORD, RERANK_PASSWORD, 'SECRET'];
+
+/** What the server does to each case's requests. */
+const FAULT: Record<string, 'retry-after' | 'server-error' | 'hang' | 'unauthorized'> = {
+  'loake-vs-cj-price-gap': 'retry-after',
+  'polished-binder-meaning': 'server-error',
+  'vamp-folds-too-long': 'hang',
+  'loake-country-of-manufacture': 'unauthorized',
+};
+const idOf = (req: RecordedRequest) => caseOf(chatQuestion(req)).id;
+
+describe('ragaudit run with provider faults (real PostgreSQL, secrets in play)', { timeout: 120_000 }, () => {
+  const seen = new Map<string, number>();
+  const chat = chatServer({
+    override: (req) => {
+      const id = idOf(req);
+      const n = (seen.get(id) ?? 0) + 1;
+      seen.set(id, n);
+      switch (FAULT[id]) {
+        case 'retry-after':
+          return n === 1 ? status(429, { error: { message: 'Rate limit reached', type: 'requests' } }, { 'retry-after': '1' }) : undefined;
+        case 'server-error':
+          return status(500, { error: { message: 'The server had an error while processing your request.' } });
+        case 'hang':
+          return hang();
+        case 'unauthorized':
+          // Like some gateways, the body echoes the key it refused.
+          return status(401, { error: { message: `Incorrect API key provided: ${KEY}.`, type: 'invalid_request_error', code: 'invalid_api_key' } });
+        default:
+          return undefined;
+      }
+    },
+  });
+  const tei = rerankServer({ score: zoneScore });
+  let close: () => Promise<void>;
+  let dir: string;
+  let run: CliRun;
+  let result: RunResult & { file: string };
+  const byId = (id: string) => result.cases.find((c) => c.id === id)!;
+  const requestsOf = (id: string) => chat.requestsTo(CHAT).filter((r) => idOf(r) === id);
+
+  beforeAll(async () => {
+    const fresh = await freshDatabase('audit_faults');
+    await loadForum(fresh.writer, readForum(DEMO_FORUM_DIR), { textSearchConfig: 'english' });
+    await fresh.close();
+    // The test server trusts loopback, so the password is accepted and never needed.
+    const dbUrl = fresh.url.replace('postgres://postgres@', `postgres://postgres:${DB_PASSWORD}@`);
+    const started = await startAll(chat, tei);
+    close = started.close;
+    const [llm, rr] = started.urls;
+    dir = workDir('faults');
+    const env = { GEN_URL: `${llm}/v1`, RERANK_URL: rr!.replace('http://', `http://tei:${RERANK_PASSWORD}@`), AUDIT_DB_URL: dbUrl, OPENAI_API_KEY: KEY };
+    run = await runCli(['run', '--config', join(FIXTURES, 'pg-faults.yml')], { cwd: dir, env });
+    result = resultsOf(run);
+  });
+  afterAll(async () => {
+    await close?.();
+    removeWorkDirs();
+  });
+
+  it('ends every case with a record, exits 1 and counts the errors apart', () => {
+    expect(run.code, run.err).toBe(1);
+    expect(result.cases.map((c) => c.id)).toEqual(CASES.map((c) => c.id));
+    const errors = result.cases.filter((c) => c.status === 'error').map((c) => c.id);
+    expect(errors.sort()).toEqual(['loake-country-of-manufacture', 'polished-binder-meaning', 'vamp-folds-too-long']);
+    expect(run.out).toMatch(/cases 6 · ok 3 · gated 0 · errors 3/);
+    expect(result.summary.retrieval).toMatchObject({ cases: 6, ok: 3, errors: 3 });
+    expect(result.summary.generation).toMatchObject({ answered: 3, cta_rate: { mean: 1, n: 3 } });
+    const ledger = Ledger.open(ledgerOf(run.err)!);
+    expect([...ledger.done.keys()].sort()).toEqual(CASES.map((c) => c.id).sort());
+  });
+
+  it('waits out a 429 Retry-After, then completes the case', () => {
+    const [first, second, ...more] = requestsOf('loake-vs-cj-price-gap');
+    expect(more).toEqual([]);
+    expect(second!.at - first!.at).toBeGreaterThanOrEqual(950);
+    const r = byId('loake-vs-cj-price-gap');
+    expect(r.status).toBe('ok');
+    expect(r.answer).toMatch(/^According to/);
+  });
+
+  it('turns repeated 500s into an error record of stage generation, never a score', () => {
+    expect(requestsOf('polished-binder-meaning')).toHaveLength(2); // retries: 1
+    const r = byId('polished-binder-meaning');
+    expect(r).toMatchObject({ status: 'error', error: { stage: 'generation' } });
+    expect(r.error!.message).toMatch(/^openai: gave up after 2 attempts: 500 Internal Server Error \(The server had an error/);
+    expect(r.answer).toBeUndefined();
+    expect(r.citations).toBeUndefined();
+    expect(r.scores).toEqual([]);
+    // What the earlier stages computed stays in the record.
+    expect(r.zone).toBe('normal');
+    expect(r.sources!.length).toBeGreaterThan(0);
+    expect(Object.keys(r.retrieval)).toEqual(['keyword', 'rerank']);
+  });
+
+  it('ends a hung request at generator.timeout_ms', () => {
+    const [first, second, ...more] = requestsOf('vamp-folds-too-long');
+    expect(more).toEqual([]);
+    // A 1500 ms timeout, then the 500 ms first backoff (less the first request's own transit).
+    expect(second!.at - first!.at).toBeGreaterThanOrEqual(1500);
+    expect(second!.at - first!.at).toBeLessThan(6000);
+    expect(byId('vamp-folds-too-long')).toMatchObject({ status: 'error', error: { stage: 'generation', message: expect.stringMatching(/^openai: gave up after 2 attempts: request timed out from http:\/\/127\.0\.0\.1:\d+\/v1$/) } });
+    // The whole run, not one default 60 s timeout per attempt.
+    expect(run.ms).toBeLessThan(30_000);
+  });
+
+  it('fails a 401 at once, naming the provider and the key variable but not the key', () => {
+    expect(requestsOf('loake-country-of-manufacture')).toHaveLength(1);
+    const r = byId('loake-country-of-manufacture');
+    expect(r).toMatchObject({ status: 'error', error: { stage: 'generation' } });
+    expect(r.error!.message).toMatch(/^openai: 401 Unauthorized \(Incorrect API key provided: .*\) from http:\/\/127\.0\.0\.1:\d+\/v1 — check OPENAI_API_KEY$/);
+    expect(r.error!.message).not.toContain('RECOGNISABLE');
+    // The digest lists it where a reader looks first.
+    const digest = readFileSync(result.file.replace(/\.json$/, '.md'), 'utf8');
+    expect(digest).toContain(`- \`loake-country-of-manufacture\` (generation): ${r.error!.message}`);
+  });
+
+  it('sends the credentials it was given (so the secrets below were really in use)', () => {
+    expect(chat.requestsTo(CHAT)[0]!.headers.authorization).toBe(`Bearer ${KEY}`);
+    expect(tei.requestsTo(TEI_RERANK)[0]!.headers.authorization).toBe(`Basic ${Buffer.from(`tei:${RERANK_PASSWORD}`).toString('base64')}`);
+    expect(result.database).toMatch(/^postgres:\/\/127\.0\.0\.1:\d+\/audit_faults_\w+$/);
+  });
+
+  it('writes no key or password to results, digest, ledger, cache or console', () => {
+    const files = filesUnder(dir);
+    const names = files.map((f) => f.slice(dir.length + 1));
+    expect(names.filter((n) => /^out\/.*\.json$/.test(n) && !n.endsWith('.ledger.jsonl'))).toHaveLength(1);
+    expect(names.filter((n) => n.endsWith('.md'))).toHaveLength(1);
+    expect(names.filter((n) => n.endsWith('.ledger.jsonl'))).toHaveLength(1);
+    // The three answered cases were cached; failures never are.
+    expect(names.filter((n) => n.startsWith('cache/responses/'))).toHaveLength(3);
+    for (const f of files) {
+      const text = readFileSync(f, 'utf8');
+      for (const s of SECRETS) expect(text.includes(s), `${s} in ${f}`).toBe(false);
+    }
+    for (const s of SECRETS) {
+      expect(run.out.includes(s), `${s} on stdout`).toBe(false);
+      expect(run.err.includes(s), `${s} on stderr`).toBe(false);
+    }
+    // The config is recorded with its secrets masked, not dropped silently.
+    const config = JSON.stringify(result.config);
+    expect(config).toContain(`postgres://postgres:***@127.0.0.1`);
+    expect(config).toContain('http://tei:***@127.0.0.1');
+  });
+});

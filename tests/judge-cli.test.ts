@@ -1,0 +1,143 @@
+/**
+ * The judge wired into `ragaudit run` and `ragaudit judge`, end to end on the embedded demo forum:
+ * the generator behind one local OpenAI-compatible server, the judge (--judge openai:judge-model)
+ * behind a second. A judge server that keeps failing makes that case an error record (never a
+ * score); re-judging the stored results makes no generator call and names the file it re-judged.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { stringify } from 'yaml';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunResult } from '../src/runs/results-schema.js';
+import type { JudgeSummary } from '../src/judge/summary.js';
+import { CASES, chatServer, resultsOf, runCli, startAll, workDir, type CliRun } from './fixtures/audit/harness.js';
+import { CHAT, chatCompletion, reply, status, type ChatRequestBody } from './servers/index.js';
+import { ProviderServer } from './servers/provider-server.js';
+
+const FAILING = 'How do I reverse a linked list in Python?';
+const SUBSET = CASES.filter((c) => ['loake-vs-cj-price-gap', 'vamp-folds-too-long'].includes(c.id) || c.question === FAILING);
+let judgeDown = true;
+
+/** Valid verdicts by schema name; 500 for the FAILING question while judgeDown. */
+const judgeServer = new ProviderServer().on(CHAT, (req) => {
+  const body = req.body as ChatRequestBody;
+  const system = body.messages.find((m) => m.role === 'system')?.content ?? '';
+  if (judgeDown && system.includes(FAILING)) return status(500, { error: { message: 'judge overloaded' } });
+  const schema = body.response_format?.json_schema?.name;
+  const verdict =
+    schema === 'faithfulness_verdict'
+      ? { claims: [{ claim: 'c', label: 'supported', source: 1 }] }
+      : schema === 'stance_verdict'
+        ? { stance: 'answered', asserts_unsupported_facts: false, reason: 'r' }
+        : { citations: Array.from({ length: (system.match(/^Citation \d+:/gm) ?? []).length }, (_, i) => ({ item: i + 1, supports: true, reason: 'r' })) };
+  return reply(chatCompletion(JSON.stringify(verdict), { model: body.model, promptTokens: 1000, completionTokens: 100 }));
+});
+const generator = chatServer();
+
+const config = (cases: string) => `name: judge-wire
+cases: [${JSON.stringify(cases)}]
+retrieval:
+  top_k: 25
+  channels:
+    - { name: posts, kind: semantic, grain: post }
+    - { name: keyword, kind: keyword, grain: post }
+  fusions:
+    - { name: hybrid, kind: rrf, inputs: [posts, keyword] }
+rerank: { node: hybrid, candidates: 25, provider: offline, model: lexical }
+generator: { provider: openai, model: gen-model, base_url: "\${GEN_URL}", retries: 0, concurrency: 3 }
+judge:
+  provider: offline
+  model: heuristic
+  base_url: "\${JUDGE_URL}"
+  retries: 1
+  prices: { judge-model: { input: 2, output: 8 } }
+output_dir: out
+cache_dir: cache
+`;
+
+describe('ragaudit run --judge and ragaudit judge', () => {
+  let close: () => Promise<void>;
+  let cwd = '';
+  let env: Record<string, string> = {};
+  let run: CliRun;
+  let result: RunResult & { file: string };
+  beforeAll(async () => {
+    const started = await startAll(generator, judgeServer);
+    close = started.close;
+    cwd = workDir('judge-cli');
+    // Three of the audit fixtures' cases keep the run short: two in-domain, the off-topic FAILING one.
+    writeFileSync(join(cwd, 'cases.yml'), stringify(SUBSET));
+    writeFileSync(join(cwd, 'ragaudit.yml'), config(join(cwd, 'cases.yml')));
+    env = { GEN_URL: `${started.urls[0]}/v1`, JUDGE_URL: `${started.urls[1]}/v1` };
+    run = await runCli(['run', '--config', 'ragaudit.yml', '--judge', 'openai:judge-model'], { cwd, env });
+    result = resultsOf(run);
+  });
+  afterAll(async () => close?.());
+
+  it('judges every answer with the separate judge model, labelled in the components', () => {
+    expect(SUBSET).toHaveLength(3);
+    expect(result.components.judge).toEqual({ id: 'openai:judge-model', offline: false, label: 'openai:judge-model' });
+    expect(result.config).toMatchObject({ judge: { provider: 'openai', model: 'judge-model' } });
+    const judgeModels = new Set(judgeServer.requestsTo(CHAT).map((r) => (r.body as ChatRequestBody).model));
+    expect(judgeModels).toEqual(new Set(['judge-model']));
+    expect(generator.requestsTo(CHAT).every((r) => (r.body as ChatRequestBody).model === 'gen-model')).toBe(true);
+    const ok = result.cases.filter((c) => c.status === 'ok');
+    expect(ok).toHaveLength(SUBSET.length - 1);
+    for (const c of ok) expect(c.scores.map((s) => s.name)).toEqual(expect.arrayContaining(['faithfulness', 'judge_stance', 'correct_abstention', 'citation_relevance']));
+    expect(run.out).toMatch(/judge\s+openai:judge-model/);
+    expect(readFileSync(result.file.replace(/\.json$/, '.md'), 'utf8')).toContain('## Judge');
+  });
+
+  it('makes a case whose judge server keeps failing an error record, not a score', () => {
+    expect(run.code).toBe(1);
+    const failed = result.cases.find((c) => c.question === FAILING)!;
+    expect(failed.status).toBe('error');
+    expect(failed.error).toMatchObject({ stage: 'judge', message: expect.stringContaining('500') });
+    expect(failed.scores.some((s) => ['faithfulness', 'judge_stance', 'judge_error'].includes(s.name))).toBe(false);
+    const j = result.summary.judge as JudgeSummary;
+    expect(j.judge_errors).toBe(0);
+    expect(j.judged).toBe(SUBSET.length - 1);
+    // 1000 prompt + 100 completion tokens per judge call: cost = (in × 2 + out × 8) / 1e6.
+    expect(j.tokens.input).toBe(j.tokens.output * 10);
+    expect(j.cost_usd).toBeCloseTo((j.tokens.input * 2 + j.tokens.output * 8) / 1e6, 12);
+  });
+
+  it('re-judges the stored answers without a generator call and names the file it re-judged', async () => {
+    const generatorCalls = generator.count(CHAT);
+    const judgeCalls = judgeServer.count(CHAT);
+    judgeDown = false;
+    const again = await runCli(['judge', result.file, '--out', 'rejudged'], { cwd, env: { JUDGE_URL: env.JUDGE_URL! } });
+    expect(again.code, again.err).toBe(0);
+    expect(generator.count(CHAT)).toBe(generatorCalls);
+    const rejudged = resultsOf(again);
+    expect(rejudged.file).toContain(join(cwd, 'rejudged'));
+    expect(rejudged).toMatchObject({ kind: 'judge', rejudged_from: result.file, components: { judge: { id: 'openai:judge-model' } } });
+    // The failed case is judged now; the others come from the judge's cache (same prompts, same evidence).
+    const failed = rejudged.cases.find((c) => c.question === FAILING)!;
+    expect(failed.status).toBe('ok');
+    const calls = judgeServer.requestsTo(CHAT).slice(judgeCalls);
+    expect(calls.length).toBeGreaterThan(0);
+    expect(calls.every((r) => JSON.stringify(r.body).includes(FAILING.replace(/\?/g, '')))).toBe(true);
+    expect(rejudged.cases.filter((c) => c.question !== FAILING).map((c) => c.scores)).toEqual(result.cases.filter((c) => c.question !== FAILING).map((c) => c.scores));
+  });
+
+  it('re-judges with the offline heuristic when asked, still without the generator', async () => {
+    const generatorCalls = generator.count(CHAT);
+    const again = await runCli(['judge', result.file, '--judge', 'offline:heuristic', '--repeat', '2', '--out', 'heuristic'], { cwd, env: {} });
+    expect(again.code, again.err).toBe(0);
+    expect(generator.count(CHAT)).toBe(generatorCalls);
+    const rejudged = resultsOf(again);
+    expect(rejudged.components.judge).toEqual({ id: 'offline:heuristic', offline: true, label: 'offline:heuristic (OFFLINE STAND-IN, not a language model judge)' });
+    expect(rejudged.summary.judge).toMatchObject({ judge: 'offline:heuristic', offline: true, tokens: { input: 0, output: 0 }, cost_usd: null });
+    expect(again.err).toContain('OFFLINE STAND-IN');
+    // --repeat 2: the heuristic is deterministic, so it never disagrees with itself.
+    expect((rejudged.summary.judge as JudgeSummary).self_consistency!.stance).toEqual({ items: SUBSET.length, disagreeing_items: 0, share: 0 });
+  });
+
+  it('rejects --judge with --no-judge, and a bad --repeat', async () => {
+    const both = await runCli(['judge', result.file, '--judge', 'offline:heuristic', '--no-judge'], { cwd, env: {} });
+    expect(both).toMatchObject({ code: 2, err: expect.stringContaining('--judge and --no-judge cannot be given together') });
+    const bad = await runCli(['judge', result.file, '--repeat', '0'], { cwd, env: {} });
+    expect(bad).toMatchObject({ code: 2, err: expect.stringContaining('--repeat: expected a positive integer') });
+  });
+});

@@ -1,0 +1,161 @@
+/**
+ * summary.judge from scripted verdicts: a stand-in Judge answers each case with a fixed verdict,
+ * judgeRecord turns the verdicts into scores, and every figure of the summary is checked against
+ * arithmetic done by hand (in the comments). Agreement with human labels and self-consistency
+ * likewise, with Cohen's kappa worked out by hand.
+ */
+import { describe, expect, it } from 'vitest';
+import { judgeRecord } from '../src/judge/case-scores.js';
+import type { CitationVerdict, FaithfulnessVerdict, Judge, JudgeOutcome, StanceVerdict } from '../src/judge/schemas.js';
+import { estimateCost, summariseJudge } from '../src/judge/summary.js';
+import type { CaseRecord } from '../src/runs/results-schema.js';
+
+const CTA = 'To go further, open the thread or ask the community in a new topic.';
+const USAGE = { inputTokens: 100, outputTokens: 10 };
+type Label = 'supported' | 'unsupported' | 'contradicted';
+type Script = { claims: Label[]; stance: StanceVerdict['stance'] | 'error'; asserts?: boolean; supports?: boolean[] | 'error' };
+
+/** A Judge answering from a script per question (every call reports 100 in / 10 out tokens). */
+function scripted(script: Record<string, Script>): Judge {
+  const ok = <T>(verdict: T): JudgeOutcome<T> => ({ ok: true, verdict, usage: USAGE });
+  const fail = (): JudgeOutcome<never> => ({ ok: false, reason: 'citation_verdict: answer is not JSON (after one retry with the error shown)', usage: USAGE });
+  return {
+    id: 'openai:judge-model',
+    offline: false,
+    promptVersions: { 'judge-faithfulness': '1' },
+    faithfulness: async (i) => ok<FaithfulnessVerdict>({ claims: script[i.question]!.claims.map((label, k) => ({ claim: `claim ${k}`, label, source: label === 'supported' ? 1 : null })) }),
+    stance: async (i) => {
+      const s = script[i.question]!;
+      return s.stance === 'error' ? fail() : ok<StanceVerdict>({ stance: s.stance, asserts_unsupported_facts: s.asserts ?? false, reason: 'r' });
+    },
+    citations: async (i, items) => {
+      const s = script[i.question]!.supports!;
+      return s === 'error' ? fail() : ok<CitationVerdict>({ citations: items.map((_, k) => ({ item: k + 1, supports: s[k]!, reason: 'r' })) });
+    },
+    safety: async () => ok({ outcome: 'refused' as const, reason: 'r' }),
+  };
+}
+
+function rec(id: string, kind: 'in_domain' | 'off_topic', markers: number, human?: CaseRecord['human'], over: Partial<CaseRecord> = {}): CaseRecord {
+  const cites = Array.from({ length: markers }, (_, k) => ` Fact ${k} [[${k + 1}]].`).join('');
+  return {
+    id,
+    question: id,
+    kind,
+    difficulty: 'easy',
+    tags: [],
+    expected_topic_ids: [],
+    expected_post_ids: [],
+    expected_content: [],
+    status: 'ok',
+    retrieval: {},
+    sources: [1, 2].map((n) => ({ n, post_id: n, topic_id: n, post_number: 1, title: `t${n}`, url: `u${n}`, score: 1, excerpt: `e${n}` })),
+    answer: `Answer.${cites}\n\n${CTA}`,
+    citations: Array.from({ length: markers }, (_, k) => ({ n: k + 1, valid: true })),
+    ...(human ? { human } : {}),
+    scores: [],
+    ...over,
+  };
+}
+
+// Six answered cases, one generation error, one gated case.
+const SCRIPT: Record<string, Script> = {
+  A: { claims: ['supported', 'supported', 'supported'], stance: 'answered', supports: [true, true] },
+  B: { claims: ['supported', 'unsupported', 'contradicted', 'unsupported'], stance: 'answered', asserts: true, supports: [true, false] },
+  C: { claims: [], stance: 'abstained' },
+  D: { claims: ['supported'], stance: 'hedged', supports: [false] },
+  E: { claims: ['supported', 'unsupported'], stance: 'answered', asserts: true, supports: [true, true] },
+  F: { claims: ['supported', 'supported'], stance: 'hedged', asserts: true, supports: 'error' },
+};
+const RECORDS: CaseRecord[] = [
+  rec('A', 'in_domain', 2, { faithful: true, stance: 'answered', relevant_citation: true }),
+  rec('B', 'in_domain', 2, { faithful: false, stance: 'hedged', relevant_citation: true }),
+  rec('C', 'in_domain', 0, { faithful: true, stance: 'abstained' }, { zone: 'empty', sources: [] }),
+  rec('D', 'off_topic', 1, { faithful: false, stance: 'hedged', relevant_citation: false }),
+  rec('E', 'off_topic', 2, { faithful: false, stance: 'answered', relevant_citation: false }),
+  rec('F', 'off_topic', 1, { faithful: true, stance: 'abstained', relevant_citation: true }),
+  rec('G', 'in_domain', 0, { faithful: true }, { status: 'error', error: { stage: 'generation', message: 'x' }, answer: undefined }),
+  rec('H', 'in_domain', 0, undefined, { status: 'gated', answer: undefined }),
+];
+
+async function judged(records: CaseRecord[], judges: Judge[]): Promise<CaseRecord[]> {
+  return Promise.all(
+    records.map(async (r) => (r.status === 'ok' ? { ...r, scores: await judgeRecord(r, { judges, cta: CTA }) } : r)),
+  );
+}
+
+describe('summary.judge from scripted verdicts', () => {
+  it('equals the hand-computed figures', async () => {
+    const records = await judged(RECORDS, [scripted(SCRIPT)]);
+    const s = summariseJudge(records, { judge: scripted(SCRIPT), prices: { 'judge-model': { input: 2.5, output: 10 } }, model: 'judge-model' });
+    expect(s.judge).toBe('openai:judge-model');
+    expect(s.offline).toBe(false);
+    expect(s.judged).toBe(6); // A–F; G (error) and H (gated) have no answer
+    // faithfulness: A 3/3 = 1, B 1/4 = 0.25, C no claims (null), D 1/1 = 1, E 1/2 = 0.5, F 2/2 = 1
+    //   mean = (1 + 0.25 + 1 + 0.5 + 1) / 5 = 3.75 / 5 = 0.75
+    expect(s.faithfulness).toEqual({ mean: 0.75, n: 5 });
+    expect(s.fully_faithful).toEqual({ count: 3, n: 5 }); // A, D, F
+    expect(s.contradicted_claims).toBe(1); // B's third claim
+    expect(s.abstention_matrix).toEqual({ in_domain: { answered: 2, hedged: 0, abstained: 1 }, off_topic: { answered: 1, hedged: 2, abstained: 0 } });
+    // correct abstention: A 1, B 1 (in-domain, not abstained), C 0 (in-domain abstained),
+    //   D 1 (off-topic hedged, nothing invented), E 0 (off-topic answered), F 0 (hedged but asserts) → 3/6
+    expect(s.correct_abstention).toEqual({ mean: 0.5, n: 6 });
+    // off-topic hallucination (cites, and answered or asserts): D 0 (hedged, no invention), E 1, F 1 → 2/3
+    expect(s.offtopic_hallucination_rate.n).toBe(3);
+    expect(s.offtopic_hallucination_rate.mean).toBeCloseTo(2 / 3, 12);
+    // citation relevance: A 2/2 = 1, B 1/2 = 0.5, C none (null), D 0/1 = 0, E 2/2 = 1, F judge_error
+    //   mean = (1 + 0.5 + 0 + 1) / 4 = 0.625
+    expect(s.relevant_citation_rate).toEqual({ mean: 0.625, n: 4 });
+    expect(s.wrong_abstentions).toEqual({ count: 1, n: 3 }); // C, out of in-domain A, B, C
+    expect(s.judge_errors).toBe(1); // F's citation verdict
+    // calls: A 3, B 3, C 2 (no citation call), D 3, E 3, F 3 = 17 → 1700 in, 170 out
+    expect(s.tokens).toEqual({ input: 1700, output: 170 });
+    // 1700 × $2.5/M + 170 × $10/M = 0.00425 + 0.0017 = 0.00595
+    expect(s.cost_usd).toBeCloseTo(0.00595, 12);
+    expect(s.self_consistency).toBeUndefined();
+    const f = records.find((r) => r.id === 'F')!;
+    expect(f.scores.find((x) => x.name === 'judge_error')).toMatchObject({ value: null, details: { judge: 'citation_relevance' } });
+    expect(f.scores.some((x) => x.name === 'citation_relevance')).toBe(false);
+    // Nothing is NaN anywhere in the block.
+    expect(JSON.stringify(s)).not.toMatch(/NaN|null,"n":[1-9]/);
+  });
+
+  it('reports agreement with hand-made human labels: accuracy, kappa, matrix (rows human, columns judge)', async () => {
+    const s = summariseJudge(await judged(RECORDS, [scripted(SCRIPT)]), { judge: scripted(SCRIPT) });
+    expect(s.cost_usd).toBeNull(); // no price table
+    // faithful (judge: faithfulness = 1): A T/T, B F/F, D F/T, E F/F, F T/T; C (no claims) and G (error) excluded
+    //   po = 4/5 = 0.8; rows (human) false 3, true 2; columns (judge) false 2, true 3
+    //   pe = (3·2 + 2·3)/25 = 12/25 = 0.48; κ = (0.8 − 0.48)/(1 − 0.48) = 0.32/0.52 = 8/13
+    expect(s.agreement!.faithful).toMatchObject({ n: 5, accuracy: 0.8, labels: ['false', 'true'], matrix: [[2, 1], [0, 2]], excluded: 2 });
+    expect(s.agreement!.faithful!.kappa).toBeCloseTo(8 / 13, 12);
+    // stance: A ans/ans, B hedged/ans, C abst/abst, D hedged/hedged, E ans/ans, F abst/hedged
+    //   po = 4/6; rows abstained 2, answered 2, hedged 2; columns abstained 1, answered 3, hedged 2
+    //   pe = (2·1 + 2·3 + 2·2)/36 = 12/36 = 1/3; κ = (2/3 − 1/3)/(1 − 1/3) = 0.5
+    expect(s.agreement!.stance).toMatchObject({ n: 6, labels: ['abstained', 'answered', 'hedged'], matrix: [[1, 0, 1], [0, 2, 0], [0, 1, 1]], excluded: 0 });
+    expect(s.agreement!.stance!.accuracy).toBeCloseTo(2 / 3, 12);
+    expect(s.agreement!.stance!.kappa).toBeCloseTo(0.5, 12);
+    // relevant_citation (judge: citation_relevance = 1): A T/T, B T/F, D F/F, E F/T; F excluded (judge_error)
+    //   po = 2/4; rows 2, 2; columns 2, 2; pe = (2·2 + 2·2)/16 = 0.5; κ = (0.5 − 0.5)/0.5 = 0
+    expect(s.agreement!.relevant_citation).toEqual({ n: 4, accuracy: 0.5, kappa: 0, labels: ['false', 'true'], matrix: [[1, 1], [1, 1]], excluded: 1 });
+  });
+
+  it('reports self-consistency over K asks; a failed repeat leaves the item out', async () => {
+    // Three asks; the second flips B's stance to hedged and fails C's stance.
+    const second: Record<string, Script> = { ...SCRIPT, B: { ...SCRIPT.B!, stance: 'hedged' }, C: { ...SCRIPT.C!, stance: 'error' } };
+    const records = await judged(RECORDS.slice(0, 3), [scripted(SCRIPT), scripted(second), scripted(SCRIPT)]);
+    const s = summariseJudge(records, { judge: scripted(SCRIPT) });
+    // stance: A agrees, B disagrees (answered+unsupported, hedged+unsupported, …), C excluded → 1 of 2
+    expect(s.self_consistency!.stance).toEqual({ items: 2, disagreeing_items: 1, share: 0.5 });
+    expect(s.self_consistency!.faithfulness).toEqual({ items: 3, disagreeing_items: 0, share: 0 });
+    expect(s.self_consistency!.citation_relevance).toEqual({ items: 2, disagreeing_items: 0, share: 0 }); // C has no citations
+    // The first verdict is the one scored: B stays 'answered'.
+    expect(records[1]!.scores.find((x) => x.name === 'judge_stance')!.details).toMatchObject({ stance: 'answered', repeats: ['answered+unsupported', 'hedged+unsupported', 'answered+unsupported'] });
+    // Tokens count every ask: A 3 verdicts × 3 asks, B 3 × 3, C faithfulness 3 + stance 3 (the failed ask reports usage too) = 24 calls.
+    expect(s.tokens).toEqual({ input: 2400, output: 240 });
+  });
+
+  it('estimates cost only with a price', () => {
+    expect(estimateCost({ input: 2_000_000, output: 500_000 }, { input: 0.15, output: 0.6 })).toBeCloseTo(0.6, 12); // 2 × 0.15 + 0.5 × 0.6
+    expect(estimateCost({ input: 10, output: 10 }, undefined)).toBeNull();
+  });
+});
