@@ -68,6 +68,9 @@ const OR_TSQUERY = `to_tsquery('simple', coalesce((SELECT string_agg('''' || rep
 
 /** Discourse (with discourse-ai embeddings) as seen by the audit: public content only. */
 export class DiscourseProfile {
+  /** Visibility of posts already checked during this run (one profile lives for one run). */
+  private readonly visible = new Map<number, boolean>();
+
   constructor(readonly db: SqlClient) {}
 
   async semanticPosts(q: SemanticQuery): Promise<RetrievedItem[]> {
@@ -120,11 +123,19 @@ export class DiscourseProfile {
     return toItems(rows);
   }
 
-  /** Which of these post ids exist and are public now (citation validity, golden checks). */
+  /**
+   * Which of these post ids exist and are public (citation validity, golden checks), as of the
+   * first time this run asked about each: many answers cite the same posts, and one query per
+   * post and run keeps the database out of the generation loop's hot path.
+   */
   async publicPostIds(ids: number[]): Promise<Set<number>> {
-    if (ids.length === 0) return new Set();
-    const rows = await this.db.query<{ id: number }>(`SELECT p.id FROM ${FROM_POSTS} WHERE p.id = ANY($1::int[]) AND ${PUBLIC_POST}`, [ids]);
-    return new Set(rows.map((r) => Number(r.id)));
+    const unknown = [...new Set(ids.filter((id) => !this.visible.has(id)))];
+    if (unknown.length) {
+      const rows = await this.db.query<{ id: number }>(`SELECT p.id FROM ${FROM_POSTS} WHERE p.id = ANY($1::int[]) AND ${PUBLIC_POST}`, [unknown]);
+      const found = new Set(rows.map((r) => Number(r.id)));
+      for (const id of unknown) this.visible.set(id, found.has(id));
+    }
+    return new Set(ids.filter((id) => this.visible.get(id)));
   }
 
   /** Which of these topic ids exist and have at least one public post. */

@@ -132,7 +132,7 @@ export class Scanner {
         }
         p = nl < 0 ? n : nl + 1;
         lineNo++;
-        this.skip(count);
+        this.skipBytes(count);
         continue;
       }
       let f = 0;
@@ -227,7 +227,7 @@ export class Scanner {
     this.lastQid = key;
   }
 
-  private skip(count: number): void {
+  private skipBytes(count: number): void {
     const k = this.skipAt.length;
     if (k > 0 && this.skipAt[k - 1] === count) this.skipped[k - 1]!++;
     else {
