@@ -14,6 +14,7 @@ import { generationMarkdown } from '../reports/generation-digest.js';
 import { collectSecrets } from '../runs/context.js';
 import { parseModelSpec } from '../runs/providers.js';
 import { readResults, writeResults } from '../runs/results-file.js';
+import { reportPathFor, writeReport } from '../reports/html.js';
 import { numberFlag, parseOrThrow, type CliIO, type Command } from './command.js';
 import { progressBar } from './progress.js';
 
@@ -113,7 +114,8 @@ export const judgeCommand: Command = {
     const files = writeResults(resolve(io.cwd, config.output_dir), result, md, { secrets: collectSecrets(config, io.env) });
     io.out(`${textTable(['judge', 'value'], judgeRows(result.summary.judge as JudgeSummary))}\n\n`);
     const errors = result.cases.filter((c) => c.status === 'error' && c.error?.stage === 'judge').length;
-    io.out(`re-judged ${file}\ncases ${result.cases.length} · judge errors (infrastructure) ${errors}\nresults: ${files.json}\ndigest:  ${files.md}\n`);
+    const html = writeReport(result, reportPathFor(files.json));
+    io.out(`re-judged ${file}\ncases ${result.cases.length} · judge errors (infrastructure) ${errors}\nresults: ${files.json}\ndigest:  ${files.md}\nreport:  ${html}\n`);
     return errors > 0 ? 1 : 0;
   },
 };
