@@ -1,5 +1,5 @@
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
-import { basename, join, relative, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { InputError } from '../errors.js';
@@ -29,6 +29,7 @@ import {
 import { numberFlag, parseOrThrow, type CliIO, type Command } from './command.js';
 import { announceComponents, loadWithOverrides, openPipeline, outputDir, PIPELINE_HELP, PIPELINE_OPTIONS } from './common.js';
 import { progressBar } from './progress.js';
+import { displayPath } from '../paths.js';
 import { parseCandidates, runZoneAB } from './calibrate-answer.js';
 
 const OPTIONS = {
@@ -84,11 +85,6 @@ Exit codes: 0 done (including "no pair meets the constraints"), 2 bad input, con
 
 type Values = ReturnType<typeof parseArgs<{ args: string[]; options: typeof OPTIONS; allowPositionals: true }>>['values'];
 
-/** A path as shown and stored: relative to the working directory when inside it. */
-function shown(path: string, cwd: string): string {
-  const rel = relative(cwd, path);
-  return rel && !rel.startsWith('..') ? rel : path;
-}
 
 /** A share with its count, e.g. `17.0 % (10/59)`. */
 const share = (c: Count) => `${pct(c.share)} (${c.count}/${c.n})`;
@@ -306,7 +302,7 @@ export const calibrateCommand: Command = {
     const excluded = excludedLines(cal);
     io.out(
       [
-        `calibrate: ${cases.length} cases from ${shown(source.path, io.cwd)} (${result.kind}), node '${node.node}'`,
+        `calibrate: ${cases.length} cases from ${displayPath(source.path, io.cwd)} (${result.kind}), node '${node.node}'`,
         ...notes,
         '',
         textTable(d.header, d.rows),
@@ -329,7 +325,7 @@ export const calibrateCommand: Command = {
       tool: { name: 'ragaudit', version: TOOL_VERSION },
       name,
       created_at: created.toISOString(),
-      source: shown(source.path, io.cwd),
+      source: displayPath(source.path, io.cwd),
       source_kind: result.kind,
       node: node.node,
       notes,

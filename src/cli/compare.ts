@@ -7,6 +7,7 @@ import { comparisonMarkdown, comparisonText } from '../reports/compare-format.js
 import { evaluateGate, GATE_METRICS, loadGate, type GateResult } from '../reports/gate.js';
 import { junitXml } from '../reports/junit.js';
 import { readResults, timestamp } from '../runs/results-file.js';
+import { displayPath } from '../paths.js';
 import { numberFlag, parseOrThrow, type CliIO, type Command } from './command.js';
 
 const OPTIONS = {
@@ -88,9 +89,9 @@ export const compareCommand: Command = {
     const seed = numberFlag('seed', values.seed) ?? 1;
     if (!Number.isInteger(seed)) throw new InputError(`--seed: expected an integer, got ${values.seed}`);
     // Every input is validated before anything is computed or written.
-    const gate = values.gate ? loadGate(resolve(io.cwd, values.gate)) : undefined;
+    const gate = values.gate ? { ...loadGate(resolve(io.cwd, values.gate)), file: displayPath(resolve(io.cwd, values.gate), io.cwd) } : undefined;
     const names = labels(files);
-    const runs: LoadedRun[] = files.map((file, i) => ({ label: names[i]!, file, result: readResults(file) }));
+    const runs: LoadedRun[] = files.map((file, i) => ({ label: names[i]!, file: displayPath(file, io.cwd), result: readResults(file) }));
     const cmp = compareRuns(runs, { baseline, seed, ...(values.node ? { node: values.node } : {}) });
     const verdict: GateResult | undefined = gate ? evaluateGate(gate, cmp) : undefined;
 

@@ -70,6 +70,8 @@ or ended in error, 2 bad input or config.`,
       return 0;
     }
     const loaded = loadWithOverrides(values, io);
+    // Probe results sit beside the audit's: name them apart unless --name says otherwise.
+    if (!values.name) loaded.config.name = `${loaded.config.name}-probes`;
     applyGenerationFlags(loaded, values);
     const repeat = applyJudgeFlags(loaded.config, values);
     const probes = loadProbes(values.probes?.length ? values.probes.map((p) => resolveFrom({ ...loaded, baseDir: io.cwd }, p)) : loaded.config.probes.map((p) => resolveFrom(loaded, p)));
