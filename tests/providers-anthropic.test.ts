@@ -1,5 +1,6 @@
 import { inspect } from 'node:util';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { serveDuringSuite } from './servers/suite.js';
 import { z } from 'zod';
 import { ConfigError, JudgeParseError, ProviderError } from '../src/errors.js';
 import { AnthropicChatModel, type AnthropicChatModelOptions } from '../src/llm/anthropic.js';
@@ -18,18 +19,10 @@ import {
 const KEY = 'sk-ant-test-SECRET-abcdef123456';
 let toolInput: unknown = {};
 const server = anthropicServer({ toolInput: () => toolInput });
-let url = '';
-let close: () => Promise<void>;
-
-beforeAll(async () => ({ url, close } = await server.start()));
-afterAll(() => close());
-afterEach(() => {
-  server.reset();
-  vi.unstubAllEnvs();
-});
+const served = serveDuringSuite(server);
 
 const model = (o: Partial<AnthropicChatModelOptions> = {}) =>
-  new AnthropicChatModel({ model: 'claude-test', baseURL: url, apiKey: KEY, minDelayMs: 5, ...o });
+  new AnthropicChatModel({ model: 'claude-test', baseURL: served.url, apiKey: KEY, minDelayMs: 5, ...o });
 
 const Claims = z.object({
   claims: z.array(z.object({ text: z.string(), label: z.enum(['supported', 'unsupported', 'contradicted']) })),
@@ -132,7 +125,7 @@ describe('AnthropicChatModel', () => {
     const t0 = performance.now();
     const err = await model({ timeoutMs: 300, retries: 0 }).complete(ask).catch((e: unknown) => e);
     expect(performance.now() - t0).toBeLessThan(1200);
-    expect((err as Error).message).toBe(`anthropic: gave up after 1 attempt: request timed out from ${url}`);
+    expect((err as Error).message).toBe(`anthropic: gave up after 1 attempt: request timed out from ${served.url}`);
   });
 
   it('fails fast on 401 without showing the key', async () => {
@@ -140,13 +133,13 @@ describe('AnthropicChatModel', () => {
     const err = await model().complete(ask).catch((e: unknown) => e);
     expect(server.count(MESSAGES)).toBe(1);
     expect(err).toBeInstanceOf(ProviderError);
-    expect((err as Error).message).toBe(`anthropic: 401 Unauthorized (invalid x-api-key ***) from ${url} — check ANTHROPIC_API_KEY`);
+    expect((err as Error).message).toBe(`anthropic: 401 Unauthorized (invalid x-api-key ***) from ${served.url} — check ANTHROPIC_API_KEY`);
     expect(inspect(err, { depth: 8 })).not.toContain('SECRET');
   });
 
   it('needs a key only without a baseURL', () => {
     vi.stubEnv('ANTHROPIC_API_KEY', '');
     expect(() => new AnthropicChatModel({ model: 'claude-x' })).toThrow(ConfigError);
-    expect(() => new AnthropicChatModel({ model: 'claude-x', baseURL: url })).not.toThrow();
+    expect(() => new AnthropicChatModel({ model: 'claude-x', baseURL: served.url })).not.toThrow();
   });
 });

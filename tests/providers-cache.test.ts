@@ -1,7 +1,8 @@
 import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { serveDuringSuite } from './servers/suite.js';
 import { z } from 'zod';
 import { ResponseCache, cachedModel, canonicalJson } from '../src/llm/cache.js';
 import { OpenAIChatModel } from '../src/llm/openai.js';
@@ -9,12 +10,9 @@ import { CHAT, chatCompletion, openAIServer, reply } from './servers/index.js';
 
 const KEY = 'sk-test-SECRET-abcdef123456';
 const server = openAIServer();
-let url = '';
-let close: () => Promise<void>;
+const served = serveDuringSuite(server);
 let dir = '';
 
-beforeAll(async () => ({ url, close } = await server.start()));
-afterAll(() => close());
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'ragaudit-cache-'));
 });
@@ -29,7 +27,7 @@ async function allFiles(root: string): Promise<string[]> {
 }
 
 const ask = { system: 'Be brief.', messages: [{ role: 'user' as const, content: 'What is RRF?' }], temperature: 0 };
-const model = () => new OpenAIChatModel({ model: 'test-model', baseURL: `${url}/v1`, apiKey: KEY });
+const model = () => new OpenAIChatModel({ model: 'test-model', baseURL: `${served.url}/v1`, apiKey: KEY });
 
 describe('ResponseCache', () => {
   it('hashes canonical JSON, whatever the key order', () => {
@@ -110,7 +108,7 @@ describe('cachedModel', () => {
     expect(files).toHaveLength(1);
     const content = await readFile(files[0]!, 'utf8');
     expect(content).not.toContain('SECRET');
-    expect(content).not.toContain(url);
+    expect(content).not.toContain(served.url);
     expect(JSON.parse(content)).toMatchObject({ version: 1, completion: { text: 'echo: What is RRF?' } });
   });
 });

@@ -1,30 +1,23 @@
 import { inspect } from 'node:util';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { serveDuringSuite } from './servers/suite.js';
 import { ConfigError, ProviderError } from '../src/errors.js';
 import { OpenAIEmbedder, type OpenAIEmbedderOptions } from '../src/retrieval/openai-embedder.js';
 import { EMBEDDINGS, embeddingsResponse, hashVector, openAIServer, reply, status } from './servers/index.js';
 
 const KEY = 'sk-test-SECRET-abcdef123456';
 const server = openAIServer({ dimensions: 4, reverseEmbeddings: true });
-let url = '';
-let close: () => Promise<void>;
-
-beforeAll(async () => ({ url, close } = await server.start()));
-afterAll(() => close());
-afterEach(() => {
-  server.reset();
-  vi.unstubAllEnvs();
-});
+const served = serveDuringSuite(server);
 
 const embedder = (o: Partial<OpenAIEmbedderOptions> = {}) =>
-  new OpenAIEmbedder({ model: 'bge-m3', dimensions: 4, baseURL: `${url}/v1`, apiKey: KEY, minDelayMs: 5, ...o });
+  new OpenAIEmbedder({ model: 'bge-m3', dimensions: 4, baseURL: `${served.url}/v1`, apiKey: KEY, minDelayMs: 5, ...o });
 
 const texts = ['alpha', 'beta', 'gamma', 'delta', 'epsilon'];
 
 describe('OpenAIEmbedder', () => {
   it('posts {model, input} and orders vectors by index', async () => {
     const e = embedder();
-    expect(e.id).toBe(`openai:bge-m3@${url}/v1`);
+    expect(e.id).toBe(`openai:bge-m3@${served.url}/v1`);
     expect(e.dimensions).toBe(4);
     expect(await e.embed(texts)).toEqual(texts.map((t) => hashVector(t, 4)));
     const req = server.last(EMBEDDINGS);
@@ -50,7 +43,7 @@ describe('OpenAIEmbedder', () => {
     const err = await embedder({ dimensions: 768 }).embed(['x']).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ProviderError);
     expect((err as Error).message).toBe(
-      `embeddings: bge-m3 returned 4-dimensional vectors but 768 are configured (set dimensions to match the model and the stored embeddings) from ${url}/v1/embeddings`,
+      `embeddings: bge-m3 returned 4-dimensional vectors but 768 are configured (set dimensions to match the model and the stored embeddings) from ${served.url}/v1/embeddings`,
     );
     expect(server.count(EMBEDDINGS)).toBe(1);
   });
@@ -70,14 +63,14 @@ describe('OpenAIEmbedder', () => {
     server.enqueue(EMBEDDINGS, status(403, { error: { message: `key ${KEY} lacks scope` } }));
     const err = await embedder().embed(['a']).catch((e: unknown) => e);
     expect(server.count(EMBEDDINGS)).toBe(1);
-    expect((err as Error).message).toBe(`embeddings: 403 Forbidden (key *** lacks scope) from ${url}/v1/embeddings — check OPENAI_API_KEY`);
+    expect((err as Error).message).toBe(`embeddings: 403 Forbidden (key *** lacks scope) from ${served.url}/v1/embeddings — check OPENAI_API_KEY`);
     expect(inspect(err, { depth: 8 })).not.toContain('SECRET');
   });
 
   it('needs a key only for OpenAI itself', async () => {
     vi.stubEnv('OPENAI_API_KEY', '');
     expect(() => new OpenAIEmbedder({ model: 'text-embedding-3-small', dimensions: 1536 })).toThrow(ConfigError);
-    await new OpenAIEmbedder({ model: 'nomic', dimensions: 4, baseURL: `${url}/v1` }).embed(['a']);
+    await new OpenAIEmbedder({ model: 'nomic', dimensions: 4, baseURL: `${served.url}/v1` }).embed(['a']);
     expect(server.last(EMBEDDINGS).headers.authorization).toBeUndefined();
   });
 });

@@ -1,5 +1,6 @@
 import { inspect } from 'node:util';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { serveDuringSuite } from './servers/suite.js';
 import { z } from 'zod';
 import { ConfigError, JudgeParseError, ProviderError } from '../src/errors.js';
 import { OpenAIChatModel, type OpenAIChatModelOptions } from '../src/llm/openai.js';
@@ -7,18 +8,10 @@ import { CHAT, chatCompletion, closeSocket, hang, openAIServer, reply, status } 
 
 const KEY = 'sk-test-SECRET-abcdef123456';
 const server = openAIServer();
-let url = '';
-let close: () => Promise<void>;
-
-beforeAll(async () => ({ url, close } = await server.start()));
-afterAll(() => close());
-afterEach(() => {
-  server.reset();
-  vi.unstubAllEnvs();
-});
+const served = serveDuringSuite(server);
 
 const model = (o: Partial<OpenAIChatModelOptions> = {}) =>
-  new OpenAIChatModel({ model: 'test-model', baseURL: `${url}/v1`, apiKey: KEY, minDelayMs: 5, ...o });
+  new OpenAIChatModel({ model: 'test-model', baseURL: `${served.url}/v1`, apiKey: KEY, minDelayMs: 5, ...o });
 
 const Verdict = z.object({ verdict: z.enum(['supported', 'unsupported']), reason: z.string() });
 const ask = { system: 'You are terse.', messages: [{ role: 'user' as const, content: 'Hello there' }] };
@@ -116,7 +109,7 @@ describe('OpenAIChatModel', () => {
     expect(server.count(CHAT)).toBe(3);
     expect(err).toBeInstanceOf(ProviderError);
     expect((err as ProviderError).details).toMatchObject({ provider: 'openai', status: 500, retryable: true });
-    expect((err as Error).message).toBe(`openai: gave up after 3 attempts: 500 Internal Server Error (overloaded) from ${url}/v1`);
+    expect((err as Error).message).toBe(`openai: gave up after 3 attempts: 500 Internal Server Error (overloaded) from ${served.url}/v1`);
   });
 
   it('ends a hung request at the timeout', async () => {
@@ -127,7 +120,7 @@ describe('OpenAIChatModel', () => {
     expect(server.count(CHAT)).toBe(2);
     expect(took).toBeGreaterThanOrEqual(550);
     expect(took).toBeLessThan(1500);
-    expect((err as Error).message).toBe(`openai: gave up after 2 attempts: request timed out from ${url}/v1`);
+    expect((err as Error).message).toBe(`openai: gave up after 2 attempts: request timed out from ${served.url}/v1`);
   });
 
   it('retries a dropped connection', async () => {
@@ -142,7 +135,7 @@ describe('OpenAIChatModel', () => {
     expect(server.count(CHAT)).toBe(1);
     expect(err).toBeInstanceOf(ProviderError);
     const message = (err as Error).message;
-    expect(message).toBe(`openai: 401 Unauthorized (Incorrect API key provided: ***) from ${url}/v1 — check OPENAI_API_KEY`);
+    expect(message).toBe(`openai: 401 Unauthorized (Incorrect API key provided: ***) from ${served.url}/v1 — check OPENAI_API_KEY`);
     expect(message).not.toContain('SECRET');
     expect(inspect(err, { depth: 8 })).not.toContain('SECRET');
   });
@@ -160,12 +153,12 @@ describe('OpenAIChatModel', () => {
     vi.stubEnv('OPENAI_API_KEY', '');
     expect(() => new OpenAIChatModel({ model: 'gpt-4o-mini' })).toThrow(ConfigError);
     expect(() => new OpenAIChatModel({ model: 'gpt-4o-mini' })).toThrow(/OPENAI_API_KEY is not set/);
-    expect(() => new OpenAIChatModel({ model: 'llama', baseURL: `${url}/v1` })).not.toThrow();
+    expect(() => new OpenAIChatModel({ model: 'llama', baseURL: `${served.url}/v1` })).not.toThrow();
   });
 
   it('sends a placeholder key to local servers', async () => {
     vi.stubEnv('OPENAI_API_KEY', '');
-    await new OpenAIChatModel({ model: 'llama', baseURL: `${url}/v1` }).complete(ask);
+    await new OpenAIChatModel({ model: 'llama', baseURL: `${served.url}/v1` }).complete(ask);
     expect(server.last(CHAT).headers.authorization).toBe('Bearer not-needed');
   });
 });

@@ -1,5 +1,6 @@
 import { inspect } from 'node:util';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {describe, expect, it } from 'vitest';
+import { serveDuringSuite } from './servers/suite.js';
 import { ProviderError } from '../src/errors.js';
 import { CohereReranker, JinaReranker, TeiReranker } from '../src/rerank/http-rerankers.js';
 import { logit } from '../src/rerank/types.js';
@@ -7,12 +8,7 @@ import { COHERE_RERANK, TEI_RERANK, VLLM_RERANK, hang, lexicalScore, rerankServe
 
 const KEY = 'sk-test-SECRET-abcdef123456';
 const server = rerankServer({ maxBatch: 4 });
-let url = '';
-let close: () => Promise<void>;
-
-beforeAll(async () => ({ url, close } = await server.start()));
-afterAll(() => close());
-afterEach(() => server.reset());
+const served = serveDuringSuite(server);
 
 const query = 'reset admin password';
 const passages = [
@@ -27,8 +23,8 @@ const expected = passages.map((p) => lexicalScore(query, p));
 
 describe('TeiReranker', () => {
   it('sends raw_scores and truncate and maps scores back to input order', async () => {
-    const r = new TeiReranker({ url, maxBatch: 4 });
-    expect(r.id).toBe(`tei:${url}`);
+    const r = new TeiReranker({ url: served.url, maxBatch: 4 });
+    expect(r.id).toBe(`tei:${served.url}`);
     expect(r.offline).toBe(false);
     expect(await r.score(query, passages)).toEqual(expected);
     expect(server.requestsTo(TEI_RERANK).map((q) => q.body)).toEqual([
@@ -38,13 +34,13 @@ describe('TeiReranker', () => {
   });
 
   it('batches to maxBatch', async () => {
-    const r = new TeiReranker({ url, maxBatch: 2 });
+    const r = new TeiReranker({ url: served.url, maxBatch: 2 });
     expect(await r.score(query, passages)).toEqual(expected);
     expect(server.requestsTo(TEI_RERANK).map((q) => (q.body as { texts: string[] }).texts.length)).toEqual([2, 2, 2]);
   });
 
   it('halves the batch on a 413 and keeps the smaller size', async () => {
-    const r = new TeiReranker({ url, maxBatch: 6, minDelayMs: 5 }); // the server takes 4 at most
+    const r = new TeiReranker({ url: served.url, maxBatch: 6, minDelayMs: 5 }); // the server takes 4 at most
     expect(await r.score(query, passages)).toEqual(expected);
     expect(server.requestsTo(TEI_RERANK).map((q) => (q.body as { texts: string[] }).texts.length)).toEqual([6, 3, 3]);
     server.reset();
@@ -53,39 +49,39 @@ describe('TeiReranker', () => {
   });
 
   it('returns [] for no passages without a request', async () => {
-    expect(await new TeiReranker({ url }).score(query, [])).toEqual([]);
+    expect(await new TeiReranker({ url: served.url }).score(query, [])).toEqual([]);
     expect(server.count()).toBe(0);
   });
 
   it('retries a 503, and rejects a response missing a passage', async () => {
     server.enqueue(TEI_RERANK, status(503, { error: 'Model is overloaded' }, { 'retry-after-ms': '20' }));
-    expect(await new TeiReranker({ url, minDelayMs: 5 }).score(query, passages.slice(0, 2))).toEqual(expected.slice(0, 2));
+    expect(await new TeiReranker({ url: served.url, minDelayMs: 5 }).score(query, passages.slice(0, 2))).toEqual(expected.slice(0, 2));
     expect(server.count(TEI_RERANK)).toBe(2);
 
     server.enqueue(TEI_RERANK, reply([{ index: 1, score: 2 }]));
-    const err = await new TeiReranker({ url }).score(query, passages.slice(0, 2)).catch((e: unknown) => e);
+    const err = await new TeiReranker({ url: served.url }).score(query, passages.slice(0, 2)).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ProviderError);
-    expect((err as Error).message).toBe(`tei: no score for passages 0 from ${url}/rerank`);
+    expect((err as Error).message).toBe(`tei: no score for passages 0 from ${served.url}/rerank`);
   });
 
   it('ends a hung request at the timeout', async () => {
     server.enqueue(TEI_RERANK, hang());
     const t0 = performance.now();
-    const err = await new TeiReranker({ url, timeoutMs: 300, retries: 0 }).score(query, ['a']).catch((e: unknown) => e);
+    const err = await new TeiReranker({ url: served.url, timeoutMs: 300, retries: 0 }).score(query, ['a']).catch((e: unknown) => e);
     expect(performance.now() - t0).toBeLessThan(1200);
-    expect((err as Error).message).toBe(`tei: gave up after 1 attempt: request timed out from ${url}/rerank`);
+    expect((err as Error).message).toBe(`tei: gave up after 1 attempt: request timed out from ${served.url}/rerank`);
   });
 
   it('sends URL credentials as Basic auth', async () => {
-    const r = new TeiReranker({ url: url.replace('http://', 'http://user:hunter22@') });
-    expect(r.id).toBe(`tei:${url.replace('http://', 'http://user:***@')}`);
+    const r = new TeiReranker({ url: served.url.replace('http://', 'http://user:hunter22@') });
+    expect(r.id).toBe(`tei:${served.url.replace('http://', 'http://user:***@')}`);
     await r.score(query, ['a']);
     expect(server.last(TEI_RERANK).headers.authorization).toBe(`Basic ${Buffer.from('user:hunter22').toString('base64')}`);
   });
 
   it('sends the key as Bearer, fails fast on 401 and never shows the key', async () => {
     server.enqueue(TEI_RERANK, status(401, { error: `bad token ${KEY}` }));
-    const r = new TeiReranker({ url: url.replace('http://', 'http://user:hunter22@'), apiKey: KEY });
+    const r = new TeiReranker({ url: served.url.replace('http://', 'http://user:hunter22@'), apiKey: KEY });
     const err = await r.score(query, ['a']).catch((e: unknown) => e);
     expect(server.last(TEI_RERANK).headers.authorization).toBe(`Bearer ${KEY}`);
     expect(server.count(TEI_RERANK)).toBe(1);
@@ -96,15 +92,15 @@ describe('TeiReranker', () => {
 
 describe('JinaReranker (vLLM /v1/rerank)', () => {
   it('sends model, documents and top_n; keeps raw scores', async () => {
-    const r = new JinaReranker({ url, model: 'BAAI/bge-reranker-v2-m3' });
-    expect(r.id).toBe(`vllm:${url}`);
+    const r = new JinaReranker({ url: served.url, model: 'BAAI/bge-reranker-v2-m3' });
+    expect(r.id).toBe(`vllm:${served.url}`);
     expect(await r.score(query, passages)).toEqual(expected);
     expect(server.last(VLLM_RERANK).body).toEqual({ model: 'BAAI/bge-reranker-v2-m3', query, documents: passages, top_n: 6 });
   });
 
   it('converts probabilities to logits when asked, and accepts a /v1 base URL', async () => {
     server.enqueue(VLLM_RERANK, reply({ results: [{ index: 1, relevance_score: 0.9 }, { index: 0, relevance_score: 0.2 }] }));
-    const r = new JinaReranker({ url: `${url}/v1`, probabilities: true });
+    const r = new JinaReranker({ url: `${served.url}/v1`, probabilities: true });
     expect(await r.score(query, ['a', 'b'])).toEqual([logit(0.2), logit(0.9)]);
     expect(server.count(VLLM_RERANK)).toBe(1);
   });
@@ -112,8 +108,8 @@ describe('JinaReranker (vLLM /v1/rerank)', () => {
 
 describe('CohereReranker (/v2/rerank)', () => {
   it('turns probabilities into logits in input order', async () => {
-    const r = new CohereReranker({ url, model: 'rerank-v3.5' });
-    expect(r.id).toBe(`cohere:${url}`);
+    const r = new CohereReranker({ url: served.url, model: 'rerank-v3.5' });
+    expect(r.id).toBe(`cohere:${served.url}`);
     const scores = await r.score(query, passages);
     scores.forEach((s, i) => expect(s).toBeCloseTo(expected[i]!, 6));
     expect(server.last(COHERE_RERANK).body).toMatchObject({ model: 'rerank-v3.5', top_n: 6 });
@@ -121,7 +117,7 @@ describe('CohereReranker (/v2/rerank)', () => {
 
   it('keeps scores finite at 0 and 1', async () => {
     server.enqueue(COHERE_RERANK, reply({ results: [{ index: 0, relevance_score: 1 }, { index: 1, relevance_score: 0 }] }));
-    const [hi, lo] = await new CohereReranker({ url }).score(query, ['a', 'b']);
+    const [hi, lo] = await new CohereReranker({ url: served.url }).score(query, ['a', 'b']);
     expect(Number.isFinite(hi) && Number.isFinite(lo)).toBe(true);
     expect(hi).toBeGreaterThan(10);
     expect(lo).toBeLessThan(-10);
