@@ -52,6 +52,13 @@ export async function openPipeline(args: PipelineArgs, loaded: LoadedConfig, io:
   });
   try {
     const warnings = await goldenWarnings(ctx.profile, cases);
+    // Hash vectors are only comparable with hash vectors: on a real database the semantic
+    // channels would rank noise. Said in the results and on the console, not silently.
+    if (ctx.db.kind === 'pg' && ctx.embedder.offline && ctx.graph.nodes.some((n) => n.kind === 'semantic')) {
+      const w = `the semantic channels query ${ctx.db.label} with the OFFLINE hash embedder's vectors, which are not comparable with the stored embeddings: configure embedder (provider openai, the model that made them)`;
+      warnings.push(w);
+      io.err(`warning: ${w}\n`);
+    }
     return { ctx, cases, warnings };
   } catch (e) {
     await ctx.close();

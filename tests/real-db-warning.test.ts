@@ -1,0 +1,23 @@
+/** A real database queried with the offline hash embedder is called out, not silently ranked. */
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { openPipeline, loadWithOverrides } from '../src/cli/common.js';
+import { readForum } from '../src/corpus/forum.js';
+import { loadForum } from '../src/corpus/load-forum.js';
+import { PACKAGE_ROOT } from '../src/paths.js';
+import { freshDatabase } from './helpers/pg.js';
+
+describe('offline embedder on a real database', () => {
+  it('warns in the results and on the console', async () => {
+    const fresh = await freshDatabase('warn');
+    await loadForum(fresh.writer, readForum(join(import.meta.dirname, 'fixtures', 'forum')));
+    await fresh.close();
+    const err: string[] = [];
+    const io = { out: () => undefined, err: (t: string) => void err.push(t), isTTY: false, cwd: PACKAGE_ROOT, env: {} };
+    const args = { db: fresh.url, cases: [join(PACKAGE_ROOT, 'tests', 'fixtures', 'audit', 'questions.yml')] };
+    const { ctx, warnings } = await openPipeline(args, loadWithOverrides(args, io), io);
+    await ctx.close();
+    expect(warnings.some((w) => w.includes("OFFLINE hash embedder's vectors"))).toBe(true);
+    expect(err.join('')).toMatch(/^warning: the semantic channels query postgres:\/\/127\.0\.0\.1:\d+\/warn_/m);
+  });
+});
