@@ -118,3 +118,19 @@ describe('RRF fusion', () => {
     expect(fused.items.map((i) => i.post_id)).toEqual([501, 601]);
   });
 });
+
+describe('summaries', () => {
+  it('break every node down by kind, difficulty and tag, each mean with its n', async () => {
+    const { summariseRetrieval } = await import('../src/runs/summary.js');
+    const rec = (id: string, kind: string, difficulty: string, tags: string[], hit: number | null) =>
+      ({ id, kind, difficulty, tags, status: 'ok', retrieval: { posts: { items: [], latency_ms: 2, metrics: { hit_at_5: hit } } }, scores: [] }) as never;
+    const s = summariseRetrieval([rec('a', 'in_domain', 'easy', ['care'], 1), rec('b', 'in_domain', 'hard', ['care', 'sizing'], 0), rec('c', 'off_topic', 'easy', [], null)], ['posts']);
+    // hit@5 over the two in-domain cases: (1 + 0) / 2; the off-topic case does not apply.
+    expect(s.nodes.posts!.hit_at_5).toEqual({ mean: 0.5, n: 2 });
+    expect(s.breakdown['tag:care']!.posts!.hit_at_5).toEqual({ mean: 0.5, n: 2 });
+    expect(s.breakdown['tag:sizing']!.posts!.hit_at_5).toEqual({ mean: 0, n: 1 });
+    expect(s.breakdown['difficulty:easy']!.posts!.hit_at_5).toEqual({ mean: 1, n: 1 });
+    expect(s.breakdown['kind:off_topic']!.posts!.hit_at_5).toEqual({ mean: null, n: 0 });
+    expect(s.latency.posts).toEqual({ median: 2, p90: 2, n: 3 });
+  });
+});
