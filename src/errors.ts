@@ -61,10 +61,15 @@ export class JudgeParseError extends RagauditError {
   }
 }
 
+/** Query parameters that carry credentials. */
+export const SECRET_PARAMS = ['password', 'key', 'api_key', 'apikey', 'access_token', 'token', 'secret'];
+
 /** Removes credentials from a URL or a message that may carry one. */
 export function redact(text: string): string {
   return text
-    .replace(/(\b[a-z][a-z0-9+.-]*:\/\/[^:/@\s]*:)[^@\s/]*@/gi, '$1***@')
+    // user:password@host — up to the last '@' before the host, since a password may hold '@'.
+    .replace(/(\b[a-z][a-z0-9+.-]*:\/\/[^:/@\s]*:)[^\s/]*@/gi, '$1***@')
+    .replace(new RegExp(`([?&](?:${SECRET_PARAMS.join('|')})=)[^&#\\s"']+`, 'gi'), '$1***')
     .replace(/\b(sk|pk|rk)-[A-Za-z0-9_-]{8,}/g, '$1-***')
     .replace(/\b(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi, '$1***')
     .replace(/((?:api[_-]?key|password|token|secret)["']?\s*[:=]\s*["']?)[^"'\s,}]+/gi, '$1***');

@@ -23,7 +23,8 @@ export function describeUrl(url: string): string {
     const u = new URL(url);
     return `${u.protocol}//${u.hostname}:${u.port || '5432'}${u.pathname}`;
   } catch {
-    return redact(url);
+    // Its parts cannot be told apart, so none of it is shown (it may hold a password).
+    return '(unparseable database URL)';
   }
 }
 
@@ -102,7 +103,7 @@ class PgliteSqlClient implements SqlClient {
         return res.rows;
       });
     } catch (e) {
-      throw new DatabaseError(`query failed on ${this.label}: ${(e as Error).message}`, { cause: e });
+      throw new DatabaseError(`query failed on ${this.label}: ${redact((e as Error).message)}`, { cause: e });
     }
   }
 

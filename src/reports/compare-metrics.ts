@@ -135,9 +135,13 @@ export function caseStance(r: CaseRecord): string | null {
   return detail(r, 'judge_stance', 'stance') ?? detail(r, 'stance_pattern', 'stance');
 }
 
-/** Correct abstention: the judge's score when present, else the pattern one. */
+/**
+ * Correct abstention: the judge's score when the case was judged (null when its verdict failed,
+ * as the run-level figure leaves it out), else the pattern one.
+ */
 export function caseCorrectAbstention(r: CaseRecord): number | null {
-  return score(r, 'correct_abstention') ? value(r, 'correct_abstention') : value(r, 'correct_abstention_pattern');
+  const judged = r.scores.some((s) => s.name === 'correct_abstention' || s.name === 'judge_error' || s.name === 'judge_stance');
+  return judged ? value(r, 'correct_abstention') : value(r, 'correct_abstention_pattern');
 }
 
 /** The per-case metrics compared question by question, in display order. */

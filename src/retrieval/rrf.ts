@@ -16,7 +16,7 @@ export interface RankedList {
 export function rrf(inputs: RankedList[], k = 60): RankedList {
   const grain = inputs.every((l) => l.grain === 'post') ? 'post' : 'topic';
   const keyOf = (it: RetrievedItem) => (grain === 'post' ? it.post_id : it.topic_id);
-  const acc = new Map<number, { score: number; bestRank: number; item: RetrievedItem; fromPost: boolean }>();
+  const acc = new Map<number, { ranks: number[]; bestRank: number; item: RetrievedItem; postRank: number }>();
   for (const list of inputs) {
     const seen = new Set<number>();
     let rank = 0;
@@ -26,19 +26,23 @@ export function rrf(inputs: RankedList[], k = 60): RankedList {
       seen.add(key);
       rank++;
       const entry = acc.get(key);
-      const contribution = 1 / (k + rank);
+      const postRank = list.grain === 'post' ? rank : Infinity;
       if (!entry) {
-        acc.set(key, { score: contribution, bestRank: rank, item, fromPost: list.grain === 'post' });
+        acc.set(key, { ranks: [rank], bestRank: rank, item, postRank });
       } else {
-        entry.score += contribution;
+        entry.ranks.push(rank);
         entry.bestRank = Math.min(entry.bestRank, rank);
-        if (!entry.fromPost && list.grain === 'post') {
+        // The passage is the best-ranked post among the post-grain inputs.
+        if (postRank < entry.postRank) {
           entry.item = item;
-          entry.fromPost = true;
+          entry.postRank = postRank;
         }
       }
     }
   }
-  const fused = [...acc.entries()].sort(([ka, a], [kb, b]) => b.score - a.score || a.bestRank - b.bestRank || ka - kb);
-  return { grain, items: fused.map(([, e]) => ({ ...e.item, score: e.score })) };
+  // Summed in ascending rank order, so equal rank sets give bit-identical sums and the tie rule,
+  // not floating-point noise, decides their order.
+  const scored = [...acc.entries()].map(([key, e]) => ({ key, e, score: [...e.ranks].sort((a, b) => a - b).reduce((s, r) => s + 1 / (k + r), 0) }));
+  scored.sort((a, b) => b.score - a.score || a.e.bestRank - b.e.bestRank || a.key - b.key);
+  return { grain, items: scored.map(({ e, score }) => ({ ...e.item, score })) };
 }

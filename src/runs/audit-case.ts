@@ -49,11 +49,13 @@ export async function deterministicScores(deps: AuditDeps, record: CaseRecord): 
   const checks = checkCitations(answer, sources, publicPosts, { topics: record.expected_topic_ids, posts: record.expected_post_ids });
   record.citations = checks;
   const stance = stanceByPattern(answer, deps.ctx.config.evidence.cta);
-  const golden = record.kind === 'off_topic' || checks.length === 0 ? null : checks.filter((c) => c.golden).length / checks.length;
+  const hasGoldens = record.expected_topic_ids.length + record.expected_post_ids.length > 0;
+  const golden = record.kind === 'off_topic' || !hasGoldens || checks.length === 0 ? null : checks.filter((c) => c.golden).length / checks.length;
+  const cta = hasCta(answer, deps.ctx.config.evidence.cta);
   record.scores.push(
     { name: 'citation_validity', value: citationValidity(checks), details: { markers: checks.length, invalid: checks.filter((c) => !c.valid).length } },
     { name: 'golden_citation', value: golden },
-    { name: 'cta', value: hasCta(answer, deps.ctx.config.evidence.cta) ? 1 : 0 },
+    { name: 'cta', value: cta === null ? null : cta ? 1 : 0 },
     { name: 'stance_pattern', value: null, details: { stance } },
     { name: 'correct_abstention_pattern', value: correctAbstention(record.kind, stance) ? 1 : 0 },
   );

@@ -9,6 +9,7 @@ import { RetrievalGraph } from '../retrieval/graph.js';
 import { TitleGate } from '../retrieval/title-gate.js';
 import type { Reranker } from '../rerank/types.js';
 import { createEmbedder, createReranker } from './providers.js';
+import { SECRET_PARAMS } from '../errors.js';
 
 /** A component of a run, as recorded in results: offline stand-ins are labelled. */
 export interface ComponentInfo {
@@ -48,11 +49,12 @@ export interface ContextOptions {
 /** Secret values from the config and environment. */
 export function collectSecrets(config: Config, env: NodeJS.ProcessEnv, dbUrl?: string): string[] {
   const out = [config.embedder.api_key, config.generator.api_key, config.judge.api_key, config.rerank?.api_key, env.OPENAI_API_KEY, env.ANTHROPIC_API_KEY, env.RERANKER_API_KEY];
-  for (const url of [dbUrl, config.database.url]) {
+  for (const url of [dbUrl, config.database.url, config.rerank?.url, config.generator.base_url, config.judge.base_url, config.embedder.base_url]) {
     if (!url) continue;
     try {
-      const pw = new URL(url).password;
-      if (pw) out.push(decodeURIComponent(pw), pw);
+      const u = new URL(url);
+      if (u.password) out.push(decodeURIComponent(u.password), u.password);
+      for (const [k, v] of u.searchParams) if (SECRET_PARAMS.includes(k.toLowerCase())) out.push(v);
     } catch {
       /* not a URL: nothing to collect */
     }

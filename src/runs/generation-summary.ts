@@ -34,7 +34,9 @@ export interface GenerationSummary {
 const scoreOf = (r: CaseRecord, name: string) => r.scores.find((s) => s.name === name);
 
 export function summariseGeneration(records: readonly CaseRecord[]): GenerationSummary {
-  const answered = records.filter((r) => r.status === 'ok' && r.answer !== undefined);
+  // A judge failure after the answer was scored keeps the answer's deterministic figures: the
+  // judge's own block counts that case as an error.
+  const answered = records.filter((r) => r.answer !== undefined && (r.status === 'ok' || r.error?.stage === 'judge'));
   const zones: GenerationSummary['zones'] = {};
   const stance: GenerationSummary['stance_pattern'] = {};
   for (const r of records) {

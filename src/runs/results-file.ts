@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
-import { InputError, redact } from '../errors.js';
+import { InputError, redact, SECRET_PARAMS } from '../errors.js';
 import type { Config } from '../config/schema.js';
 import { RunResultSchema, type RunResult } from './results-schema.js';
 
@@ -11,11 +11,31 @@ export function timestamp(d = new Date()): string {
   return `${d.getUTCFullYear()}${p(d.getUTCMonth() + 1)}${p(d.getUTCDate())}-${p(d.getUTCHours())}${p(d.getUTCMinutes())}${p(d.getUTCSeconds())}`;
 }
 
+/** Config fields that hold secrets themselves (whole names: `max_tokens` is not one). */
+const SECRET_FIELDS = /^(api_?key|password|secret|token)$/i;
+
+/**
+ * A URL with its password and credential query parameters masked; a string that looks like a
+ * URL with credentials but does not parse is replaced whole, since its parts cannot be told apart.
+ */
+export function scrubUrl(text: string): string {
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(text)) return redact(text);
+  let u: URL;
+  try {
+    u = new URL(text);
+  } catch {
+    return /@|[?&]/.test(text) ? '(unparseable URL, not shown)' : text;
+  }
+  if (u.password) u.password = '***';
+  for (const k of [...u.searchParams.keys()]) if (SECRET_PARAMS.includes(k.toLowerCase())) u.searchParams.set(k, '***');
+  return u.toString();
+}
+
 /** The config with every secret removed: api keys dropped, credentials in URLs masked. */
 export function publicConfig(config: Config): Record<string, unknown> {
   const scrub = (v: unknown, key = ''): unknown => {
-    if (/api_?key|password|secret|token/i.test(key)) return v === undefined ? undefined : '***';
-    if (typeof v === 'string') return redact(v);
+    if (SECRET_FIELDS.test(key)) return v === undefined ? undefined : '***';
+    if (typeof v === 'string') return scrubUrl(v);
     if (Array.isArray(v)) return v.map((x) => scrub(x));
     if (v && typeof v === 'object') {
       const out: Record<string, unknown> = {};

@@ -4,7 +4,7 @@ import { fold } from '../text.js';
 export type Stance = 'answered' | 'hedged' | 'abstained';
 
 const ABSTAIN = [
-  /\b(couldn'?t|could not|can'?t|cannot|did not|didn'?t) find (anything|any(thing)? (relevant|on|about))/,
+  /\b(couldn'?t|could not|can'?t|cannot|did not|didn'?t) find (anything|any(thing)? (relevant|on|about)|any (information|posts?|threads?|excerpts?) (on|about))/,
   /\b(no|not any) (information|excerpt|thread|post)s? (on|about|for|that)\b/,
   /\bforum has nothing\b|\bnothing on the forum\b/,
   /\bi (don'?t|do not) know\b/,
@@ -27,7 +27,8 @@ const HEDGE = [
  * ignored, since it invites posting in every answer.
  */
 export function stanceByPattern(answer: string, cta = ''): Stance {
-  const text = fold(cta ? answer.replace(cta, '') : answer);
+  // Typographic apostrophes (don’t) read as plain ones, so the patterns need only one spelling.
+  const text = fold(cta ? answer.replace(cta, '') : answer).replace(/[’‘]/g, "'");
   if (ABSTAIN.some((re) => re.test(text))) return 'abstained';
   if (HEDGE.some((re) => re.test(text))) return 'hedged';
   return 'answered';
@@ -38,8 +39,9 @@ export function correctAbstention(kind: string, stance: Stance): boolean {
   return kind === 'off_topic' ? stance !== 'answered' : stance !== 'abstained';
 }
 
-/** The CTA footer is present (whitespace and case folded). */
-export function hasCta(answer: string, cta: string): boolean {
+/** The CTA footer is present (whitespace and case folded); null when no CTA is configured. */
+export function hasCta(answer: string, cta: string): boolean | null {
   const norm = (s: string) => fold(s).replace(/\s+/g, ' ').trim();
+  if (!norm(cta)) return null;
   return norm(answer).includes(norm(cta));
 }
