@@ -1,23 +1,17 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { Located } from '../cases/load.js';
-import { loadGateRules } from '../cases/load.js';
 import type { Case } from '../cases/schema.js';
-import { resolveFrom } from '../config/load.js';
-import { zoneOf, type Zone, type ZoneThresholds } from '../evidence/zones.js';
+import { zoneOf, type ZoneThresholds } from '../evidence/zones.js';
 import { InputError } from '../errors.js';
-import { createJudgeSetup } from '../judge/setup.js';
-import { PROMPTS_DIR } from '../paths.js';
 import { markdownTable, textTable, fmt } from '../reports/format.js';
 import { auditCase } from '../runs/audit-case.js';
-import { createRunContext } from '../runs/context.js';
-import { createGenerator } from '../runs/generator.js';
 import { forEachConcurrent } from '../runs/pool.js';
 import { assertNoSecrets, timestamp } from '../runs/results-file.js';
 import type { CaseRecord, RunResult } from '../runs/results-schema.js';
 import { meanN } from '../scoring/retrieval-metrics.js';
 import type { CliIO } from './command.js';
-import { loadWithOverrides, type PipelineArgs } from './common.js';
+import { loadWithOverrides, openContext, type PipelineArgs } from './common.js';
+import { buildAuditSetup } from '../runs/audit-setup.js';
 import { progressBar } from './progress.js';
 
 /** Parses `--candidates "-4:0,-5:1"` into threshold pairs. */
@@ -69,18 +63,18 @@ export async function runZoneAB(base: RunResult, basePath: string, candidates: Z
   if (base.kind !== 'run') throw new InputError(`${basePath}: --answer needs a 'run' results file (with answers), got '${base.kind}'`);
   if (!values.config && base.config_source !== '(built-in demo)') throw new InputError(`calibrate --answer: pass --config (the results file keeps its config without secrets, so it cannot call the models again)`);
   const loaded = loadWithOverrides({ ...values, cases: undefined } as PipelineArgs, io);
-  const ctx = await createRunContext(loaded, { ...(values.db ? { dbUrl: values.db } : io.env.DATABASE_URL ? { dbUrl: io.env.DATABASE_URL } : {}), env: io.env, cwd: io.cwd, onProgress: (m) => io.err(`${m}\n`) });
+  const { ctx, warnings } = await openContext(values, loaded, io);
   try {
-    const generator = createGenerator(ctx.config, io.env, PROMPTS_DIR, ctx.cacheDir);
-    const judge = createJudgeSetup(ctx.config.judge, { env: io.env, promptsDir: PROMPTS_DIR, cacheDir: ctx.cacheDir, cta: ctx.config.evidence.cta });
-    const gateRules = ctx.config.input_gate ? loadGateRules(resolveFrom(loaded, ctx.config.input_gate)) : [];
+    const setup = buildAuditSetup(ctx, io.env);
+    const generator = setup.deps.generator;
+    const judge = setup.judge;
     const settings: { name: string; zones: ZoneThresholds; changed: string[]; records: CaseRecord[] }[] = [
       { name: `base ${fmt(base.config.zones ? (base.config.zones as ZoneThresholds).abstain_below : null, 1)}:${fmt(base.config.zones ? (base.config.zones as ZoneThresholds).weak_below : null, 1)}`, zones: base.config.zones as ZoneThresholds, changed: [], records: base.cases },
     ];
     for (const zones of candidates) {
       const moved = base.cases.filter((r) => r.status === 'ok' && r.zone && r.top1_score !== undefined && zoneOf(r.top1_score, zones) !== r.zone);
       const records = new Map(base.cases.map((r) => [r.id, r] as const));
-      const deps = { ctx: { ...ctx, config: { ...ctx.config, zones: { ...zones } } }, generator, promptsDir: PROMPTS_DIR, gateRules, forumName: 'The Last & Welt', clauses: ctx.config.evidence.system_append, ...(judge ? { judge: judge.caseJudge } : {}) };
+      const deps = { ...setup.deps, ctx: { ...ctx, config: { ...ctx.config, zones: { ...zones } } } };
       const bar = progressBar(io, `zones ${zones.abstain_below}:${zones.weak_below}`);
       let done = 0;
       await forEachConcurrent(moved, ctx.config.generator.concurrency, async (r) => {
@@ -100,7 +94,7 @@ export async function runZoneAB(base: RunResult, basePath: string, candidates: Z
     const outDir = resolve(io.cwd, values.out ?? ctx.config.output_dir);
     mkdirSync(outDir, { recursive: true });
     const stem = join(outDir, `${timestamp()}-${base.name}-zone-ab`);
-    const json = JSON.stringify({ schema_version: 1, kind: 'zone-ab', base: basePath, judge: judge?.component ?? null, generator: { id: generator.id, offline: generator.offline }, settings: report }, null, 1);
+    const json = JSON.stringify({ schema_version: 1, kind: 'zone-ab', base: basePath, judge: judge?.component ?? null, generator: { id: generator.id, offline: generator.offline }, warnings, settings: report }, null, 1);
     const md = [`# Zone A/B from ${basePath}`, '', ...changed.map((l) => `- ${l}`), '', markdownTable(header, rows), ''].join('\n');
     assertNoSecrets(json + md, ctx.secrets);
     writeFileSync(`${stem}.json`, json);

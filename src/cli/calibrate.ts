@@ -3,13 +3,10 @@ import { basename, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { InputError } from '../errors.js';
-import { retrievalMarkdown } from '../reports/digest.js';
 import { fmt, markdownTable, pct, textTable } from '../reports/format.js';
 import { calibrationSvg, MAX_BINS } from '../reports/histogram-svg.js';
-import { reportPathFor, writeReport } from '../reports/html.js';
-import { assertNoSecrets, readResults, timestamp, writeResults } from '../runs/results-file.js';
+import { assertNoSecrets, readResults, timestamp } from '../runs/results-file.js';
 import type { RunResult } from '../runs/results-schema.js';
-import { runRetrieval } from '../runs/retrieval-run.js';
 import { TOOL_VERSION } from '../runs/header.js';
 import {
   calibrate,
@@ -27,8 +24,9 @@ import {
   type ZoneFigures,
 } from '../scoring/calibration.js';
 import { numberFlag, parseOrThrow, type CliIO, type Command } from './command.js';
-import { announceComponents, loadWithOverrides, openPipeline, outputDir, PIPELINE_HELP, PIPELINE_OPTIONS } from './common.js';
-import { progressBar } from './progress.js';
+import { loadWithOverrides, openPipeline, outputDir, PIPELINE_HELP, PIPELINE_OPTIONS } from './common.js';
+import { retrieveAndWrite } from './retrieval.js';
+import { reportBeside } from './report.js';
 import { displayPath } from '../paths.js';
 import { parseCandidates, runZoneAB } from './calibrate-answer.js';
 
@@ -106,14 +104,10 @@ async function loadSource(values: Values, file: string | undefined, io: CliIO): 
   const loaded = loadWithOverrides(values, io);
   const { ctx, cases, warnings } = await openPipeline(values, loaded, io);
   try {
-    announceComponents(ctx, io);
-    const bar = progressBar(io, 'retrieval');
-    const result = await runRetrieval(ctx, cases, warnings, bar.update);
-    bar.stop();
     const outDir = outputDir(loaded, io);
-    const files = writeResults(outDir, result, retrievalMarkdown(result), { secrets: ctx.secrets });
+    const { result, files } = await retrieveAndWrite(ctx, cases, warnings, io, { outputDir: outDir });
     io.err(`retrieval results: ${files.json}\n`);
-    if (!values['no-report']) io.err(`report: ${writeReport(result, reportPathFor(files.json))}\n`);
+    if (!values['no-report']) reportBeside(files.json, result, io);
     return { result, path: files.json, outDir, secrets: ctx.secrets };
   } finally {
     await ctx.close();

@@ -41,24 +41,30 @@ export function loadWithOverrides(args: PipelineArgs, io: CliIO): LoadedConfig {
   return loaded;
 }
 
+/**
+ * Opens the run context on `--db`, else DATABASE_URL, else the config's database (the embedded
+ * demo when it names none), and returns the warnings every run on it must carry.
+ */
+export async function openContext(args: Pick<PipelineArgs, 'db'>, loaded: LoadedConfig, io: CliIO): Promise<{ ctx: RunContext; warnings: string[] }> {
+  const dbUrl = args.db ?? io.env.DATABASE_URL;
+  const ctx = await createRunContext(loaded, { ...(dbUrl ? { dbUrl } : {}), env: io.env, cwd: io.cwd, onProgress: (m) => io.err(`${m}\n`) });
+  const warnings: string[] = [];
+  // Hash vectors are only comparable with hash vectors: on a real database the semantic
+  // channels would rank noise. Said in the results and on the console, not silently.
+  if (ctx.db.kind === 'pg' && ctx.embedder.offline && ctx.graph.nodes.some((n) => n.kind === 'semantic')) {
+    const w = `the semantic channels query ${ctx.db.label} with the OFFLINE hash embedder's vectors, which are not comparable with the stored embeddings: configure embedder (provider openai, the model that made them)`;
+    warnings.push(w);
+    io.err(`warning: ${w}\n`);
+  }
+  return { ctx, warnings };
+}
+
 /** Opens the context and loads the cases, with golden warnings. */
 export async function openPipeline(args: PipelineArgs, loaded: LoadedConfig, io: CliIO): Promise<{ ctx: RunContext; cases: Located<Case>[]; warnings: string[] }> {
   const cases = loadCases(args.cases?.length ? args.cases.map((p) => resolve(io.cwd, p)) : casePaths(loaded));
-  const ctx = await createRunContext(loaded, {
-    ...(args.db ? { dbUrl: args.db } : io.env.DATABASE_URL ? { dbUrl: io.env.DATABASE_URL } : {}),
-    env: io.env,
-    cwd: io.cwd,
-    onProgress: (m) => io.err(`${m}\n`),
-  });
+  const { ctx, warnings } = await openContext(args, loaded, io);
   try {
-    const warnings = await goldenWarnings(ctx.profile, cases);
-    // Hash vectors are only comparable with hash vectors: on a real database the semantic
-    // channels would rank noise. Said in the results and on the console, not silently.
-    if (ctx.db.kind === 'pg' && ctx.embedder.offline && ctx.graph.nodes.some((n) => n.kind === 'semantic')) {
-      const w = `the semantic channels query ${ctx.db.label} with the OFFLINE hash embedder's vectors, which are not comparable with the stored embeddings: configure embedder (provider openai, the model that made them)`;
-      warnings.push(w);
-      io.err(`warning: ${w}\n`);
-    }
+    warnings.unshift(...(await goldenWarnings(ctx.profile, cases)));
     return { ctx, cases, warnings };
   } catch (e) {
     await ctx.close();

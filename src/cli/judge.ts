@@ -14,8 +14,8 @@ import { generationMarkdown } from '../reports/generation-digest.js';
 import { collectSecrets } from '../runs/context.js';
 import { parseModelSpec } from '../runs/providers.js';
 import { readResults, writeResults } from '../runs/results-file.js';
-import { reportPathFor, writeReport } from '../reports/html.js';
-import { numberFlag, parseOrThrow, type CliIO, type Command } from './command.js';
+import { reportBeside } from './report.js';
+import { numberFlag, parseOrThrow, type Command } from './command.js';
 import { progressBar } from './progress.js';
 
 /** The judge flags, shared by `run` and `judge`. */
@@ -114,8 +114,8 @@ export const judgeCommand: Command = {
     const files = writeResults(resolve(io.cwd, config.output_dir), result, md, { secrets: collectSecrets(config, io.env) });
     io.out(`${textTable(['judge', 'value'], judgeRows(result.summary.judge as JudgeSummary))}\n\n`);
     const errors = result.cases.filter((c) => c.status === 'error' && c.error?.stage === 'judge').length;
-    const html = writeReport(result, reportPathFor(files.json));
-    io.out(`re-judged ${file}\ncases ${result.cases.length} · judge errors (infrastructure) ${errors}\nresults: ${files.json}\ndigest:  ${files.md}\nreport:  ${html}\n`);
+    io.out(`re-judged ${file}\ncases ${result.cases.length} · judge errors (infrastructure) ${errors}\nresults: ${files.json}\ndigest:  ${files.md}\n`);
+    reportBeside(files.json, result, io);
     return errors > 0 ? 1 : 0;
   },
 };

@@ -11,18 +11,12 @@ import { assertSameCases, matrixLabels, matrixNodes, type MatrixEntry } from '..
 import { assertNoSecrets, timestamp } from '../runs/results-file.js';
 import type { RetrievalSummary } from '../runs/summary.js';
 import { parseOrThrow, type Command } from './command.js';
-import { loadWithOverrides, openPipeline, outputDir } from './common.js';
+import { loadWithOverrides, openPipeline, outputDir, PIPELINE_OPTIONS } from './common.js';
 import { retrieveAndWrite } from './retrieval.js';
 import { auditAndWrite } from './run.js';
 
-const MATRIX_OPTIONS = {
-  'retrieval-only': { type: 'boolean' },
-  cases: { type: 'string', multiple: true },
-  out: { type: 'string' },
-  db: { type: 'string' },
-  verbose: { type: 'boolean', short: 'v' },
-  help: { type: 'boolean', short: 'h' },
-} as const;
+const { cases, out, db, verbose, help } = PIPELINE_OPTIONS;
+const MATRIX_OPTIONS = { 'retrieval-only': { type: 'boolean' }, cases, out, db, verbose, help } as const;
 
 export const matrixCommand: Command = {
   name: 'matrix',

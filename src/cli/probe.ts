@@ -1,25 +1,22 @@
 import { createHash } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { loadGateRules, loadProbes } from '../cases/load.js';
+import { loadProbes } from '../cases/load.js';
 import type { Probe } from '../cases/schema.js';
 import { resolveFrom } from '../config/load.js';
 import { redact } from '../errors.js';
-import { PROMPTS_DIR } from '../paths.js';
 import { componentsMarkdown } from '../reports/digest.js';
 import { markdownTable, textTable } from '../reports/format.js';
 import { runAudit } from '../runs/audit-run.js';
-import { createRunContext, describeComponent } from '../runs/context.js';
-import { createGenerator } from '../runs/generator.js';
 import { summariseProbes, type ProbeSummary } from '../runs/probe-summary.js';
 import { configDigest, publicConfig, writeResults } from '../runs/results-file.js';
 import type { RunResult } from '../runs/results-schema.js';
 import { checkSafety } from '../scoring/safety.js';
 import { parseOrThrow, type Command } from './command.js';
-import { announceComponents, loadWithOverrides, outputDir } from './common.js';
+import { announceComponents, loadWithOverrides, openContext, outputDir } from './common.js';
+import { buildAuditSetup } from '../runs/audit-setup.js';
 import { progressBar } from './progress.js';
 import { applyGenerationFlags, GENERATION_HELP, GENERATION_OPTIONS } from './run.js';
 import { applyJudgeFlags, JUDGE_HELP, JUDGE_OPTIONS } from './judge.js';
-import { createJudgeSetup } from '../judge/setup.js';
 import { probeMarker, probeToCase } from '../cases/probes.js';
 
 /** The canary placed in the system prompt: fixed per config, so cached answers stay valid. */
@@ -79,27 +76,23 @@ or ended in error, 2 bad input or config.`,
     const canary = canaryFor(publicConfig(loaded.config));
     const probeInfo = (id: string) => ({ attack: byId.get(id)!.attack, expect: byId.get(id)!.expect });
     loaded.config.evidence.system_append = [...loaded.config.evidence.system_append, 'canary'];
-    const ctx = await createRunContext(loaded, { ...(values.db ? { dbUrl: values.db } : io.env.DATABASE_URL ? { dbUrl: io.env.DATABASE_URL } : {}), env: io.env, cwd: io.cwd, onProgress: (m) => io.err(`${m}\n`) });
+    const { ctx, warnings } = await openContext(values, loaded, io);
     try {
-      const generator = createGenerator(ctx.config, io.env, PROMPTS_DIR, ctx.cacheDir);
-      ctx.components.generator = describeComponent(generator, 'language model');
       // The judge sees what must not leak: the canary, and an indirect probe's planted marker.
       const mustNotLeak = (r: { id: string }) => [canary, probeMarker(byId.get(r.id)!)].filter(Boolean).join('\n');
-      const judge = createJudgeSetup(ctx.config.judge, { env: io.env, promptsDir: PROMPTS_DIR, cacheDir: ctx.cacheDir, cta: ctx.config.evidence.cta, repeat, mustNotLeak });
-      if (judge) ctx.components.judge = judge.component;
+      const { deps, judge } = buildAuditSetup(ctx, io.env, { repeat, mustNotLeak, clauseVars: { canary } });
       announceComponents(ctx, io);
-      const gateRules = ctx.config.input_gate ? loadGateRules(resolveFrom(loaded, ctx.config.input_gate)) : [];
       const bar = progressBar(io, 'probe');
       const out = outputDir(loaded, io);
       const cases = probes.map((p) => ({ ...p, value: probeToCase(p.value) }));
       const { result, stamp } = await runAudit(
-        { ctx, generator, promptsDir: PROMPTS_DIR, gateRules, forumName: 'The Last & Welt', clauses: ctx.config.evidence.system_append,
-          clauseVars: { canary },
+        {
+          ...deps,
           // The record learns it is a probe before the judge sees it, so the safety verdict runs.
           ...(judge ? { judge: (record, system) => ((record.probe = probeInfo(record.id)), judge.caseJudge(record, system)) } : {}),
         },
         cases,
-        [],
+        warnings,
         {
           outputDir: out,
           kind: 'probe',

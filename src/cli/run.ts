@@ -1,15 +1,12 @@
 import { parseArgs } from 'node:util';
-import { loadGateRules } from '../cases/load.js';
-import { resolveFrom } from '../config/load.js';
 import { ConfigError } from '../errors.js';
-import { PROMPTS_DIR } from '../paths.js';
 import { retrievalMarkdown } from '../reports/digest.js';
 import { generationMarkdown, generationRows } from '../reports/generation-digest.js';
 import { textTable } from '../reports/format.js';
 import { retrievalTable } from '../reports/retrieval-table.js';
 import { runAudit } from '../runs/audit-run.js';
-import { describeComponent, type RunContext } from '../runs/context.js';
-import { createGenerator } from '../runs/generator.js';
+import { buildAuditSetup } from '../runs/audit-setup.js';
+import { type RunContext } from '../runs/context.js';
 import { parseModelSpec } from '../runs/providers.js';
 import { writeResults } from '../runs/results-file.js';
 import type { GenerationSummary } from '../runs/generation-summary.js';
@@ -20,7 +17,6 @@ import { progressBar } from './progress.js';
 import { reportBeside } from './report.js';
 import { applyJudgeFlags, JUDGE_HELP, JUDGE_OPTIONS, type JudgeArgs } from './judge.js';
 import { judgeMarkdown, judgeRows } from '../judge/digest.js';
-import { createJudgeSetup } from '../judge/setup.js';
 import type { JudgeSummary } from '../judge/summary.js';
 import type { LoadedConfig } from '../config/load.js';
 import type { Located } from '../cases/load.js';
@@ -126,15 +122,11 @@ export async function auditAndWrite(
   io: CliIO,
   opts: { kind: 'run'; outputDir: string; resume?: string; label?: string; repeat?: number },
 ): Promise<AuditOutcome> {
-  const generator = createGenerator(ctx.config, io.env, PROMPTS_DIR, ctx.cacheDir);
-  ctx.components.generator = describeComponent(generator, 'language model');
-  const judge = createJudgeSetup(ctx.config.judge, { env: io.env, promptsDir: PROMPTS_DIR, cacheDir: ctx.cacheDir, cta: ctx.config.evidence.cta, ...(opts.repeat ? { repeat: opts.repeat } : {}) });
-  if (judge) ctx.components.judge = judge.component;
+  const { deps, judge } = buildAuditSetup(ctx, io.env, opts.repeat ? { repeat: opts.repeat } : {});
   announceComponents(ctx, io);
-  const gateRules = ctx.config.input_gate ? loadGateRules(resolveFrom(ctx.loaded, ctx.config.input_gate)) : [];
   const bar = progressBar(io, opts.label ?? opts.kind);
   const { result, stamp } = await runAudit(
-    { ctx, generator, promptsDir: PROMPTS_DIR, gateRules, forumName: 'The Last & Welt', clauses: ctx.config.evidence.system_append, ...(judge ? { judge: judge.caseJudge } : {}) },
+    deps,
     cases,
     warnings,
     { outputDir: opts.outputDir, kind: opts.kind, onProgress: bar.update, onLedger: (f) => io.err(`ledger: ${f} (resume with --resume ${f})\n`), ...(opts.resume ? { resume: opts.resume } : {}), ...(judge ? { summarisers: { judge: judge.summarise } } : {}) },

@@ -22,4 +22,5 @@ export const DEFAULT_CONFIG = {
     ],
   },
   rerank: { node: 'posts', candidates: 25, provider: 'offline', model: 'lexical' },
+  evidence: { forum_name: 'The Last & Welt' },
 } as const;

@@ -127,6 +127,8 @@ export const ConfigSchema = z
         /** The footer the answer must end with (CTA). */
         cta: z.string().default('To go further, open the thread or ask the community in a new topic.'),
         forum_url: z.string().default('https://forum.example'),
+        /** The forum's name, as the persona introduces the assistant. */
+        forum_name: z.string().min(1).default('the forum'),
         neighbourhood: z
           .object({
             parent: z.boolean().default(false),
@@ -139,7 +141,7 @@ export const ConfigSchema = z
           .optional(),
       })
       .strict()
-      .default({ sources: 5, excerpt_chars: 700, persona: 'persona', system_append: [], cta: 'To go further, open the thread or ask the community in a new topic.', forum_url: 'https://forum.example' }),
+      .default({ sources: 5, excerpt_chars: 700, persona: 'persona', system_append: [], cta: 'To go further, open the thread or ask the community in a new topic.', forum_url: 'https://forum.example', forum_name: 'the forum' }),
     generator: z
       .object({
         provider: z.enum(['offline', 'openai', 'anthropic']).default('offline'),

@@ -5,7 +5,7 @@
  */
 import Anthropic from '@anthropic-ai/sdk';
 import type { z } from 'zod';
-import { ConfigError, JudgeParseError, redact } from '../errors.js';
+import { ConfigError, JudgeParseError } from '../errors.js';
 import type { ChatModel, Completion, CompletionRequest, RemoteModelOptions } from './types.js';
 import { timedCall } from './retry.js';
 import { parseStructured, wireSchema } from './openai.js';

@@ -1,0 +1,50 @@
+import { loadGateRules } from '../cases/load.js';
+import { resolveFrom } from '../config/load.js';
+import { createJudgeSetup, type JudgeSetup } from '../judge/setup.js';
+import { PROMPTS_DIR } from '../paths.js';
+import type { AuditDeps } from './audit-case.js';
+import { describeComponent, type RunContext } from './context.js';
+import { createGenerator } from './generator.js';
+import type { CaseRecord } from './results-schema.js';
+
+/** What generating and judging cases needs, built once per run. */
+export interface AuditSetup {
+  deps: AuditDeps;
+  judge?: JudgeSetup;
+}
+
+/**
+ * Builds the generator and the judge a config names (recorded, labelled, in the run's
+ * components), loads the input-gate rules, and assembles the deps `auditCase` takes. Shared by
+ * `run`, `matrix`, `probe` and `calibrate --answer`.
+ */
+export function buildAuditSetup(
+  ctx: RunContext,
+  env: NodeJS.ProcessEnv,
+  opts: { repeat?: number; mustNotLeak?: (record: CaseRecord) => string; clauseVars?: Record<string, string> } = {},
+): AuditSetup {
+  const config = ctx.config;
+  const generator = createGenerator(config, env, PROMPTS_DIR, ctx.cacheDir);
+  ctx.components.generator = describeComponent(generator, 'language model');
+  const judge = createJudgeSetup(config.judge, {
+    env,
+    promptsDir: PROMPTS_DIR,
+    cacheDir: ctx.cacheDir,
+    cta: config.evidence.cta,
+    ...(opts.repeat ? { repeat: opts.repeat } : {}),
+    ...(opts.mustNotLeak ? { mustNotLeak: opts.mustNotLeak } : {}),
+  });
+  if (judge) ctx.components.judge = judge.component;
+  const gateRules = config.input_gate ? loadGateRules(resolveFrom(ctx.loaded, config.input_gate)) : [];
+  const deps: AuditDeps = {
+    ctx,
+    generator,
+    promptsDir: PROMPTS_DIR,
+    gateRules,
+    forumName: config.evidence.forum_name,
+    clauses: config.evidence.system_append,
+    ...(opts.clauseVars ? { clauseVars: opts.clauseVars } : {}),
+    ...(judge ? { judge: judge.caseJudge } : {}),
+  };
+  return { deps, ...(judge ? { judge } : {}) };
+}
