@@ -39,13 +39,29 @@ export class DatabaseError extends RagauditError {
 }
 
 /**
+ * What went wrong with a provider call, as the runner needs to know it:
+ * - `connection`: refused, DNS, TLS, reset, or a request that hit its deadline (the server is not
+ *   answering); several in a row trip the run's circuit breaker;
+ * - `auth` (401/403), `quota` (quota exhausted, or a Retry-After far beyond the cap), `model`
+ *   (the server does not know the model): every later case would fail the same way, so the run
+ *   stops once with one message;
+ * - `answer`: the server answered, but the answer is empty, truncated, refused or malformed;
+ * - `server` (5xx after retries), `client` (other 4xx): this case fails, the run goes on.
+ */
+export type ProviderFault = 'connection' | 'auth' | 'quota' | 'model' | 'answer' | 'server' | 'client';
+
+/** Faults that every later request would meet too: the run stops at the first one. */
+export const RUN_WIDE_FAULTS: ReadonlySet<ProviderFault> = new Set(['auth', 'quota', 'model']);
+
+/**
  * A model or reranker server failed after retries (or at once, for 4xx other than 408/409/429).
- * `status` is the HTTP status when there was one; `retryable` says whether retrying could help.
+ * `status` is the HTTP status when there was one; `retryable` says whether retrying could help;
+ * `fault` classifies it for the runner (circuit breaker, run-wide stop).
  */
 export class ProviderError extends RagauditError {
   constructor(
     message: string,
-    readonly details: { provider: string; status?: number; retryable: boolean; cause?: unknown },
+    readonly details: { provider: string; status?: number; retryable: boolean; fault?: ProviderFault; cause?: unknown },
   ) {
     super(message, { cause: details.cause });
   }
@@ -64,8 +80,27 @@ export class JudgeParseError extends RagauditError {
 /** Query parameters that carry credentials. */
 export const SECRET_PARAMS = ['password', 'key', 'api_key', 'apikey', 'access_token', 'token', 'secret'];
 
-/** Removes credentials from a URL or a message that may carry one. */
+/**
+ * Secret values in use in this process (API keys, database passwords, tokens in URLs), registered
+ * once when a config is loaded or a provider is built. `redact` removes each of them by value,
+ * wherever it appears, so a key a server echoes back in an error or an answer never reaches an
+ * output. Process-wide on purpose: every output path already goes through `redact`.
+ */
+const secretValues = new Set<string>();
+
+/** Registers secret values for `redact` (values shorter than 6 characters are ignored). */
+export function rememberSecrets(values: Iterable<string | undefined>): void {
+  for (const v of values) {
+    if (typeof v !== 'string' || v.length < 6) continue;
+    secretValues.add(v);
+    const encoded = encodeURIComponent(v);
+    if (encoded !== v) secretValues.add(encoded);
+  }
+}
+
+/** Removes credentials from a URL or a message that may carry one, by form and by value. */
 export function redact(text: string): string {
+  for (const v of secretValues) if (text.includes(v)) text = text.split(v).join('***');
   return text
     // user:password@host — up to the last '@' before the host, since a password may hold '@'.
     .replace(/(\b[a-z][a-z0-9+.-]*:\/\/[^:/@\s]*:)[^\s/]*@/gi, '$1***@')

@@ -41,6 +41,12 @@ export interface ChatModel {
   /** True for offline stand-ins, which are not language models and are labelled so. */
   readonly offline: boolean;
   complete<T = unknown>(req: CompletionRequest<T>): Promise<Completion<T>>;
+  /**
+   * One cheap request before the first case, so a closed port, a wrong key or an unknown model
+   * ends the run within seconds (ConfigError/ProviderError) instead of failing every case.
+   * Offline stand-ins have nothing to check.
+   */
+  preflight?(): Promise<void>;
 }
 
 /** Settings shared by the clients of remote model servers (OpenAI-compatible, Anthropic). */

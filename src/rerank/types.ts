@@ -9,6 +9,12 @@ export interface Reranker {
   readonly offline: boolean;
   /** One score per passage, in the passages' order. */
   score(query: string, passages: string[]): Promise<number[]>;
+  /**
+   * One cheap request before the first case, so a closed port, a wrong key or an unknown model
+   * ends the run within seconds (ConfigError/ProviderError) instead of failing every case.
+   * Offline stand-ins have nothing to check.
+   */
+  preflight?(): Promise<void>;
 }
 
 /** logit(p) = ln(p / (1 − p)), with p clamped away from 0 and 1 so the result is finite. */

@@ -9,7 +9,7 @@ import { RetrievalGraph } from '../retrieval/graph.js';
 import { TitleGate } from '../retrieval/title-gate.js';
 import type { Reranker } from '../rerank/types.js';
 import { createEmbedder, createReranker } from './providers.js';
-import { SECRET_PARAMS } from '../errors.js';
+import { SECRET_PARAMS, rememberSecrets } from '../errors.js';
 
 /** A component of a run, as recorded in results: offline stand-ins are labelled. */
 export interface ComponentInfo {
@@ -59,7 +59,9 @@ export function collectSecrets(config: Config, env: NodeJS.ProcessEnv, dbUrl?: s
       /* not a URL: nothing to collect */
     }
   }
-  return [...new Set(out.filter((s): s is string => typeof s === 'string' && s.length >= 6))];
+  const secrets = [...new Set(out.filter((s): s is string => typeof s === 'string' && s.length >= 6))];
+  rememberSecrets(secrets);
+  return secrets;
 }
 
 /** Opens the database and builds the retrieval graph for a config. */
