@@ -46,6 +46,45 @@ export function stem(token: string): string {
   return token;
 }
 
+/**
+ * Passage text as a reader sees it (DESIGN §4): markdown and HTML markup stripped (code fences,
+ * inline code ticks, links and images keep their text, quote and heading markers, emphasis), HTML
+ * entities for spaces and ampersands decoded, then folded (case, accents) and every run of
+ * whitespace, line breaks included, collapsed to one space. Content terms are normalised the same
+ * way, so a term split by a line break or by emphasis still matches.
+ */
+export function readerText(text: string): string {
+  const stripped = text
+    .replace(/^\s*(```|~~~).*$/gm, ' ') // code fence lines (the code itself stays readable text)
+    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1') // [text](url), ![alt](src)
+    .replace(/<((?:https?|mailto):[^>\s]+)>/gi, '$1') // <https://…> autolinks
+    .replace(/<\/?[a-z][^>]*>/gi, ' ') // HTML tags
+    .replace(/&nbsp;|&#160;/gi, ' ')
+    .replace(/&amp;/gi, '&')
+    .replace(/^[ \t]*(?:>[ \t]?)+/gm, '') // quote markers
+    .replace(/^[ \t]*#{1,6}[ \t]+/gm, '') // heading markers
+    .replace(/`+/g, '') // inline code ticks
+    .replace(/\*+|~~+/g, '') // emphasis: *x*, **x**, ~~x~~
+    .replace(/(^|[^\p{L}\p{N}])_+|_+(?=[^\p{L}\p{N}]|$)/gu, '$1'); // _x_, __x__ (snake_case kept)
+  return fold(stripped).replace(/\s+/g, ' ').trim();
+}
+
+const termPatterns = new Map<string, RegExp>();
+
+/**
+ * Does `readerPassage` (already passed through {@link readerText}) carry `term` on word
+ * boundaries? "horse" does not match "horsehair"; "zero duty" matches "zero\nduty".
+ */
+export function carriesTerm(readerPassage: string, term: string): boolean {
+  let re = termPatterns.get(term);
+  if (!re) {
+    const t = readerText(term).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    re = t ? new RegExp(`(?<![\\p{L}\\p{N}])${t}(?![\\p{L}\\p{N}])`, 'u') : /(?!)/;
+    termPatterns.set(term, re);
+  }
+  return re.test(readerPassage);
+}
+
 /** True when `haystack` contains `needle` after folding both (case and accents). */
 export function containsFolded(haystack: string, needle: string): boolean {
   return fold(haystack).includes(fold(needle));

@@ -5,10 +5,11 @@
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadCases, loadProbes, termAlternatives } from '../src/cases/load.js';
+import { loadCases, loadProbes } from '../src/cases/load.js';
 import { probeMarker } from '../src/cases/probes.js';
 import { readForum } from '../src/corpus/forum.js';
-import { fold } from '../src/text.js';
+import { passageCarries } from '../src/scoring/retrieval-metrics.js';
+import { fold, readerText } from '../src/text.js';
 import { DEMO_FORUM_DIR, PACKAGE_ROOT } from '../src/paths.js';
 
 const forum = readForum(DEMO_FORUM_DIR);
@@ -61,7 +62,8 @@ describe('the demo questions', () => {
         ? c.expected_post_ids.map((id) => posts.get(id)!.p.raw)
         : forum.topics.filter((t) => c.expected_topic_ids.includes(t.id)).flatMap((t) => t.posts.filter(isPublicPost).map((p) => p.raw));
       for (const term of c.expected_content) {
-        const found = passages.some((text) => termAlternatives(term).some((alt) => fold(text).includes(fold(alt))));
+        // The same rule content recall and content MRR apply (reader text, word boundaries).
+        const found = passages.some((text) => passageCarries(readerText(text), term));
         expect(found, `${c.id}: '${term}'`).toBe(true);
       }
     }

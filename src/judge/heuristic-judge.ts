@@ -14,7 +14,7 @@
  * - a citation is relevant when the cited source supports its sentence by the same rule.
  */
 import type { SourceRecord } from '../runs/results-schema.js';
-import { citationMarkers } from '../scoring/citations.js';
+import { citationMarkers, endsAsQuestion, withoutCitations } from '../scoring/citations.js';
 import { stanceByPattern } from '../scoring/stance-pattern.js';
 import { contentTokens, fold, stem } from '../text.js';
 import { citedSpans } from './materials.js';
@@ -29,7 +29,7 @@ const META = new Set(['forum', 'thread', 'threads', 'excerpt', 'excerpts', 'clos
 const NO_USAGE = { inputTokens: 0, outputTokens: 0 };
 
 function stems(text: string): Set<string> {
-  return new Set(contentTokens(text.replace(/\[\[\s*\d+\s*\]\]/g, ' ')).map(stem).filter((t) => !META.has(t)));
+  return new Set(contentTokens(withoutCitations(text)).map(stem).filter((t) => !META.has(t)));
 }
 
 /** Share of the sentence's content stems found in the source (0 when the sentence has none). */
@@ -44,7 +44,7 @@ export function overlapShare(sentence: string, source: SourceRecord): number {
 
 /** Is this sentence a claim about the subject (see the file comment)? */
 export function isClaim(sentence: string): boolean {
-  if (/\?\s*(\[\[\s*\d+\s*\]\]\s*)*[.]?$/.test(sentence.trim())) return false;
+  if (endsAsQuestion(sentence)) return false;
   if (stems(sentence).size < 2) return false;
   return citationMarkers(sentence).length > 0 || stanceByPattern(sentence) === 'answered';
 }

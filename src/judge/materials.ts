@@ -4,7 +4,7 @@
  */
 import { sourcesText } from '../evidence/block.js';
 import type { SourceRecord } from '../runs/results-schema.js';
-import { citationMarkers } from '../scoring/citations.js';
+import { citationMarkers, onlyCitations } from '../scoring/citations.js';
 import type { CitationItem } from './schemas.js';
 
 /** The evidence block as the judge sees it: the numbered sources, or a line saying there were none. */
@@ -27,7 +27,7 @@ export function answerSentences(answer: string, cta: string): string[] {
     .filter(Boolean);
   const out: string[] = [];
   for (const p of parts) {
-    if (out.length && /^(\[\[\s*\d+\s*\]\][\s.,;]*)+$/.test(p)) out[out.length - 1] = `${out[out.length - 1]} ${p}`;
+    if (out.length && onlyCitations(p)) out[out.length - 1] = `${out[out.length - 1]} ${p}`;
     else out.push(p);
   }
   return out;

@@ -5,6 +5,7 @@
  */
 import type { CountN } from '../runs/generation-summary.js';
 import type { CaseRecord } from '../runs/results-schema.js';
+import { offtopicHallucination } from '../scoring/definitions.js';
 import { meanN, type MeanN } from '../scoring/retrieval-metrics.js';
 import { humanAgreement, selfConsistency, type AgreementFigures, type ConsistencyFigures } from './agreement.js';
 
@@ -34,7 +35,7 @@ export interface JudgeSummary {
   /** kind → judge stance → cases. */
   abstention_matrix: { in_domain: StanceCounts; off_topic: StanceCounts };
   correct_abstention: MeanN;
-  /** Off-topic answers that cite sources and that the judge reads as answered or as asserting unsupported facts. */
+  /** Off-topic answers the judge reads as answered that carry a citation (src/scoring/definitions.ts). */
   offtopic_hallucination_rate: MeanN;
   /** Mean of per-case citation relevance over answers with at least one citation. */
   relevant_citation_rate: MeanN;
@@ -79,8 +80,7 @@ export function summariseJudge(records: readonly CaseRecord[], opts: JudgeSummar
   const withStance = judged.filter((r) => stanceOf(r)?.stance);
   const offTopic = withStance.filter((r) => r.kind === 'off_topic');
   const inDomain = withStance.filter((r) => r.kind !== 'off_topic');
-  const cites = (r: CaseRecord) => (r.citations?.length ?? 0) > 0;
-  const hallucinated = (r: CaseRecord) => cites(r) && (stanceOf(r)!.stance === 'answered' || stanceOf(r)!.asserts_unsupported_facts === true);
+  const hallucinated = (r: CaseRecord) => offtopicHallucination(r.kind, stanceOf(r)!.stance, r.citations?.length ?? 0) === 1;
   const tokens = { input: 0, output: 0 };
   let errors = 0;
   for (const r of judged) {

@@ -1,4 +1,5 @@
 import type { CaseRecord, ScoreRecord } from '../runs/results-schema.js';
+import { citationSpans, type CitationId } from '../scoring/citations.js';
 import { caseCorrectAbstention, caseStance } from './compare-metrics.js';
 import { fmt } from './format.js';
 import { esc, safeHref } from './html-escape.js';
@@ -25,23 +26,30 @@ const num = (v: number | null | undefined, d = 2) => fmt(v ?? null, d);
 /** Column headers of the case lines, in the order `caseLine` writes its cells. */
 export const CASE_COLUMNS = ['case', 'kind', 'status', 'zone', 'top-1', 'hit@5', 'mrr@10', 'stance', 'valid cites', 'faithfulness'];
 
-/** The answer with each [[n]] marker styled by its citation check (escaped text around them). */
+/**
+ * The answer with each cited id styled by its citation check (escaped text around them). Markers
+ * are read with the scorer's grammar (src/scoring/citations.ts), and the checks are in the same
+ * order, one per cited id, so `[[ 1 ]]` and `[[1, 2]]` are highlighted exactly as they were scored.
+ */
 export function answerHtml(record: CaseRecord, index: number): string {
   const answer = record.answer ?? '';
   const checks = record.citations ?? [];
   const parts: string[] = [];
   let last = 0;
   let k = 0;
-  for (const m of answer.matchAll(/\[\[(\d+)\]\]/g)) {
-    parts.push(esc(answer.slice(last, m.index)));
-    const n = Number(m[1]);
-    // Checks are in marker order; fall back to the first check of the same number.
-    const check = checks[k]?.n === n ? checks[k] : checks.find((c) => c.n === n);
+  const cite = (label: string, id: CitationId) => {
+    // Checks follow the ids in order; a record from another scorer falls back to the same number.
+    const check = checks[k]?.n === id.n ? checks[k] : checks.find((c) => c.n === id.n);
     k++;
-    if (!check) parts.push(`<span class="cite unchecked" title="not checked">${esc(m[0])}</span>`);
-    else if (check.valid) parts.push(`<a class="cite valid" href="#c${index}-s${n}" title="valid: source ${n}${check.golden ? ' (golden)' : ''}">${esc(m[0])}</a>`);
-    else parts.push(`<span class="cite invalid" title="${esc(`invalid${check.reason ? `: ${check.reason}` : ''}`)}">${esc(m[0])}</span>`);
-    last = m.index + m[0].length;
+    if (!check) return `<span class="cite unchecked" title="not checked">${esc(label)}</span>`;
+    if (check.valid) return `<a class="cite valid" href="#c${index}-s${id.n}" title="valid: source ${id.n}${check.golden ? ' (golden)' : ''}">${esc(label)}</a>`;
+    return `<span class="cite invalid" title="${esc(`invalid${check.reason ? `: ${check.reason}` : ''}`)}">${esc(label)}</span>`;
+  };
+  for (const span of citationSpans(answer)) {
+    parts.push(esc(answer.slice(last, span.start)));
+    if (span.ids.length === 1) parts.push(cite(span.text, span.ids[0]!));
+    else parts.push(`<span class="cite-group">[[${span.ids.map((id) => cite(id.written, id)).join(', ')}]]</span>`);
+    last = span.end;
   }
   parts.push(esc(answer.slice(last)));
   return parts.join('');

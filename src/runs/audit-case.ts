@@ -6,6 +6,7 @@ import { zoneOf } from '../evidence/zones.js';
 import { redact } from '../errors.js';
 import type { ChatModel } from '../llm/types.js';
 import { checkCitations, citationValidity } from '../scoring/citations.js';
+import { goldenCitationShare, offtopicHallucination } from '../scoring/definitions.js';
 import { correctAbstention, hasCta, stanceByPattern } from '../scoring/stance-pattern.js';
 import type { RunContext } from './context.js';
 import type { CaseRecord, ScoreRecord } from './results-schema.js';
@@ -50,7 +51,7 @@ export async function deterministicScores(deps: AuditDeps, record: CaseRecord): 
   record.citations = checks;
   const stance = stanceByPattern(answer, deps.ctx.config.evidence.cta);
   const hasGoldens = record.expected_topic_ids.length + record.expected_post_ids.length > 0;
-  const golden = record.kind === 'off_topic' || !hasGoldens || checks.length === 0 ? null : checks.filter((c) => c.golden).length / checks.length;
+  const golden = goldenCitationShare(record.kind, hasGoldens, checks);
   const cta = hasCta(answer, deps.ctx.config.evidence.cta);
   record.scores.push(
     { name: 'citation_validity', value: citationValidity(checks), details: { markers: checks.length, invalid: checks.filter((c) => !c.valid).length } },
@@ -61,7 +62,7 @@ export async function deterministicScores(deps: AuditDeps, record: CaseRecord): 
   );
   // An off-topic answer that asserts (stance answered) with citations is a hallucination; a weak-zone
   // hedge that points to the closest thread with caution is the behaviour the seeds asked for.
-  if (record.kind === 'off_topic') record.scores.push({ name: 'offtopic_hallucination', value: checks.length > 0 && stance === 'answered' ? 1 : 0, details: { cites: checks.length } });
+  if (record.kind === 'off_topic') record.scores.push({ name: 'offtopic_hallucination', value: offtopicHallucination(record.kind, stance, checks.length), details: { cites: checks.length } });
 }
 
 /**

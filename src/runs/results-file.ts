@@ -50,11 +50,18 @@ export function publicConfig(config: Config): Record<string, unknown> {
   return scrub(config) as Record<string, unknown>;
 }
 
-/** A stable digest of the public config (same config, same digest). */
+/**
+ * Top-level config keys that say where outputs go (`--out` sets output_dir), not what is
+ * measured: two runs of one config written to different places are the same configuration.
+ */
+const LOCATION_KEYS = new Set(['output_dir', 'cache_dir']);
+
+/** A stable digest of the public config (same config, same digest, wherever its outputs go). */
 export function configDigest(config: Record<string, unknown>): string {
   const canonical = (v: unknown): unknown =>
     Array.isArray(v) ? v.map(canonical) : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b)).map(([k, x]) => [k, canonical(x)])) : v;
-  return createHash('sha256').update(JSON.stringify(canonical(config))).digest('hex').slice(0, 12);
+  const measured = Object.fromEntries(Object.entries(config).filter(([k]) => !LOCATION_KEYS.has(k)));
+  return createHash('sha256').update(JSON.stringify(canonical(measured))).digest('hex').slice(0, 12);
 }
 
 /** Validates and writes `<dir>/<stamp>-<name>.json` (and the digest beside it); returns the paths. */

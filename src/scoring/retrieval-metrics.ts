@@ -1,7 +1,8 @@
 import type { Case } from '../cases/schema.js';
 import { termAlternatives } from '../cases/load.js';
 import type { RetrievedItem } from '../corpus/discourse.js';
-import { fold } from '../text.js';
+import { carriesTerm, readerText } from '../text.js';
+import { postHitApplies } from './definitions.js';
 
 /** Cutoffs reported for topic hits. */
 export const HIT_KS = [1, 3, 5, 10] as const;
@@ -38,9 +39,13 @@ export function hitAt<T>(items: readonly T[], k: number, pred: (t: T) => boolean
   return items.slice(0, k).some(pred) ? 1 : 0;
 }
 
-/** Does this passage carry the term (any alternative), after case and accent folding? */
-export function passageCarries(foldedText: string, term: string): boolean {
-  return termAlternatives(term).some((alt) => foldedText.includes(fold(alt)));
+/**
+ * Does this passage carry the term (any of its `a|b` alternatives)? `passage` is reader text
+ * ({@link readerText}): markup stripped, whitespace collapsed, case and accents folded; a term
+ * matches on word boundaries. The one rule for content recall, content MRR and the corpus check.
+ */
+export function passageCarries(passage: string, term: string): boolean {
+  return termAlternatives(term).some((alt) => carriesTerm(passage, alt));
 }
 
 /**
@@ -48,7 +53,7 @@ export function passageCarries(foldedText: string, term: string): boolean {
  * Passage text is the post's own text (not its title or category).
  */
 export function contentRecallAt(items: readonly RetrievedItem[], terms: readonly string[], k: number): number {
-  const texts = items.slice(0, k).map((i) => fold(i.text));
+  const texts = items.slice(0, k).map((i) => readerText(i.text));
   return terms.every((t) => texts.some((x) => passageCarries(x, t))) ? 1 : 0;
 }
 
@@ -57,7 +62,7 @@ export function contentRecallAt(items: readonly RetrievedItem[], terms: readonly
  * whose passage carries the term (0 if none); 1.0 only if every term rides the rank-1 passage.
  */
 export function contentReciprocalRankAt(items: readonly RetrievedItem[], terms: readonly string[], k = 10): number {
-  const texts = items.slice(0, k).map((i) => fold(i.text));
+  const texts = items.slice(0, k).map((i) => readerText(i.text));
   let sum = 0;
   for (const term of terms) sum += reciprocalRank(texts, k, (x) => passageCarries(x, term));
   return terms.length ? sum / terms.length : 0;
@@ -79,7 +84,7 @@ export function caseRetrievalMetrics(c: Pick<Case, 'expected_topic_ids' | 'expec
     hit_at_3: hit(3),
     hit_at_5: hit(5),
     hit_at_10: hit(10),
-    post_hit_at_5: posts.size > 0 && grain === 'post' ? hitAt(items, 5, (i) => posts.has(i.post_id)) : null,
+    post_hit_at_5: posts.size > 0 && postHitApplies(grain) ? hitAt(items, 5, (i) => posts.has(i.post_id)) : null,
     mrr_at_10: hasTopics ? reciprocalRank(items, 10, isGolden) : null,
     content_recall_at_5: c.expected_content.length ? contentRecallAt(items, c.expected_content, 5) : null,
     content_mrr_at_10: c.expected_content.length ? contentReciprocalRankAt(items, c.expected_content, 10) : null,
