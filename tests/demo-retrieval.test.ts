@@ -2,7 +2,7 @@
  * `ragaudit retrieval` on the embedded demo: the table, the results file, and TREC files that
  * trec_eval semantics read back to the same figures as the audit's own metrics.
  */
-import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -11,7 +11,6 @@ import { PACKAGE_ROOT } from '../src/paths.js';
 import { readResults } from '../src/runs/results-file.js';
 import type { RunResult } from '../src/runs/results-schema.js';
 import type { RetrievalSummary } from '../src/runs/summary.js';
-import { evaluateTrec, parseQrels, parseRun } from '../src/scoring/trec.js';
 
 const out = mkdtempSync(join(tmpdir(), 'ragaudit-demo-'));
 const trecDir = join(out, 'trec');
@@ -50,19 +49,38 @@ describe('ragaudit retrieval on the demo', () => {
     expect(readdirSync(out).some((f) => f.endsWith('-demo.md'))).toBe(true);
   });
 
-  it('the TREC rerank run read back with trec_eval semantics gives the audit own hit@5 and reciprocal rank', () => {
-    const qrels = parseQrels(readFileSync(join(trecDir, 'qrels.topic')), 'qrels.topic');
-    const run = parseRun(readFileSync(join(trecDir, 'rerank.topic.run')), 'rerank.topic.run');
-    const ev = evaluateTrec(qrels, run, { measures: ['success.5', 'recip_rank'] });
+  it('ragaudit trec on every exported node gives the table: success.K = Hit@K, recip_rank within 10 = MRR@10', async () => {
     const s = (result.summary as { retrieval: RetrievalSummary }).retrieval;
-    const at = (name: string) => ev.mean[ev.names.indexOf(name)]!;
-    expect(ev.numQ).toBe(s.nodes.rerank!.hit_at_5!.n);
-    expect(at('success_5')).toBeCloseTo(s.nodes.rerank!.hit_at_5!.mean!, 10);
-    // recip_rank has no cutoff: compare with 1/first_topic_rank over the same cases.
-    const rr = result.cases.filter((c) => c.expected_topic_ids.length).map((c) => {
-      const rank = c.retrieval.rerank!.metrics.first_topic_rank;
-      return rank ? 1 / rank : 0;
-    });
-    expect(at('recip_rank')).toBeCloseTo(rr.reduce((a, b) => a + b, 0) / rr.length, 10);
+    const figures: string[] = [];
+    for (const node of result.nodes) {
+      const grain = node.grain === 'post' ? 'post' : 'topic';
+      const qrels = join(trecDir, grain === 'post' ? 'qrels.topic-posts' : 'qrels.topic');
+      let text = '';
+      const rc = await main(['trec', qrels, join(trecDir, `${node.name}.${grain}.run`), '-q', '-m', 'success.1,3,5,10', '-m', 'recip_rank', '-m', 'num_q'], {
+        out: (t) => void (text += t),
+        err: () => undefined,
+        isTTY: false,
+        cwd: PACKAGE_ROOT,
+        env: {},
+      });
+      expect(rc).toBe(0);
+      const rows = text.trim().split('\n').map((l) => l.split('\t').map((x) => x.trim()));
+      const all = (m: string) => Number(rows.find(([name, q]) => name === m && q === 'all')![2]);
+      // trec prints 4 decimals: average its per-query values (0/1, and 1/rank read back as a rank).
+      const perQuery = (m: string) => rows.filter(([name, q]) => name === m && q !== 'all').map(([, , v]) => Number(v));
+      const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+      const t = s.nodes[node.name]!;
+      expect(all('num_q'), node.name).toBe(t.hit_at_1!.n);
+      const success = Object.fromEntries(([1, 3, 5, 10] as const).map((k) => [k, mean(perQuery(`success_${k}`))]));
+      for (const k of [1, 3, 5, 10] as const) expect(success[k], `${node.name} success.${k}`).toBeCloseTo(t[`hit_at_${k}`]!.mean!, 12);
+      // recip_rank has no cutoff and MRR@10 has one: cut each query's reciprocal rank at 10.
+      const cut = perQuery('recip_rank').map((rr) => (rr > 0 && Math.round(1 / rr) <= 10 ? 1 / Math.round(1 / rr) : 0));
+      expect(cut.length, node.name).toBe(t.mrr_at_10!.n);
+      const mrr = mean(cut);
+      expect(mrr, `${node.name} MRR@10`).toBeCloseTo(t.mrr_at_10!.mean!, 12);
+      figures.push(`${node.name} (${grain}): n=${all('num_q')} success.1/3/5/10 ${[1, 3, 5, 10].map((k) => success[k]!.toFixed(3)).join('/')} MRR@10 ${mrr.toFixed(3)}`);
+    }
+    // The figures, for the record (vitest prints them with --reporter verbose).
+    console.log(figures.join('\n'));
   });
 });

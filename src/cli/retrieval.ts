@@ -45,7 +45,8 @@ latency, each mean with its n. Writes results/<YYYYMMDD-HHMMSS>-<name>.json and 
 
 Options:
 ${PIPELINE_HELP}
-      --trec-out DIR  also write a TREC run file per node and qrels (topic and post grain)
+      --trec-out DIR  also write a TREC run file per node (topic docnos for topic-grain nodes, post
+                      docnos for post-grain ones) and qrels.topic, qrels.topic-posts, qrels.post
       --no-report     do not write the HTML report beside the results file
 
 Exit codes: 0 all cases retrieved, 1 some cases ended in error, 2 bad input, config or database.`,
@@ -63,8 +64,8 @@ Exit codes: 0 all cases retrieved, 1 some cases ended in error, 2 bad input, con
       const t = retrievalTable(s);
       io.out(`${textTable(t.header, t.rows)}\n\ncases ${s.cases} · ok ${s.ok} · errors ${s.errors}${warnings.length ? ` · ${warnings.length} warnings (see the digest)` : ''}\n`);
       if (values['trec-out']) {
-        const written = writeTrecFiles(values['trec-out'], result, io.cwd);
-        io.out(`TREC files: ${written.length} written to ${values['trec-out']}\n`);
+        const written = await writeTrecFiles(values['trec-out'], result, io.cwd, ctx.profile);
+        io.out(`TREC files: ${written.files.length} written to ${values['trec-out']} (score <node>.topic.run with qrels.topic, <node>.post.run with qrels.topic-posts)\n`);
       }
       io.out(`results: ${files.json}\ndigest:  ${files.md}\n`);
       if (!values['no-report']) reportBeside(files.json, result, io);
