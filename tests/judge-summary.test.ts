@@ -5,11 +5,14 @@
  * likewise, with Cohen's kappa worked out by hand.
  */
 import { describe, expect, it } from 'vitest';
+import { agreementFigures } from '../src/judge/agreement.js';
 import { judgeRecord } from '../src/judge/case-scores.js';
+import { judgeRows } from '../src/judge/digest.js';
 import type { CitationVerdict, FaithfulnessVerdict, Judge, JudgeOutcome, StanceVerdict } from '../src/judge/schemas.js';
 import { estimateCost, summariseJudge } from '../src/judge/summary.js';
 import type { CaseRecord } from '../src/runs/results-schema.js';
 
+const summaryStub = summariseJudge([], { judge: { id: 'openai:judge-model', offline: false, promptVersions: {} } });
 const CTA = 'To go further, open the thread or ask the community in a new topic.';
 const USAGE = { inputTokens: 100, outputTokens: 10 };
 type Label = 'supported' | 'unsupported' | 'contradicted';
@@ -100,9 +103,10 @@ describe('summary.judge from scripted verdicts', () => {
     // correct abstention: A 1, B 1 (in-domain, not abstained), C 0 (in-domain abstained),
     //   D 1 (off-topic hedged, nothing invented), E 0 (off-topic answered), F 0 (hedged but asserts) → 3/6
     expect(s.correct_abstention).toEqual({ mean: 0.5, n: 6 });
-    // off-topic hallucination (cites, and answered or asserts): D 0 (hedged, no invention), E 1, F 1 → 2/3
+    // off-topic hallucination (src/scoring/definitions.ts: stance answered and at least one citation):
+    //   D 0 (hedged), E 1 (answered, 2 citations), F 0 (hedged, even though it asserts) → 1/3
     expect(s.offtopic_hallucination_rate.n).toBe(3);
-    expect(s.offtopic_hallucination_rate.mean).toBeCloseTo(2 / 3, 12);
+    expect(s.offtopic_hallucination_rate.mean).toBeCloseTo(1 / 3, 12);
     // citation relevance: A 2/2 = 1, B 1/2 = 0.5, C none (null), D 0/1 = 0, E 2/2 = 1, F judge_error
     //   mean = (1 + 0.5 + 0 + 1) / 4 = 0.625
     expect(s.relevant_citation_rate).toEqual({ mean: 0.625, n: 4 });
@@ -136,7 +140,48 @@ describe('summary.judge from scripted verdicts', () => {
     expect(s.agreement!.stance!.kappa).toBeCloseTo(0.5, 12);
     // relevant_citation (judge: citation_relevance = 1): A T/T, B T/F, D F/F, E F/T; F excluded (judge_error)
     //   po = 2/4; rows 2, 2; columns 2, 2; pe = (2·2 + 2·2)/16 = 0.5; κ = (0.5 − 0.5)/0.5 = 0
-    expect(s.agreement!.relevant_citation).toEqual({ n: 4, accuracy: 0.5, kappa: 0, labels: ['false', 'true'], matrix: [[1, 1], [1, 1]], excluded: 1 });
+    expect(s.agreement!.relevant_citation).toMatchObject({ n: 4, accuracy: 0.5, kappa: 0, labels: ['false', 'true'], matrix: [[1, 1], [1, 1]], excluded: 1 });
+    // A genuine 0 (both raters vary) stays a number.
+    expect(s.agreement!.relevant_citation!.kappa_undefined).toBeUndefined();
+    // Per class (rows of the matrix): faithful false 2/3 (TNR), true 2/2 (TPR); prevalence people
+    // false 3/5, true 2/5; judge false 2/5, true 3/5.
+    expect(s.agreement!.faithful!.per_class).toEqual({ false: { agreement: 2 / 3, n: 3 }, true: { agreement: 1, n: 2 } });
+    expect(s.agreement!.faithful!.prevalence).toEqual({ human: { false: 0.6, true: 0.4 }, judge: { false: 0.4, true: 0.6 } });
+    expect(s.agreement!.relevant_citation!.per_class).toEqual({ false: { agreement: 0.5, n: 2 }, true: { agreement: 0.5, n: 2 } });
+  });
+
+  it('kappa is undefined, with the reason, when people give one label to every case (never 0.000)', () => {
+    // 26 faithful answers the judge calls faithful, 1 it does not: accuracy 26/27; the human rater is
+    // constant, so pe = po and the formula would print kappa 0 beside 96.3 % accuracy.
+    const human = Array.from({ length: 27 }, () => 'true');
+    const judge = [...Array.from({ length: 26 }, () => 'true'), 'false'];
+    const a = agreementFigures(human, judge);
+    expect(a.accuracy).toBeCloseTo(26 / 27, 12);
+    expect(a.kappa).toBeNull();
+    expect(a.kappa_undefined).toBe('every human label is "true": chance agreement cannot be estimated');
+    // TPR 26/27; TNR not applicable (no human "false"): the row of "false" is empty.
+    expect(a.per_class).toEqual({ false: { agreement: null, n: 0 }, true: { agreement: 26 / 27, n: 27 } });
+    expect(a.prevalence.human).toEqual({ false: 0, true: 1 });
+    expect(a.interval.kappa).toBeNull();
+    expect(a.interval.kappa_undefined_resamples).toBe(a.interval.iterations);
+    const [lo, hi] = a.interval.accuracy!;
+    expect(lo).toBeLessThanOrEqual(26 / 27);
+    expect(hi).toBe(1);
+    // Seeded: the same labels give the same interval.
+    expect(agreementFigures(human, judge).interval).toEqual(a.interval);
+    const rows = new Map(judgeRows({ ...summaryStub, agreement: { faithful: a } }).map(([k, v]) => [k, v] as const));
+    expect(rows.get("  faithful: Cohen's kappa")).toBe('undefined (every human label is "true": chance agreement cannot be estimated)');
+    expect(rows.get('  faithful: per class')).toBe('TNR n/a (n=0) · TPR 96.3 % (n=27)');
+  });
+
+  it('perfect agreement on both labels has an accuracy interval of exactly [1, 1]', () => {
+    const labels = ['true', 'false', 'true', 'false', 'true'];
+    const a = agreementFigures(labels, labels);
+    expect(a.kappa).toBe(1);
+    expect(a.interval.accuracy).toEqual([1, 1]);
+    // Resamples drawing one label only leave kappa undefined and are counted, not averaged.
+    expect(a.interval.kappa_undefined_resamples).toBeGreaterThan(0);
+    expect(a.interval.kappa).toEqual([1, 1]);
   });
 
   it('reports self-consistency over K asks; a failed repeat leaves the item out', async () => {

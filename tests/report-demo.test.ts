@@ -15,6 +15,7 @@ import { PACKAGE_ROOT } from '../src/paths.js';
 import { fmt, pct } from '../src/reports/format.js';
 import { summariseGeneration } from '../src/runs/generation-summary.js';
 import { readResults } from '../src/runs/results-file.js';
+import type { JudgeSummary } from '../src/judge/summary.js';
 import type { RunResult } from '../src/runs/results-schema.js';
 import { summariseRetrieval } from '../src/runs/summary.js';
 
@@ -37,15 +38,51 @@ const only = (suffix: string) => {
 
 let base: { file: string; result: RunResult };
 let weak: { file: string; result: RunResult };
+let baseOut = '';
 
 beforeAll(async () => {
   const a = await cli(['run', '--out', dir]);
   const b = await cli(['run', '--out', dir, '--weak-below', '1', '--name', 'weak1', '--no-report']);
   expect(a.code, a.err).toBe(0);
   expect(b.code, b.err).toBe(0);
+  baseOut = a.out;
   base = { file: only('-demo.json'), result: readResults(only('-demo.json')) };
   weak = { file: only('-weak1.json'), result: readResults(only('-weak1.json')) };
 }, 300_000);
+
+describe('the demo run: judge agreement and the evidence node, in every output', () => {
+  const UNDEFINED = 'undefined (every human label is "true": chance agreement cannot be estimated)';
+  it('kappa of the constant "faithful" labels is undefined with its reason (terminal, markdown, JSON, HTML)', () => {
+    const j = base.result.summary.judge as JudgeSummary;
+    const faithful = j.agreement!.faithful!;
+    // Every human "faithful" label of the demo is true: kappa has no chance agreement to beat.
+    expect(faithful.prevalence.human.true).toBe(1);
+    expect(faithful.kappa).toBeNull();
+    expect(faithful.kappa_undefined).toBe('every human label is "true": chance agreement cannot be estimated');
+    expect(faithful.per_class.true!.n).toBe(faithful.n);
+    expect(faithful.interval.accuracy).not.toBeNull();
+    const md = readFileSync(base.file.replace(/\.json$/, '.md'), 'utf8');
+    const html = readFileSync(base.file.replace(/\.json$/, '.html'), 'utf8');
+    expect(baseOut).toContain(UNDEFINED);
+    expect(md).toContain(`Cohen's kappa ${UNDEFINED}`);
+    expect(html).toContain(UNDEFINED.replace(/"/g, '&quot;'));
+    for (const text of [baseOut, md, html]) {
+      expect(text).toMatch(/TPR \d+\.\d % \(n=\d+\)/);
+      expect(text).toContain('95 % CI');
+      expect(text).not.toMatch(/kappa 0\.000/);
+    }
+    expect(html).toContain('<section id="agreement"><h2>Agreement with human labels</h2>');
+  });
+
+  it('shows post hit@5 of the node that feeds the model (JSON, terminal and markdown)', () => {
+    const g = base.result.summary.generation as { evidence: { node: string; post_hit_at_5: { mean: number; n: number } } };
+    const node = (base.result.summary.retrieval as { nodes: Record<string, Record<string, { mean: number; n: number }>> }).nodes.rerank!;
+    expect(g.evidence).toEqual({ node: 'rerank', post_hit_at_5: node.post_hit_at_5 });
+    const line = `post hit@5 at the evidence node (rerank) | ${fmt(node.post_hit_at_5!.mean)} (n=${node.post_hit_at_5!.n})`;
+    expect(readFileSync(base.file.replace(/\.json$/, '.md'), 'utf8')).toContain(line);
+    expect(baseOut).toMatch(new RegExp(`post hit@5 at the evidence node \\(rerank\\)\\s+${fmt(node.post_hit_at_5!.mean)} \\(n=${node.post_hit_at_5!.n}\\)`));
+  });
+});
 
 describe('run writes the report beside its results', () => {
   it('by default, with the results file’s base name; not with --no-report', () => {
@@ -151,6 +188,7 @@ describe('the report in headless Chromium', { timeout: 60_000 }, () => {
       citation_validity: pct(s.generation.citation_validity!.mean),
       correct_abstention: pct((s.judge?.correct_abstention ?? s.generation.correct_abstention_pattern!).mean),
       offtopic_hallucinations: String(s.generation.offtopic_hallucinations!.count),
+      evidence_post_hit_at_5: fmt((s.generation.evidence as unknown as { post_hit_at_5: { mean: number } }).post_hit_at_5.mean),
       ...(s.judge ? { faithfulness: fmt(s.judge.faithfulness!.mean) } : {}),
     };
     const shown = await page.$$eval('[data-metric]', (els) => Object.fromEntries(els.map((e) => [e.getAttribute('data-metric'), e.querySelector('.value')!.textContent])));

@@ -287,9 +287,17 @@ suite('cohenKappa (Cohen 1960)', () => {
     expect(r.kappa).toBeCloseTo(31 / 53, 14);
   });
 
-  it('complete disagreement on a balanced pair gives κ = −1; a constant rater gives κ = 0', () => {
+  it('complete disagreement on a balanced pair gives κ = −1', () => {
     expect(cohenKappa(['y', 'n'], ['n', 'y']).kappa).toBeCloseTo(-1, 14);
-    expect(cohenKappa(['x', 'x', 'x', 'x'], ['x', 'y', 'x', 'y']).kappa).toBe(0);
+  });
+
+  it('a constant rater leaves kappa undefined (the formula would give 0 whatever the other does)', () => {
+    // po = 2/4, pe = (4·2)/16 = 2/4: (po − pe)/(1 − pe) = 0, which would read as chance agreement.
+    const r = cohenKappa(['x', 'x', 'x', 'x'], ['x', 'y', 'x', 'y']);
+    expect(r.kappa).toBeNull();
+    expect(r.undefinedReason).toBe('rater A constant');
+    expect(r.accuracy).toBe(0.5);
+    expect(cohenKappa(['x', 'y'], ['z', 'z']).undefinedReason).toBe('rater B constant');
   });
 
   it('labels either rater used appear in sorted order, even if only one used them', () => {
@@ -306,6 +314,7 @@ suite('cohenKappa (Cohen 1960)', () => {
     const r = cohenKappa(['x', 'x', 'x'], ['x', 'x', 'x']);
     expect(r.accuracy).toBe(1);
     expect(r.kappa).toBeNull();
+    expect(r.undefinedReason).toBe('both raters constant');
     const empty = cohenKappa([], []);
     expect(empty.kappa).toBeNull();
     expect(empty.accuracy).toBeNaN();

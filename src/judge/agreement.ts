@@ -3,18 +3,102 @@
  * --repeat K, how often the judge disagrees with itself.
  */
 import type { CaseRecord } from '../runs/results-schema.js';
-import { cohenKappa } from '../scoring/statistics.js';
+import { cohenKappa, mulberry32, quantile } from '../scoring/statistics.js';
 
 /** Judge-vs-human agreement on one field; matrix rows are the human labels, columns the judge's. */
 export interface AgreementFigures {
   n: number;
   accuracy: number;
-  /** Cohen's kappa; null when undefined (both raters used one and the same label throughout). */
+  /** Cohen's kappa; null when undefined (no case, or a rater gave one label to every case). */
   kappa: number | null;
+  /** Why kappa is undefined, in words (present exactly when kappa is null). */
+  kappa_undefined?: string;
   labels: string[];
   matrix: number[][];
   /** Cases labelled by a human on this field that the judge gave no comparable verdict for. */
   excluded: number;
+  /**
+   * Per human label: the share of those cases the judge labels the same, with n (for yes/no
+   * fields, `true` is the TPR and `false` the TNR); null when no case carries the label.
+   */
+  per_class: Record<string, { agreement: number | null; n: number }>;
+  /** Share of the cases carrying each label, for people and for the judge. */
+  prevalence: { human: Record<string, number>; judge: Record<string, number> };
+  /** Percentile bootstrap 95 % intervals over cases (null when not estimable). */
+  interval: AgreementInterval;
+}
+
+/** Bootstrap settings and bounds; resamples where kappa is undefined are left out and counted. */
+export interface AgreementInterval {
+  iterations: number;
+  seed: number;
+  accuracy: [number, number] | null;
+  kappa: [number, number] | null;
+  kappa_undefined_resamples: number;
+}
+
+/** Bootstrap resamples and seed: fixed, so the same labels always give the same interval. */
+export const AGREEMENT_BOOTSTRAP = { iterations: 2000, seed: 1 } as const;
+
+function kappaReason(reason: string | undefined, human: readonly string[], judge: readonly string[]): string {
+  if (reason === 'no items') return 'no comparable case';
+  if (reason === 'both raters constant') return `people and judge gave "${human[0]}" to every case`;
+  if (reason === 'rater A constant') return `every human label is "${human[0]}": chance agreement cannot be estimated`;
+  return `the judge said "${judge[0]}" every time: chance agreement cannot be estimated`;
+}
+
+/** Agreement figures of paired labels (people first, judge second). */
+export function agreementFigures(human: readonly string[], judge: readonly string[], excluded = 0): AgreementFigures {
+  const k = cohenKappa(human, judge);
+  const perClass: AgreementFigures['per_class'] = {};
+  const prevalence: AgreementFigures['prevalence'] = { human: {}, judge: {} };
+  k.labels.forEach((label, i) => {
+    const row = k.matrix[i]!;
+    const n = row.reduce((a, b) => a + b, 0);
+    perClass[label] = { agreement: n ? row[i]! / n : null, n };
+    if (k.n) {
+      prevalence.human[label] = n / k.n;
+      prevalence.judge[label] = k.matrix.reduce((a, r) => a + r[i]!, 0) / k.n;
+    }
+  });
+  return {
+    n: k.n,
+    // n = 0 (every labelled case excluded) has no accuracy; report 0 items rather than NaN.
+    accuracy: k.n ? k.accuracy : 0,
+    kappa: k.kappa,
+    ...(k.kappa === null ? { kappa_undefined: kappaReason(k.undefinedReason, human, judge) } : {}),
+    labels: k.labels,
+    matrix: k.matrix,
+    excluded,
+    per_class: perClass,
+    prevalence,
+    interval: bootstrapAgreement(human, judge),
+  };
+}
+
+/** Percentile bootstrap (type 7 quantiles at 2.5 % and 97.5 %) of accuracy and kappa over cases. */
+export function bootstrapAgreement(human: readonly string[], judge: readonly string[]): AgreementInterval {
+  const { iterations, seed } = AGREEMENT_BOOTSTRAP;
+  const n = human.length;
+  if (n === 0) return { iterations, seed, accuracy: null, kappa: null, kappa_undefined_resamples: 0 };
+  const rand = mulberry32(seed);
+  const acc: number[] = [];
+  const kap: number[] = [];
+  const a: string[] = new Array<string>(n);
+  const b: string[] = new Array<string>(n);
+  for (let it = 0; it < iterations; it++) {
+    for (let j = 0; j < n; j++) {
+      const i = Math.floor(rand() * n);
+      a[j] = human[i]!;
+      b[j] = judge[i]!;
+    }
+    const k = cohenKappa(a, b);
+    acc.push(k.accuracy);
+    if (k.kappa !== null) kap.push(k.kappa);
+  }
+  const bounds = (xs: number[]): [number, number] | null => (xs.length ? [quantile(xs, 0.025), quantile(xs, 0.975)] : null);
+  // A kappa interval from a minority of resamples would describe other data than these labels.
+  return { iterations, seed, accuracy: bounds(acc), kappa: kap.length * 2 >= iterations ? bounds(kap) : null, kappa_undefined_resamples: iterations - kap.length };
 }
 
 /** Self-consistency of one verdict over K asks. */
@@ -68,9 +152,7 @@ export function humanAgreement(records: readonly CaseRecord[]): Record<string, A
       judge.push(j);
     }
     if (human.length === 0 && excluded === 0) continue;
-    const k = cohenKappa(human, judge);
-    // n = 0 (every labelled case excluded) has no accuracy; report 0 items rather than NaN.
-    out[field] = { n: k.n, accuracy: k.n ? k.accuracy : 0, kappa: k.kappa, labels: k.labels, matrix: k.matrix, excluded };
+    out[field] = agreementFigures(human, judge, excluded);
   }
   return Object.keys(out).length ? out : undefined;
 }

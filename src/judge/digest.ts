@@ -1,10 +1,14 @@
 /** The judge figures for the console and the run digest. */
 import { fmt, markdownTable, pct } from '../reports/format.js';
 import type { RunResult } from '../runs/results-schema.js';
+import { NOT_APPLICABLE } from '../scoring/definitions.js';
+import type { AgreementFigures } from './agreement.js';
 import type { JudgeSummary } from './summary.js';
 
 const countN = (c: { count: number; n: number }) => `${c.count}/${c.n}`;
 const meanN = (m: { mean: number | null; n: number }) => `${pct(m.mean)} (n=${m.n})`;
+
+const interval = (b: [number, number] | null | undefined, f: (v: number) => string) => (b ? ` [95 % CI ${f(b[0])} – ${f(b[1])}]` : '');
 
 /** Rows of the judge summary: label and value, shared by the console and the digest. */
 export function judgeRows(j: JudgeSummary): string[][] {
@@ -25,7 +29,10 @@ export function judgeRows(j: JudgeSummary): string[][] {
     ['judge cost (estimate)', j.cost_usd === null ? '– (no price in config judge.prices)' : `$${j.cost_usd.toFixed(4)}`],
   ];
   for (const [field, a] of Object.entries(j.agreement ?? {})) {
-    rows.push([`agreement with humans: ${field}`, `accuracy ${pct(a.accuracy)} · kappa ${fmt(a.kappa)} (n=${a.n}${a.excluded ? `, ${a.excluded} not comparable` : ''})`]);
+    rows.push([`agreement with humans: ${field}`, `accuracy ${pct(a.accuracy)}${interval(a.interval?.accuracy, pct)} (n=${a.n}${a.excluded ? `, ${a.excluded} not comparable` : ''})`]);
+    rows.push([`  ${field}: Cohen's kappa`, kappaText(a)]);
+    if (a.per_class) rows.push([`  ${field}: per class`, perClassText(a)]);
+    if (a.prevalence) rows.push([`  ${field}: prevalence`, prevalenceText(a)]);
   }
   for (const [field, s] of Object.entries(j.self_consistency ?? {})) {
     rows.push([`self-disagreement: ${field}`, `${s.disagreeing_items}/${s.items} (${pct(s.share)})`]);
@@ -33,11 +40,40 @@ export function judgeRows(j: JudgeSummary): string[][] {
   return rows;
 }
 
+/** Kappa with its interval, or "undefined" with the reason (never a 0 that reads as chance). */
+export function kappaText(a: AgreementFigures): string {
+  if (a.kappa === null) return `undefined (${a.kappa_undefined ?? 'a rater gave one label to every case'})`;
+  return `${fmt(a.kappa)}${interval(a.interval?.kappa, (v) => fmt(v))}`;
+}
+
+/** Per-class agreement: for yes/no fields TPR (people yes → judge yes) and TNR (no → no). */
+export function perClassText(a: AgreementFigures): string {
+  const name = (l: string) => (l === 'true' ? 'TPR' : l === 'false' ? 'TNR' : `"${l}"`);
+  return Object.entries(a.per_class ?? {})
+    .map(([l, c]) => `${name(l)} ${c.agreement === null ? NOT_APPLICABLE : pct(c.agreement)} (n=${c.n})`)
+    .join(' · ');
+}
+
+/** Label prevalence among the compared cases, for people and for the judge. */
+export function prevalenceText(a: AgreementFigures): string {
+  if (!a.prevalence) return '';
+  const side = (p: Record<string, number>) => Object.entries(p).map(([l, v]) => `${l} ${pct(v)}`).join(', ');
+  return `people: ${side(a.prevalence.human)}; judge: ${side(a.prevalence.judge)}`;
+}
+
 /** Confusion matrices of the agreement figures (rows: human, columns: judge). */
 function agreementMarkdown(j: JudgeSummary): string[] {
   const out: string[] = [];
   for (const [field, a] of Object.entries(j.agreement ?? {})) {
-    out.push(`**${field}** — n=${a.n}, accuracy ${pct(a.accuracy)}, Cohen's kappa ${fmt(a.kappa)} (rows: human, columns: judge)`, '');
+    out.push(`**${field}** — n=${a.n}${a.excluded ? ` (${a.excluded} not comparable)` : ''} (rows: human, columns: judge)`, '');
+    out.push(
+      `- accuracy ${pct(a.accuracy)}${interval(a.interval?.accuracy, pct)}`,
+      `- Cohen's kappa ${kappaText(a)}`,
+      ...(a.per_class ? [`- per class: ${perClassText(a)}`] : []),
+      ...(a.prevalence ? [`- prevalence: ${prevalenceText(a)}`] : []),
+      ...(a.interval ? [`- intervals: percentile bootstrap over cases, ${a.interval.iterations} resamples, seed ${a.interval.seed}${a.interval.kappa_undefined_resamples ? ` (${a.interval.kappa_undefined_resamples} resamples with kappa undefined left out)` : ''}`] : []),
+      '',
+    );
     out.push(markdownTable(['human \\ judge', ...a.labels], a.labels.map((l, i) => [l, ...a.matrix[i]!.map(String)])), '');
   }
   return out;

@@ -5,7 +5,7 @@
  */
 import { ConfigSchema, type Config } from '../config/schema.js';
 import { InputError, redact } from '../errors.js';
-import { summariseGeneration } from '../runs/generation-summary.js';
+import { storedEvidenceNode, summariseGeneration } from '../runs/generation-summary.js';
 import { forEachConcurrent } from '../runs/pool.js';
 import { configDigest, publicConfig } from '../runs/results-file.js';
 import type { CaseRecord, RunResult } from '../runs/results-schema.js';
@@ -80,7 +80,7 @@ export async function rejudgeResults(stored: RunResult, opts: RejudgeOptions): P
     summary: {
       ...summary,
       retrieval: summariseRetrieval(records, stored.nodes.map((n) => n.name)),
-      ...(stored.summary.generation ? { generation: summariseGeneration(records) } : {}),
+      ...(stored.summary.generation ? { generation: summariseGeneration(records, storedEvidenceNode(stored.summary)) } : {}),
       judge: opts.judge.summarise(records),
     },
     cases: records,

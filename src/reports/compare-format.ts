@@ -1,6 +1,7 @@
 import { showDiff } from './compare-config.js';
 import { CASE_METRICS } from './compare-metrics.js';
 import type { CaseChange, Comparison, MetricStat, RunRow, RunVsBaseline } from './compare.js';
+import { NOT_APPLICABLE } from '../scoring/definitions.js';
 import { fmt, markdownTable, pct, textTable } from './format.js';
 import type { GateResult } from './gate.js';
 
@@ -18,7 +19,7 @@ export function runsTable(rows: readonly RunRow[]): { header: string[]; rows: st
       String(r.cases),
       String(r.errors),
       fmt(r.hit_at_5.mean),
-      fmt(r.post_hit_at_5.mean),
+      r.post_hit_applies ? fmt(r.post_hit_at_5.mean) : NOT_APPLICABLE,
       fmt(r.mrr_at_10.mean),
       fmt(r.content_mrr_at_10.mean),
       pct(r.citation_validity?.mean),

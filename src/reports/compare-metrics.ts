@@ -1,12 +1,14 @@
 import { InputError } from '../errors.js';
 import type { CountN } from '../runs/generation-summary.js';
 import type { CaseRecord, RunResult } from '../runs/results-schema.js';
+import { postHitApplies } from '../scoring/definitions.js';
 import type { MeanN } from '../scoring/retrieval-metrics.js';
 
 /**
  * What `compare`, the gate and the HTML report read from a results file: the run-level figures
  * (from its summary blocks) and the per-case values (from its case records). The judge block is
  * optional: runs made without a judge, and retrieval-only files, show `–` for its figures.
+ * Every figure follows the definitions of src/scoring/definitions.ts (the README's "Metrics").
  */
 
 
@@ -17,7 +19,10 @@ export interface RunFigures {
   cases: number;
   errors: number;
   hit_at_5: MeanN;
+  /** Mean null with n = 0 on a topic-grain node: not applicable (shown n/a), never 0. */
   post_hit_at_5: MeanN;
+  /** False when the node is topic-grain (src/scoring/definitions.ts postHitApplies). */
+  post_hit_applies: boolean;
   mrr_at_10: MeanN;
   content_mrr_at_10: MeanN;
   /** Share of valid [[n]] markers (generation.citation_validity); null for retrieval-only files. */
@@ -28,6 +33,8 @@ export interface RunFigures {
   correct_abstention_source: 'judge' | 'pattern' | null;
   offtopic_hallucinations: CountN | null;
   wrong_abstentions: CountN | null;
+  /** Post hit@5 of the node that fed the model (summary.generation.evidence); null when not recorded. */
+  evidence: { node: string; post_hit_at_5: MeanN } | null;
   judge_errors: number | null;
 }
 
@@ -92,6 +99,7 @@ export function runFigures(result: RunResult, node: string): RunFigures {
     errors: result.cases.filter((c) => c.status === 'error').length,
     hit_at_5: r('hit_at_5'),
     post_hit_at_5: r('post_hit_at_5'),
+    post_hit_applies: postHitApplies(result.nodes.find((n) => n.name === node)?.grain ?? 'post'),
     mrr_at_10: r('mrr_at_10'),
     content_mrr_at_10: r('content_mrr_at_10'),
     citation_validity: gen ? meanN(gen.citation_validity) : null,
@@ -101,6 +109,7 @@ export function runFigures(result: RunResult, node: string): RunFigures {
     offtopic_hallucinations: gen ? countN(gen.offtopic_hallucinations) : null,
     wrong_abstentions: (judge ? countN(judge.wrong_abstentions) : null) ?? (gen ? countN(gen.wrong_abstentions) : null),
     judge_errors: judge ? count(judge.judge_errors) : null,
+    evidence: gen && isObj(gen.evidence) && typeof gen.evidence.node === 'string' ? { node: gen.evidence.node, post_hit_at_5: meanN(gen.evidence.post_hit_at_5) ?? { mean: null, n: 0 } } : null,
   };
 }
 

@@ -18,12 +18,18 @@ import { fmt } from './format.js';
 interface GateMetric {
   read(row: RunRow): number | null;
   doc: string;
+  /** Why the figure does not apply to this row (e.g. post hits on a topic-grain node), else null. */
+  notApplicable?(row: RunRow): string | null;
 }
 
 /** Every metric a gate file may name. */
 export const GATE_METRICS: Record<string, GateMetric> = {
   hit_at_5: { read: (r) => r.hit_at_5.mean, doc: 'topic Hit@5 at the compared node' },
-  post_hit_at_5: { read: (r) => r.post_hit_at_5.mean, doc: 'post Hit@5 at the compared node' },
+  post_hit_at_5: {
+    read: (r) => r.post_hit_at_5.mean,
+    doc: 'post Hit@5 at the compared node (not applicable on a topic-grain node)',
+    notApplicable: (r) => (r.post_hit_applies ? null : `not applicable: node ${r.node} is topic-grain (pick a post-grain node with --node)`),
+  },
   mrr_at_10: { read: (r) => r.mrr_at_10.mean, doc: 'MRR@10 at the compared node' },
   content_mrr_at_10: { read: (r) => r.content_mrr_at_10.mean, doc: 'content MRR@10 at the compared node' },
   citation_validity: { read: (r) => r.citation_validity?.mean ?? null, doc: 'share of valid [[n]] markers (real links)' },
@@ -112,7 +118,8 @@ export function evaluateGate(rules: GateRules, cmp: Comparison): GateResult {
       const check = (kind: keyof GateRule, limit: number, test: () => { ok: boolean; text: string }, withBaseline = false) => {
         const name = `${metric}.${kind}`;
         const missing = value === null || (withBaseline && before === null);
-        const r = missing ? { ok: false, text: `not measured in ${value === null ? v.label : cmp.baseline}` } : test();
+        const na = m.notApplicable?.(row) ?? (withBaseline ? m.notApplicable?.(base) : null) ?? null;
+        const r = na ? { ok: false, text: na } : missing ? { ok: false, text: `not measured in ${value === null ? v.label : cmp.baseline}` } : test();
         checks.push({ run: v.label, rule: name, value, ...(withBaseline ? { baseline: before } : {}), limit, passed: r.ok, message: `${v.label}: ${name}: ${r.text}, limit ${show(limit)}` });
       };
       if (rule.min !== undefined) check('min', rule.min, () => ({ ok: value! >= rule.min! - EPS, text: `value ${show(value)}` }));

@@ -1,5 +1,6 @@
 import type { RunResult } from '../runs/results-schema.js';
 import type { GenerationSummary } from '../runs/generation-summary.js';
+import { NOT_APPLICABLE } from '../scoring/definitions.js';
 import { fmt, markdownTable, pct } from './format.js';
 
 /** Rows of the generation summary: label and value, shared by the console and the digest. */
@@ -8,6 +9,7 @@ export function generationRows(g: GenerationSummary): string[][] {
   const stance = Object.entries(g.stance_pattern).map(([kind, s]) => `${kind}: ${Object.entries(s).map(([k, v]) => `${k} ${v}`).join(' · ')}`);
   return [
     ['answered cases', String(g.answered)],
+    ...(g.evidence ? [[`post hit@5 at the evidence node (${g.evidence.node})`, g.evidence.post_hit_at_5.n ? `${fmt(g.evidence.post_hit_at_5.mean)} (n=${g.evidence.post_hit_at_5.n})` : `${NOT_APPLICABLE} (topic-grain node or no case declares posts)`]] : []),
     ['zones', zones.join(' | ') || '–'],
     ['real links (valid [[n]] markers)', `${pct(g.citation_validity.mean)} of ${g.citation_validity.n} markers`],
     ['answers with an invalid citation', `${g.answers_with_invalid_citation.count}/${g.answers_with_invalid_citation.n}`],

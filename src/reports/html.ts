@@ -4,8 +4,10 @@ import { zoneOf } from '../evidence/zones.js';
 import type { RunResult } from '../runs/results-schema.js';
 import type { RetrievalSummary } from '../runs/summary.js';
 import { defaultNode, runFigures, type RunFigures } from './compare-metrics.js';
+import { NOT_APPLICABLE } from '../scoring/definitions.js';
 import { fmt, pct } from './format.js';
 import { histogramSvg } from './histogram-svg.js';
+import { agreementHtml } from './html-agreement.js';
 import { CASE_COLUMNS, caseHtml, type CaseView } from './html-cases.js';
 import { esc, jsonScript } from './html-escape.js';
 import { REPORT_CSS, REPORT_JS } from './html-assets.js';
@@ -73,6 +75,10 @@ function cards(f: RunFigures): Card[] {
       sub: f.offtopic_hallucinations ? `of ${f.offtopic_hallucinations.n} off-topic answers` : 'not measured',
     },
   ];
+  if (f.evidence) {
+    const m = f.evidence.post_hit_at_5;
+    out.splice(4, 0, { metric: 'evidence_post_hit_at_5', label: 'PostHit@5 (evidence node)', value: m.mean, shown: m.n ? fmt(m.mean) : NOT_APPLICABLE, sub: `${f.evidence.node}, n=${m.n}` });
+  }
   if (f.faithfulness) out.push(mean('faithfulness', 'Faithfulness', f.faithfulness, (v) => fmt(v), 'judge, '));
   return out;
 }
@@ -174,6 +180,7 @@ ${bannerHtml(result)}
 ${cardsHtml(figures)}
 ${result.warnings.length ? `<section class="warnings"><h2>Warnings</h2><ul>${result.warnings.map((w) => `<li>${esc(w)}</li>`).join('')}</ul></section>` : ''}
 ${nodesHtml(result)}
+${agreementHtml(result)}
 ${zonesHtml(views, zoneComputed)}
 ${histogramHtml(result, views, scoreNode)}
 ${casesHtml(views)}

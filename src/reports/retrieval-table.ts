@@ -1,4 +1,5 @@
 import type { RetrievalSummary } from '../runs/summary.js';
+import { NOT_APPLICABLE } from '../scoring/definitions.js';
 import { fmt } from './format.js';
 
 const COLUMNS: { key: string; label: string }[] = [
@@ -20,7 +21,8 @@ export function retrievalTable(summary: RetrievalSummary): { header: string[]; r
   const header = ['node', ...COLUMNS.map((c) => `${c.label} n=${nOf(c.key)}`), 'p50 ms', 'p90 ms'];
   const rows = nodes.map((node) => [
     node,
-    ...COLUMNS.map((c) => fmt(summary.nodes[node]![c.key]?.mean, c.key === 'pollution_topics_at_5' ? 2 : 3)),
+    // A figure that applies to no case of the node (post hits on a topic-grain node) is n/a, not 0.
+    ...COLUMNS.map((c) => (summary.nodes[node]![c.key]?.n === 0 ? NOT_APPLICABLE : fmt(summary.nodes[node]![c.key]?.mean, c.key === 'pollution_topics_at_5' ? 2 : 3))),
     fmt(summary.latency[node]?.median, 1),
     fmt(summary.latency[node]?.p90, 1),
   ]);

@@ -3,7 +3,7 @@ import type { Located } from '../cases/load.js';
 import type { Case } from '../cases/schema.js';
 import { InputError } from '../errors.js';
 import type { AuditDeps } from './audit-case.js';
-import { auditCase } from './audit-case.js';
+import { auditCase, evidenceNode } from './audit-case.js';
 import { resultHeader } from './header.js';
 import { Ledger } from './ledger.js';
 import { forEachConcurrent } from './pool.js';
@@ -76,7 +76,7 @@ export async function runAudit(deps: AuditDeps, cases: readonly Located<Case>[],
   });
   const records = cases.map((c) => ledger.done.get(c.value.id)!);
   const nodes = deps.ctx.graph.nodes.map((n) => n.name);
-  const summary: Record<string, unknown> = { retrieval: summariseRetrieval(records, nodes), generation: summariseGeneration(records) };
+  const summary: Record<string, unknown> = { retrieval: summariseRetrieval(records, nodes), generation: summariseGeneration(records, evidenceNode(deps.ctx).node) };
   for (const [k, f] of Object.entries(opts.summarisers ?? {})) summary[k] = f(records);
   const runId = ledger.header.run_id;
   return {

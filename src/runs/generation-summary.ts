@@ -13,10 +13,15 @@ export interface GenerationSummary {
   /** kind → zone → cases. */
   zones: Record<string, Record<'empty' | 'weak' | 'normal', number>>;
   answered: number;
-  /** Share of valid [[n]] markers over all markers (n = markers). */
+  /**
+   * The node whose results became the sources shown to the model, and its post-level Hit@5
+   * (null mean with n = 0 when the node is topic-grain or no case declares posts: not applicable).
+   */
+  evidence?: { node: string; post_hit_at_5: MeanN };
+  /** Share of valid cited ids over all cited ids (n = cited ids, see src/scoring/citations.ts). */
   citation_validity: MeanN;
   answers_with_invalid_citation: CountN;
-  /** In-domain answers: share of their markers that cite a golden topic or post. */
+  /** In-domain answers: share of their distinct valid cited sources that are golden (src/scoring/definitions.ts). */
   golden_citation_rate: MeanN;
   cta_rate: MeanN;
   /** kind → pattern stance → cases. */
@@ -33,7 +38,14 @@ export interface GenerationSummary {
 
 const scoreOf = (r: CaseRecord, name: string) => r.scores.find((s) => s.name === name);
 
-export function summariseGeneration(records: readonly CaseRecord[]): GenerationSummary {
+/** The evidence node a stored run recorded (older files did not record it). */
+export function storedEvidenceNode(summary: Record<string, unknown>): string | undefined {
+  const g = summary.generation as { evidence?: { node?: unknown } } | undefined;
+  return typeof g?.evidence?.node === 'string' ? g.evidence.node : undefined;
+}
+
+/** Generation figures; `evidenceNode` names the node that fed the model (its post hit@5 is shown). */
+export function summariseGeneration(records: readonly CaseRecord[], evidenceNode?: string): GenerationSummary {
   // A judge failure after the answer was scored keeps the answer's deterministic figures: the
   // judge's own block counts that case as an error.
   const answered = records.filter((r) => r.answer !== undefined && (r.status === 'ok' || r.error?.stage === 'judge'));
@@ -54,8 +66,11 @@ export function summariseGeneration(records: readonly CaseRecord[]): GenerationS
   const offTopic = answered.filter((r) => r.kind === 'off_topic');
   const inDomain = answered.filter((r) => r.kind !== 'off_topic');
   const lat = answered.filter((r) => r.latency_ms !== undefined && !r.cached).map((r) => r.latency_ms!);
+  // Post hit@5 over every case that reached the evidence node, as the retrieval table counts it.
+  const evidence = evidenceNode === undefined ? undefined : { node: evidenceNode, post_hit_at_5: meanN(records.map((r) => r.retrieval[evidenceNode]?.metrics.post_hit_at_5)) };
   return {
     zones,
+    ...(evidence ? { evidence } : {}),
     answered: answered.length,
     citation_validity: { mean: markers.length ? markers.filter((c) => c.valid).length / markers.length : null, n: markers.length },
     answers_with_invalid_citation: { count: answered.filter((r) => (r.citations ?? []).some((c) => !c.valid)).length, n: answered.length },

@@ -222,8 +222,10 @@ export interface KappaResult {
   n: number;
   /** Observed agreement po; NaN when n = 0. */
   accuracy: number;
-  /** Cohen's kappa; null when undefined (n = 0, or chance agreement pe = 1). */
+  /** Cohen's kappa; null when undefined (n = 0, or a rater gave one label to every item). */
   kappa: number | null;
+  /** Why kappa is null: 'no items', 'rater A constant', 'rater B constant' or 'both raters constant'. */
+  undefinedReason?: 'no items' | 'rater A constant' | 'rater B constant' | 'both raters constant';
   /** Every label either rater used, sorted by code unit; indexes the matrix. */
   labels: string[];
   matrix: number[][];
@@ -233,9 +235,11 @@ export interface KappaResult {
  * Cohen's (1960) kappa for two raters: κ = (po − pe) / (1 − pe), where po is observed
  * agreement and pe = Σ_k (row_k/n)(col_k/n) is agreement expected by chance. Computed
  * from integer counts as (n·Σdiag − Σ row·col) / (n² − Σ row·col) to avoid rounding.
- * Degenerate case: when both raters give one and the same label to every item, pe = 1
- * and κ is 0/0; we return kappa = null (not 1, not NaN) so reports show "undefined"
- * instead of a perfect score the data cannot support. Also null for n = 0.
+ * Degenerate cases: when a rater gives one label to every item, κ is undefined, and we return
+ * kappa = null with the reason. Both constant and equal: pe = 1 and κ is 0/0. One constant:
+ * the formula gives exactly 0 whatever the other rater does (po = pe), which reads as chance
+ * agreement beside, say, 96 % accuracy; the data say nothing about agreement beyond chance on
+ * a label one rater never used. Also null for n = 0.
  */
 export function cohenKappa(labelsA: readonly string[], labelsB: readonly string[]): KappaResult {
   if (labelsA.length !== labelsB.length) {
@@ -250,7 +254,7 @@ export function cohenKappa(labelsA: readonly string[], labelsB: readonly string[
     const col = index.get(labelsB[i] as string) as number;
     row[col] = (row[col] as number) + 1;
   }
-  if (n === 0) return { n, accuracy: Number.NaN, kappa: null, labels, matrix };
+  if (n === 0) return { n, accuracy: Number.NaN, kappa: null, undefinedReason: 'no items', labels, matrix };
 
   let agree = 0;
   let chance = 0; // Σ row_k · col_k, i.e. pe · n²
@@ -265,7 +269,11 @@ export function cohenKappa(labelsA: readonly string[], labelsB: readonly string[
     }
     chance += rowSum * colSum;
   }
-  const denominator = n * n - chance;
-  const kappa = denominator === 0 ? null : (n * agree - chance) / denominator;
-  return { n, accuracy: agree / n, kappa, labels, matrix };
+  const constantA = new Set(labelsA).size === 1;
+  const constantB = new Set(labelsB).size === 1;
+  if (constantA || constantB) {
+    const undefinedReason = constantA && constantB ? 'both raters constant' : constantA ? 'rater A constant' : 'rater B constant';
+    return { n, accuracy: agree / n, kappa: null, undefinedReason, labels, matrix };
+  }
+  return { n, accuracy: agree / n, kappa: (n * agree - chance) / (n * n - chance), labels, matrix };
 }

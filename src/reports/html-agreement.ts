@@ -1,0 +1,43 @@
+import type { AgreementFigures } from '../judge/agreement.js';
+import { kappaText, perClassText, prevalenceText } from '../judge/digest.js';
+import type { RunResult } from '../runs/results-schema.js';
+import { pct } from './format.js';
+import { esc } from './html-escape.js';
+
+/**
+ * The agreement section of the HTML report of a run or a judge pass: per human-labelled field,
+ * accuracy with its bootstrap interval, kappa (or "undefined" with the reason), per-class
+ * agreement, label prevalence and the confusion matrix. Same wording as the terminal and the
+ * markdown digest (src/judge/digest.ts).
+ */
+
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function fieldHtml(field: string, a: AgreementFigures): string {
+  const ci = a.interval?.accuracy ? ` [95 % CI ${pct(a.interval.accuracy[0])} – ${pct(a.interval.accuracy[1])}]` : '';
+  const rows: [string, string][] = [
+    ['compared cases', `${a.n}${a.excluded ? ` (${a.excluded} labelled cases not comparable)` : ''}`],
+    ['accuracy', `${pct(a.accuracy)}${ci}`],
+    ["Cohen's kappa", kappaText(a)],
+    ...(a.per_class ? ([['per-class agreement', perClassText(a)]] as [string, string][]) : []),
+    ...(a.prevalence ? ([['label prevalence', prevalenceText(a)]] as [string, string][]) : []),
+    ...(a.interval ? ([['intervals', `percentile bootstrap over cases, ${a.interval.iterations} resamples, seed ${a.interval.seed}`]] as [string, string][]) : []),
+  ];
+  const figures = `<table class="agreement" data-field="${esc(field)}"><tbody>${rows.map(([k, v]) => `<tr><th>${esc(k)}</th><td>${esc(v)}</td></tr>`).join('')}</tbody></table>`;
+  const matrix = `<table class="confusion"><thead><tr><th>human \\ judge</th>${a.labels.map((l) => `<th>${esc(l)}</th>`).join('')}</tr></thead><tbody>${a.labels
+    .map((l, i) => `<tr><th>${esc(l)}</th>${(a.matrix[i] ?? []).map((c) => `<td class="num">${esc(c)}</td>`).join('')}</tr>`)
+    .join('')}</tbody></table>`;
+  return `<h3>${esc(field)}</h3>${figures}${matrix}`;
+}
+
+/** The section ('' when the results file has no agreement figures). */
+export function agreementHtml(result: RunResult): string {
+  const judge = result.summary.judge;
+  const agreement = isObj(judge) && isObj(judge.agreement) ? (judge.agreement as Record<string, AgreementFigures>) : null;
+  if (!agreement || !Object.keys(agreement).length) return '';
+  return `<section id="agreement"><h2>Agreement with human labels</h2><p class="meta">How far to trust the judge: its verdicts against the cases' human labels (rows: people, columns: judge).</p>${Object.entries(
+    agreement,
+  )
+    .map(([f, a]) => fieldHtml(f, a))
+    .join('')}</section>`;
+}
