@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.js';
 import { InputError } from '../src/errors.js';
 import { compareRuns } from '../src/reports/compare.js';
+import { runsTable } from '../src/reports/compare-format.js';
 import { evaluateGate, loadGate } from '../src/reports/gate.js';
 import { junitXml, xmlText } from '../src/reports/junit.js';
 import { PACKAGE_ROOT } from '../src/paths.js';
@@ -127,6 +128,18 @@ describe('gate verdicts', () => {
   it('fail a rule on a figure the run does not measure (no judge: no faithfulness)', () => {
     const g = evaluateGate(loadGate(gateFile('faith.yml', 'faithfulness: {min: 0.8}\n')), compareRuns([{ label: 'base', file: '', result: base }]));
     expect(g.checks).toMatchObject([{ rule: 'faithfulness.min', passed: false, message: 'base: faithfulness.min: not measured in base, limit 0.800' }]);
+  });
+
+  it('says post hit@5 does not apply on a topic-grain node (n/a), rather than scoring it 0 or "not measured"', () => {
+    const topic = RunResultSchema.parse({ ...base, nodes: [{ name: 'rerank', kind: 'rerank', grain: 'topic' }] });
+    const cmp = compareRuns([{ label: 'base', file: '', result: topic }]);
+    expect(cmp.rows[0]!.post_hit_applies).toBe(false);
+    expect(cmp.rows[0]!.post_hit_at_5).toEqual({ mean: null, n: 0 });
+    const g = evaluateGate(loadGate(gateFile('posthit.yml', 'post_hit_at_5: {min: 0.5}\n')), cmp);
+    expect(g.checks).toMatchObject([
+      { rule: 'post_hit_at_5.min', passed: false, message: 'base: post_hit_at_5.min: not applicable: node rerank is topic-grain (pick a post-grain node with --node), limit 0.500' },
+    ]);
+    expect(runsTable(cmp.rows).rows[0]![5]).toBe('n/a');
   });
 });
 

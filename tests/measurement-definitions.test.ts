@@ -4,7 +4,10 @@
  * hallucination, and a config digest that ignores where outputs go. Expected values are worked
  * out by hand beside each assertion.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { PACKAGE_ROOT } from '../src/paths.js';
 import { DEFAULT_CONFIG } from '../src/config/defaults.js';
 import { validateConfig } from '../src/config/load.js';
 import type { RetrievedItem } from '../src/corpus/discourse.js';
@@ -14,7 +17,7 @@ import { answerHtml } from '../src/reports/html-cases.js';
 import { configDigest, publicConfig } from '../src/runs/results-file.js';
 import { CaseRecordSchema, type CaseRecord, type SourceRecord } from '../src/runs/results-schema.js';
 import { checkCitations, citationMarkers, citationValidity } from '../src/scoring/citations.js';
-import { goldenCitationShare, offtopicHallucination } from '../src/scoring/definitions.js';
+import { goldenCitationShare, metricsMarkdown, offtopicHallucination } from '../src/scoring/definitions.js';
 import { caseRetrievalMetrics, contentRecallAt, contentReciprocalRankAt } from '../src/scoring/retrieval-metrics.js';
 import { readerText } from '../src/text.js';
 
@@ -139,6 +142,13 @@ describe('golden citation and off-topic hallucination', () => {
     const c = { expected_topic_ids: [1], expected_post_ids: [list[0]!.post_id], expected_content: [] };
     expect(caseRetrievalMetrics(c, list, 'topic').post_hit_at_5).toBeNull();
     expect(caseRetrievalMetrics(c, list, 'post').post_hit_at_5).toBe(1);
+  });
+});
+
+describe('the definitions are written where a reader looks', () => {
+  it("README's Metrics section is the definitions module, word for word", () => {
+    const readme = readFileSync(join(PACKAGE_ROOT, 'README.md'), 'utf8');
+    expect(readme).toContain(metricsMarkdown());
   });
 });
 

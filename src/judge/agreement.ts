@@ -3,6 +3,7 @@
  * --repeat K, how often the judge disagrees with itself.
  */
 import type { CaseRecord } from '../runs/results-schema.js';
+import { AGREEMENT_BOOTSTRAP } from '../scoring/definitions.js';
 import { cohenKappa, mulberry32, quantile } from '../scoring/statistics.js';
 
 /** Judge-vs-human agreement on one field; matrix rows are the human labels, columns the judge's. */
@@ -37,8 +38,6 @@ export interface AgreementInterval {
   kappa_undefined_resamples: number;
 }
 
-/** Bootstrap resamples and seed: fixed, so the same labels always give the same interval. */
-export const AGREEMENT_BOOTSTRAP = { iterations: 2000, seed: 1 } as const;
 
 function kappaReason(reason: string | undefined, human: readonly string[], judge: readonly string[]): string {
   if (reason === 'no items') return 'no comparable case';

@@ -8,6 +8,9 @@ import type { CitationCheck } from './citations.js';
 /** How a metric that does not apply is shown (never as 0). */
 export const NOT_APPLICABLE = 'n/a';
 
+/** Bootstrap resamples and seed of the agreement intervals: fixed, so the same labels give the same interval. */
+export const AGREEMENT_BOOTSTRAP = { iterations: 2000, seed: 1 } as const;
+
 /** One metric: its stable key, the label tables use, and its definition. */
 export interface MetricDefinition {
   key: string;
@@ -25,7 +28,7 @@ export const RETRIEVAL_DEFINITIONS: readonly MetricDefinition[] = [
   { key: 'content_matching', label: 'content matching', definition: "passage text is the post's own text as a reader sees it: markdown and HTML markup stripped (emphasis, links, quotes, code fences, tags), all whitespace including line breaks collapsed, case and accents folded; a term, normalised the same way, matches on word boundaries (\"horse\" does not match \"horsehair\")." },
   { key: 'pollution_at_5', label: 'pollution@5', definition: 'distinct topics among the first 5 results, and the share of the most frequent topic.' },
   { key: 'aggregates', label: 'means and n', definition: 'every figure is a plain mean over the cases it applies to (non-null), reported with that count n; error records are never averaged in.' },
-  { key: 'evidence_post_hit_at_5', label: 'evidence node PostHit@5', definition: 'PostHit@5 of the node whose results become the sources shown to the model (the rerank node when rerank is on, else evidence.node or the last node).' },
+  { key: 'evidence_post_hit_at_5', label: 'evidence node PostHit@5', definition: 'PostHit@5 of the node whose results become the sources shown to the model (evidence.node when set, else the rerank node when rerank is on, else the last node), over the cases that reached it.' },
   { key: 'trec_export', label: 'TREC export', definition: 'a post-grain node is exported with post docnos and qrels in which every public post of a golden topic is relevant, so success.K equals the node\'s Hit@K and recip_rank, cut at 10, its MRR@10.' },
 ];
 
@@ -35,7 +38,10 @@ export const GENERATION_DEFINITIONS: readonly MetricDefinition[] = [
   { key: 'citation_validity', label: 'real links', definition: 'share of cited ids that are valid: 1 ≤ n ≤ the number of sources shown and that post still exists and is public. An id beyond the sources, however large, is invalid.' },
   { key: 'golden_citation', label: 'golden citations', definition: 'share of the distinct valid cited sources whose topic or post is golden; only in-domain cases with goldens and at least one valid citation (repeats and invalid ids do not count).' },
   { key: 'offtopic_hallucination', label: 'off-topic hallucination', definition: 'an off-topic answer that asserts (stance answered) with at least one citation marker. The run summary reads the stance from the wording patterns, the judge block from the judge.' },
-  { key: 'correct_abstention', label: 'correct abstention', definition: 'off-topic: abstained or hedged; in-domain: not abstained.' },
+  { key: 'correct_abstention', label: 'correct abstention', definition: "off-topic: abstained or hedged (the judge's version also asks that a hedge asserts no unsupported fact); in-domain: not abstained." },
+  { key: 'faithfulness', label: 'faithfulness (judge)', definition: 'supported claims / claims of the answer, against the evidence block; an answer with no claim is null, never 1.0.' },
+  { key: 'citation_relevance', label: 'relevant citations (judge)', definition: 'share of an answer\'s cited ids whose passage supports the sentence citing it; null without citations.' },
+  { key: 'errors', label: 'errors', definition: 'a failed stage (empty or malformed answer, a judge that failed twice, a timeout) is an error record, counted beside the figures and never averaged in as a score.' },
   { key: 'cta', label: 'CTA', definition: 'the configured footer is present.' },
 ];
 
@@ -45,7 +51,11 @@ export const AGREEMENT_DEFINITIONS: readonly MetricDefinition[] = [
   { key: 'kappa', label: "Cohen's kappa", definition: 'agreement beyond chance, (po − pe) / (1 − pe); undefined, and said so with the reason, when either rater gives one label to every case (chance agreement is then not estimable and kappa would read 0 or 0/0).' },
   { key: 'per_class', label: 'per-class agreement', definition: 'for each human label, the share of those cases the judge labels the same (for yes/no: TPR and TNR).' },
   { key: 'prevalence', label: 'prevalence', definition: 'share of cases carrying each label, for people and for the judge.' },
-  { key: 'interval', label: '95 % interval', definition: 'percentile bootstrap over cases (2 000 resamples, seed 1) for accuracy and kappa; resamples where kappa is undefined are left out and counted.' },
+  {
+    key: 'interval',
+    label: '95 % interval',
+    definition: `percentile bootstrap over cases (${AGREEMENT_BOOTSTRAP.iterations} resamples, seed ${AGREEMENT_BOOTSTRAP.seed}) for accuracy and kappa; resamples where kappa is undefined are left out and counted, and kappa gets no interval when more than half are.`,
+  },
 ];
 
 /** The distinct source numbers an answer validly cites, in first-cited order. */
@@ -77,4 +87,27 @@ export function offtopicHallucination(kind: string, stance: string | undefined, 
 /** Post-level hits apply only to post-grain nodes (a topic-grain list has no posts to hit). */
 export function postHitApplies(grain: string): boolean {
   return grain === 'post';
+}
+
+/** The README's "## Metrics" section, rendered from the definitions above (a test keeps them equal). */
+export function metricsMarkdown(): string {
+  const list = (defs: readonly MetricDefinition[]) => defs.map((d) => `- **${d.label}** (\`${d.key}\`): ${d.definition}`);
+  return [
+    '## Metrics',
+    '',
+    'Every figure ragaudit prints follows these definitions, written once in `src/scoring/definitions.ts` and used by the scorers, the summaries, `compare` and the gate. A figure that does not apply is `null` in JSON and `n/a` in tables, never 0.',
+    '',
+    '### Retrieval (per case and node, over the ranked list the node returns)',
+    '',
+    ...list(RETRIEVAL_DEFINITIONS),
+    '',
+    '### Generation (per answered case)',
+    '',
+    ...list(GENERATION_DEFINITIONS),
+    '',
+    '### Judge agreement with human labels',
+    '',
+    ...list(AGREEMENT_DEFINITIONS),
+    '',
+  ].join('\n');
 }
