@@ -49,7 +49,7 @@ export function stem(token: string): string {
 /**
  * Passage text as a reader sees it (DESIGN §4): markdown and HTML markup stripped (code fences,
  * inline code ticks, links and images keep their text, quote and heading markers, emphasis), HTML
- * entities for spaces and ampersands decoded, then folded (case, accents) and every run of
+ * entities for spaces, quotes, angle brackets and ampersands decoded, then folded (case, accents) and every run of
  * whitespace, line breaks included, collapsed to one space. Content terms are normalised the same
  * way, so a term split by a line break or by emphasis still matches.
  */
@@ -60,6 +60,7 @@ export function readerText(text: string): string {
     .replace(/<((?:https?|mailto):[^>\s]+)>/gi, '$1') // <https://…> autolinks
     .replace(/<\/?[a-z][^>]*>/gi, ' ') // HTML tags
     .replace(/&nbsp;|&#160;/gi, ' ')
+    .replace(/&(lt|gt|quot|#39|apos);/gi, (_, e: string) => ({ lt: '<', gt: '>', quot: '"', '#39': "'", apos: "'" })[e.toLowerCase()] ?? ' ')
     .replace(/&amp;/gi, '&')
     .replace(/^[ \t]*(?:>[ \t]?)+/gm, '') // quote markers
     .replace(/^[ \t]*#{1,6}[ \t]+/gm, '') // heading markers
