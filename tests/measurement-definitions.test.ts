@@ -36,7 +36,7 @@ describe('content matching on the passage as a reader sees it', () => {
     expect(contentRecallAt(list, ['zero duty'], 5)).toBe(1);
   });
   it('a term split by markdown emphasis scores content MRR@10 1 at rank 1', () => {
-    const list = [item(1, 'Glue the *whole panel*, not the edges.'), filler];
+    const list = [item(1, 'Glue the **whole** panel, not the edges.'), filler];
     expect(contentReciprocalRankAt(list, ['whole panel'], 10)).toBe(1);
     // The metric of the node, through the same path the audit takes.
     const m = caseRetrievalMetrics({ expected_topic_ids: [1], expected_post_ids: [], expected_content: ['whole panel'] }, list, 'post');
