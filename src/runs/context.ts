@@ -71,7 +71,12 @@ export async function createRunContext(loaded: LoadedConfig, opts: ContextOption
   const dbUrl = opts.dbUrl ?? config.database.url;
   const db = dbUrl
     ? await connectPostgres(dbUrl, { statementTimeoutMs: config.database.statement_timeout_ms })
-    : await openDemoDatabase({ cacheDir: join(cacheDir, 'demo-db'), textSearchConfig: config.database.text_search_config, onProgress: opts.onProgress });
+    : await openDemoDatabase({
+        cacheDir: join(cacheDir, 'demo-db'),
+        textSearchConfig: config.database.text_search_config,
+        statementTimeoutMs: config.database.statement_timeout_ms,
+        onProgress: opts.onProgress,
+      });
   try {
     const profile = new DiscourseProfile(db);
     const embedder: Embedder = createEmbedder(config, opts.env);
