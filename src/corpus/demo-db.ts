@@ -7,7 +7,9 @@ import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import type { Embedder } from '../retrieval/embedder.js';
 import { HashEmbedder } from '../retrieval/hash-embedder.js';
+import { ConfigError } from '../errors.js';
 import { readForum } from './forum.js';
+import { textSearchConfigProblem } from './retrieval-setup.js';
 import { loadForum, type SqlWriter } from './load-forum.js';
 import { openPgliteWorker } from './pglite-worker.js';
 import { DEFAULT_STATEMENT_TIMEOUT_MS, type SqlClient } from './sql-client.js';
@@ -89,6 +91,8 @@ export async function openDemoDatabase(opts: DemoDbOptions): Promise<SqlClient> 
     const tmp = `${built}.${process.pid}.${randomBytes(4).toString('hex')}`;
     const db = await PGlite.create({ dataDir: tmp, extensions: { vector } });
     try {
+      const problem = await textSearchConfigProblem(async (sql, params) => (await db.query<never>(sql, params)).rows, cfg, 'the embedded demo database');
+      if (problem) throw new ConfigError('the embedded demo database cannot be built', [problem]);
       await loadForum(pgliteWriter(db), forum, { textSearchConfig: cfg, embedder });
     } catch (e) {
       await db.close().catch(() => undefined);

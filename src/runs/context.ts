@@ -3,6 +3,7 @@ import type { Config } from '../config/schema.js';
 import { resolveFrom, type LoadedConfig } from '../config/load.js';
 import { openDemoDatabase } from '../corpus/demo-db.js';
 import { DiscourseProfile } from '../corpus/discourse.js';
+import { checkRetrievalSetup } from '../corpus/retrieval-setup.js';
 import { connectPostgres, type SqlClient } from '../corpus/sql-client.js';
 import type { Embedder } from '../retrieval/embedder.js';
 import { RetrievalGraph } from '../retrieval/graph.js';
@@ -79,6 +80,8 @@ export async function createRunContext(loaded: LoadedConfig, opts: ContextOption
       });
   try {
     const profile = new DiscourseProfile(db);
+    // Before the first case: a database that cannot serve the channels ends the command here (exit 2).
+    await checkRetrievalSetup(profile, config);
     const embedder: Embedder = createEmbedder(config, opts.env);
     const reranker = config.rerank?.enabled ? createReranker(config, opts.env) : undefined;
     const needsGate = config.retrieval.channels.some((c) => c.title_gate);
