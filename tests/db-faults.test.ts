@@ -132,8 +132,7 @@ describe('the embedded demo database honours the statement timeout', () => {
       const e = await failure(db.query('SELECT pg_sleep(20)'));
       expect(performance.now() - t0).toBeLessThan(10_000);
       expect(e.message).toMatch(/^query failed on embedded demo database \(PGlite\): the query ran longer than the statement timeout of 1000 ms \(database\.statement_timeout_ms\) and was stopped.*\(timeout\)$/);
-      const rows = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM posts');
-      expect(rows[0]!.n).toBeGreaterThan(0);
+      expect(await db.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
     } finally {
       await db.close();
     }

@@ -18,7 +18,9 @@ const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const { PGlite } = require(workerData.pglite);
 const { vector } = require(workerData.vector);
-PGlite.create({ dataDir: workerData.dataDir, extensions: { vector } }).then((db) => {
+PGlite.create({ dataDir: workerData.dataDir, extensions: { vector } }).then(async (db) => {
+  // One untimed statement first, so the engine's warm-up is not charged to the first real query.
+  await db.query('SELECT 1');
   parentPort.postMessage({ ready: true });
   parentPort.on('message', async ({ sql, params }) => {
     try {
@@ -57,6 +59,7 @@ class PgliteWorkerClient implements SqlClient {
   readonly label: string;
   private current?: { worker: Worker; ready: Promise<void>; remove: () => void };
   private queue: Promise<unknown> = Promise.resolve();
+  private stopping: Promise<void> = Promise.resolve();
   private closed = false;
 
   constructor(private readonly opts: PgliteWorkerOptions) {
@@ -102,6 +105,7 @@ class PgliteWorkerClient implements SqlClient {
 
   private async runOne<T extends object>(sql: string, params: unknown[]): Promise<T[]> {
     if (this.closed) throw new DatabaseError(`${this.label} is closed`);
+    await this.stopping;
     if (!this.current) await this.start();
     const { worker } = this.current!;
     const limit = this.opts.statementTimeoutMs;
@@ -119,18 +123,17 @@ class PgliteWorkerClient implements SqlClient {
       };
       const onError = (e: Error) => {
         done();
-        void this.stop();
+        this.stopping = this.stop();
         reject(new DatabaseError(`${this.label} stopped: ${e.message}`, { cause: e }));
       };
       const timer = setTimeout(() => {
         done();
-        // The next query opens a fresh copy: the stopped worker's files are left mid-query.
-        void this.stop().then(() =>
-          reject(
-            new DatabaseError(
-              `query failed on ${this.label}: the query ran longer than the statement timeout of ${limit} ms ` +
-                '(database.statement_timeout_ms) and was stopped; the next query reopens the database (timeout)',
-            ),
+        // The next query waits for this stop, then opens a fresh copy: the stopped worker's files are left mid-query.
+        this.stopping = this.stop();
+        reject(
+          new DatabaseError(
+            `query failed on ${this.label}: the query ran longer than the statement timeout of ${limit} ms ` +
+              '(database.statement_timeout_ms) and was stopped; the next query reopens the database (timeout)',
           ),
         );
       }, limit);
@@ -145,6 +148,7 @@ class PgliteWorkerClient implements SqlClient {
   async close(): Promise<void> {
     this.closed = true;
     await this.queue;
+    await this.stopping;
     await this.stop();
   }
 }
