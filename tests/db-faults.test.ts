@@ -157,6 +157,8 @@ describe('one statement per query: multi-statement text cannot leave READ ONLY',
       // A single COMMIT only ends its own transaction: the next call is read-only again.
       await db.query('COMMIT').catch(() => undefined);
       await expect(db.query('INSERT INTO victims (x) VALUES (2)')).rejects.toThrow(/read-only transaction \(25006\)/);
+      // One statement cannot switch its own transaction to read-write before writing either.
+      await expect(db.query(`DO $$BEGIN SET LOCAL transaction_read_only = off; INSERT INTO victims (x) VALUES (3); END$$`)).rejects.toThrow(DatabaseError);
       expect((await admin.query('SELECT count(*)::int AS n FROM victims')).rows[0].n).toBe(0);
     } finally {
       await admin.end();
