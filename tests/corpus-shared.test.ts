@@ -34,7 +34,7 @@ const clients: Record<string, () => Promise<{ db: SqlClient; close: () => Promis
   pglite: async () => {
     const raw = await PGlite.create({ extensions: { vector } });
     await loadForum(pgliteWriter(raw), forum, { embedder });
-    const db = pgliteClient(raw, { statementTimeoutMs: 500 });
+    const db = pgliteClient(raw);
     return { db, close: () => db.close() };
   },
 };

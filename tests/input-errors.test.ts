@@ -129,7 +129,9 @@ describe('the CLI', () => {
   it('an unreachable database: exit 2, host:port named, password never shown', async () => {
     const r = io();
     expect(await main(['retrieval', '--db', 'postgres://auditor:s3cret-pw@127.0.0.1:1/forum'], r.io)).toBe(2);
-    expect(r.err.join('')).toBe('ragaudit retrieval: cannot connect to PostgreSQL at postgres://127.0.0.1:1/forum: ECONNREFUSED\n');
+    expect(r.err.join('')).toBe(
+      'ragaudit retrieval: cannot connect to PostgreSQL at postgres://127.0.0.1:1/forum: connection refused: nothing is listening there (is PostgreSQL running, on this host and port?) (ECONNREFUSED)\n',
+    );
   });
 
   it('an unknown flag or command is exit 2; --help on every command is exit 0', async () => {

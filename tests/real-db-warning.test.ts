@@ -5,12 +5,14 @@ import { openPipeline, loadWithOverrides } from '../src/cli/common.js';
 import { readForum } from '../src/corpus/forum.js';
 import { loadForum } from '../src/corpus/load-forum.js';
 import { PACKAGE_ROOT } from '../src/paths.js';
-import { freshDatabase } from './helpers/pg.js';
+import { freshDatabase, standInEmbeddingsSql } from './helpers/pg.js';
 
 describe('offline embedder on a real database', () => {
   it('warns in the results and on the console', async () => {
     const fresh = await freshDatabase('warn');
     await loadForum(fresh.writer, readForum(join(import.meta.dirname, 'fixtures', 'forum')));
+    // The semantic channels' tables must exist (checked before the first case); pgvector is not here.
+    await fresh.writer.script(standInEmbeddingsSql(384));
     await fresh.close();
     const err: string[] = [];
     const io = { out: () => undefined, err: (t: string) => void err.push(t), isTTY: false, cwd: PACKAGE_ROOT, env: {} };

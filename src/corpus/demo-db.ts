@@ -7,9 +7,12 @@ import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import type { Embedder } from '../retrieval/embedder.js';
 import { HashEmbedder } from '../retrieval/hash-embedder.js';
+import { ConfigError } from '../errors.js';
 import { readForum } from './forum.js';
+import { textSearchConfigProblem } from './retrieval-setup.js';
 import { loadForum, type SqlWriter } from './load-forum.js';
-import { pgliteClient, type SqlClient } from './sql-client.js';
+import { openPgliteWorker } from './pglite-worker.js';
+import { DEFAULT_STATEMENT_TIMEOUT_MS, type SqlClient } from './sql-client.js';
 
 /** Bumped when the way the demo database is built changes, so old caches are not reused. */
 const BUILD_VERSION = 4;
@@ -61,6 +64,8 @@ export interface DemoDbOptions {
   cacheDir: string;
   forumDir?: string;
   textSearchConfig?: string;
+  /** Longest a query may run, ms (database.statement_timeout_ms); default 10 s. */
+  statementTimeoutMs?: number;
   /** Called with a line of progress ("building the demo database…"). */
   onProgress?: (message: string) => void;
 }
@@ -69,7 +74,8 @@ export interface DemoDbOptions {
  * Opens the embedded demo database: built from the forum files on first use into an on-disk
  * PGlite data directory in the cache, rebuilt when any forum file changes. Each open works on its
  * own copy of that directory (removed on close), so parallel processes never share files;
- * copying and opening a data directory is several times faster than restoring a dump.
+ * copying and opening a data directory is several times faster than restoring a dump. The
+ * database runs in a worker thread so that a query past the statement timeout can be stopped.
  */
 export async function openDemoDatabase(opts: DemoDbOptions): Promise<SqlClient> {
   const forumDir = opts.forumDir ?? DEMO_FORUM_DIR;
@@ -84,7 +90,15 @@ export async function openDemoDatabase(opts: DemoDbOptions): Promise<SqlClient> 
     // Build aside then rename, so a reader in another process never sees half a database.
     const tmp = `${built}.${process.pid}.${randomBytes(4).toString('hex')}`;
     const db = await PGlite.create({ dataDir: tmp, extensions: { vector } });
-    await loadForum(pgliteWriter(db), forum, { textSearchConfig: cfg, embedder });
+    try {
+      const problem = await textSearchConfigProblem(async (sql, params) => (await db.query<never>(sql, params)).rows, cfg, 'the embedded demo database');
+      if (problem) throw new ConfigError('the embedded demo database cannot be built', [problem]);
+      await loadForum(pgliteWriter(db), forum, { textSearchConfig: cfg, embedder });
+    } catch (e) {
+      await db.close().catch(() => undefined);
+      rmSync(tmp, { recursive: true, force: true });
+      throw e;
+    }
     await db.close();
     try {
       renameSync(tmp, built);
@@ -94,8 +108,13 @@ export async function openDemoDatabase(opts: DemoDbOptions): Promise<SqlClient> 
     }
   }
   sweepStaleCopies();
-  const copy = mkdtempSync(join(tmpdir(), `${COPY_PREFIX}${process.pid}-`));
-  cpSync(built, copy, { recursive: true });
-  const db = await PGlite.create({ dataDir: copy, extensions: { vector } });
-  return pgliteClient(db, { label: 'embedded demo database (PGlite)', owned: true, onClose: () => rmSync(copy, { recursive: true, force: true }) });
+  return openPgliteWorker({
+    label: 'embedded demo database (PGlite)',
+    statementTimeoutMs: opts.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS,
+    openDir: () => {
+      const copy = mkdtempSync(join(tmpdir(), `${COPY_PREFIX}${process.pid}-`));
+      cpSync(built, copy, { recursive: true });
+      return { dir: copy, remove: () => rmSync(copy, { recursive: true, force: true }) };
+    },
+  });
 }

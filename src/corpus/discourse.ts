@@ -1,3 +1,4 @@
+import { RagauditError } from '../errors.js';
 import type { SqlClient } from './sql-client.js';
 
 /** One retrieved passage: a post (post grain) or a topic represented by its first post. */
@@ -55,16 +56,39 @@ export interface KeywordQuery {
 }
 
 type Row = Omit<RetrievedItem, 'score'> & { score: number | string };
-const toItems = (rows: Row[]): RetrievedItem[] => rows.map((r) => ({ ...r, score: Number(r.score) }));
+
+/** Rows as items; a score that is not a finite number is refused here, before any record holds it. */
+function toItems(rows: Row[], what: string): RetrievedItem[] {
+  return rows.map((r) => {
+    const score = Number(r.score);
+    if (!Number.isFinite(score)) throw new RagauditError(`${what} returned a non-finite score (${String(r.score)}) for post ${r.post_id}`);
+    return { ...r, score };
+  });
+}
+
+/**
+ * The semantic score and its ORDER BY. Cosine distance involving a zero vector (a stored post or
+ * topic with no content) is NaN, which PostgreSQL sorts after every number: such rows are left
+ * out, since nothing is near a vector without a direction.
+ */
+function semanticSql(op: '<=>' | '<#>', dims: number): { score: string; distance: string; defined: string } {
+  const distance = `(e.embeddings::halfvec(${dims}) ${op} $1::halfvec(${dims}))`;
+  return {
+    score: op === '<=>' ? `1 - ${distance}` : `-${distance}`,
+    distance,
+    defined: op === '<=>' ? `${distance} <> 'NaN'::float8` : 'true',
+  };
+}
 
 /**
  * Keyword query: any of the question's words (OR), ranked by ts_rank_cd. Postgres' own parser
  * normalises the question with the configured text-search configuration; the resulting lexemes
  * are quoted into a `simple` tsquery (so they are not stemmed twice). The question is only ever
- * a bound parameter, never spliced into SQL.
+ * a bound parameter, never spliced into SQL. A question with no lexeme ("Why?", an emoji) makes a
+ * NULL query, which matches nothing: the channel returns an empty list, never a score.
  */
-const OR_TSQUERY = `to_tsquery('simple', coalesce((SELECT string_agg('''' || replace(replace(l, E'\\\\', E'\\\\\\\\'), '''', '''''') || '''', ' | ')
-  FROM unnest(tsvector_to_array(to_tsvector($2::regconfig, $1))) AS l), 'zzzzqqqq'))`;
+const OR_TSQUERY = `to_tsquery('simple', (SELECT string_agg('''' || replace(replace(l, E'\\\\', E'\\\\\\\\'), '''', '''''') || '''', ' | ')
+  FROM unnest(tsvector_to_array(to_tsvector($2::regconfig, $1))) AS l))`;
 
 /** Discourse (with discourse-ai embeddings) as seen by the audit: public content only. */
 export class DiscourseProfile {
@@ -74,30 +98,28 @@ export class DiscourseProfile {
   constructor(readonly db: SqlClient) {}
 
   async semanticPosts(q: SemanticQuery): Promise<RetrievedItem[]> {
-    const op = q.operator ?? '<=>';
-    const dims = Math.floor(q.dimensions);
+    const sem = semanticSql(q.operator ?? '<=>', Math.floor(q.dimensions));
     const rows = await this.db.query<Row>(
-      `SELECT ${ITEM_COLUMNS}, ${op === '<=>' ? '1 - ' : '-('}(e.embeddings::halfvec(${dims}) ${op} $1::halfvec(${dims}))${op === '<=>' ? '' : ')'} AS score
+      `SELECT ${ITEM_COLUMNS}, ${sem.score} AS score
        FROM ai_posts_embeddings e JOIN ${FROM_POSTS} ON p.id = e.post_id
-       WHERE e.model_id = $2 AND e.strategy_id = $3 AND ${PUBLIC_POST} AND ($5::int IS NULL OR t.posts_count <= $5)
-       ORDER BY e.embeddings::halfvec(${dims}) ${op} $1::halfvec(${dims}), p.id LIMIT $4`,
+       WHERE e.model_id = $2 AND e.strategy_id = $3 AND ${sem.defined} AND ${PUBLIC_POST} AND ($5::int IS NULL OR t.posts_count <= $5)
+       ORDER BY ${sem.distance}, p.id LIMIT $4`,
       [q.vector, q.modelId, q.strategyId, q.limit, q.maxPostsCount ?? null],
     );
-    return toItems(rows);
+    return toItems(rows, 'semantic post search');
   }
 
   async semanticTopics(q: SemanticQuery): Promise<RetrievedItem[]> {
-    const op = q.operator ?? '<=>';
-    const dims = Math.floor(q.dimensions);
+    const sem = semanticSql(q.operator ?? '<=>', Math.floor(q.dimensions));
     const rows = await this.db.query<Row>(
-      `SELECT ${ITEM_COLUMNS}, ${op === '<=>' ? '1 - ' : '-('}(e.embeddings::halfvec(${dims}) ${op} $1::halfvec(${dims}))${op === '<=>' ? '' : ')'} AS score
+      `SELECT ${ITEM_COLUMNS}, ${sem.score} AS score
        FROM ai_topics_embeddings e JOIN topics t ON t.id = e.topic_id LEFT JOIN categories c ON c.id = t.category_id
        JOIN posts p ON ${FIRST_POST}
-       WHERE e.model_id = $2 AND e.strategy_id = $3 AND ${PUBLIC_POST} AND ($5::int IS NULL OR t.posts_count <= $5)
-       ORDER BY e.embeddings::halfvec(${dims}) ${op} $1::halfvec(${dims}), t.id LIMIT $4`,
+       WHERE e.model_id = $2 AND e.strategy_id = $3 AND ${sem.defined} AND ${PUBLIC_POST} AND ($5::int IS NULL OR t.posts_count <= $5)
+       ORDER BY ${sem.distance}, t.id LIMIT $4`,
       [q.vector, q.modelId, q.strategyId, q.limit, q.maxPostsCount ?? null],
     );
-    return toItems(rows);
+    return toItems(rows, 'semantic topic search');
   }
 
   async keywordPosts(q: KeywordQuery): Promise<RetrievedItem[]> {
@@ -108,7 +130,7 @@ export class DiscourseProfile {
        ORDER BY score DESC, p.id LIMIT $3`,
       [q.text, q.config, q.limit, q.maxPostsCount ?? null],
     );
-    return toItems(rows);
+    return toItems(rows, 'keyword post search');
   }
 
   async keywordTopics(q: KeywordQuery): Promise<RetrievedItem[]> {
@@ -120,7 +142,7 @@ export class DiscourseProfile {
        ORDER BY score DESC, t.id LIMIT $3`,
       [q.text, q.config, q.limit, q.maxPostsCount ?? null],
     );
-    return toItems(rows);
+    return toItems(rows, 'keyword topic search');
   }
 
   /**
@@ -155,7 +177,7 @@ export class DiscourseProfile {
        WHERE p.topic_id = $1 AND p.post_number BETWEEN $2 AND $3 AND ${PUBLIC_POST} ORDER BY p.post_number`,
       [topicId, fromNumber, toNumber],
     );
-    return toItems(rows);
+    return toItems(rows, 'neighbourhood');
   }
 
   /** Titles of all public topics, for the title gate's document frequencies. */

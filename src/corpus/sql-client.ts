@@ -1,10 +1,12 @@
 import pg from 'pg';
 import type { PGlite } from '@electric-sql/pglite';
-import { DatabaseError, redact } from '../errors.js';
+import { DatabaseError } from '../errors.js';
+import { connectFailure, deadlineFailure, queryFailure } from './db-errors.js';
 
 /**
- * The one way the audit reads a database. Every `query` runs in a READ ONLY transaction with
- * a statement timeout, over either a real PostgreSQL (pg.Pool) or the embedded PGlite.
+ * The one way the audit reads a database. Every `query` is ONE statement (extended protocol, so
+ * `COMMIT; INSERT …` is refused by the server instead of leaving the transaction) inside its own
+ * READ ONLY transaction with a statement timeout, over either a real PostgreSQL (pg.Pool) or PGlite.
  */
 export interface SqlClient {
   readonly kind: 'pg' | 'pglite';
@@ -17,6 +19,21 @@ export interface SqlClient {
 /** Default statement timeout for audit queries, ms. */
 export const DEFAULT_STATEMENT_TIMEOUT_MS = 10_000;
 
+/** How long opening a connection may take, ms. */
+export const CONNECT_TIMEOUT_MS = 5_000;
+
+/** What the audit's connections call themselves in pg_stat_activity (a URL's own value wins). */
+export const APPLICATION_NAME = 'ragaudit';
+
+/**
+ * The client-side deadline of one query: past the server's statement timeout by a margin, so the
+ * server's own cancellation (a clear 57014) comes first whenever the server still answers, and a
+ * frozen connection (no answer at all) still ends.
+ */
+export function clientDeadlineMs(statementTimeoutMs: number): number {
+  return statementTimeoutMs + Math.min(5_000, Math.max(1_000, statementTimeoutMs));
+}
+
 /** Parses a connection URL into a credential-free `host:port/db` label. */
 export function describeUrl(url: string): string {
   try {
@@ -27,6 +44,9 @@ export function describeUrl(url: string): string {
     return '(unparseable database URL)';
   }
 }
+
+/** `queryMode` is pg's switch to the extended protocol even without parameters (not in @types/pg). */
+type ExtendedQuery = pg.QueryConfig & { queryMode: 'extended' };
 
 class PgSqlClient implements SqlClient {
   readonly kind = 'pg' as const;
@@ -41,20 +61,46 @@ class PgSqlClient implements SqlClient {
     try {
       client = await this.pool.connect();
     } catch (e) {
-      throw connectionError(this.label, e);
+      throw connectFailure(this.label, e, CONNECT_TIMEOUT_MS);
     }
+    const deadlineMs = clientDeadlineMs(this.timeoutMs);
+    let timer: NodeJS.Timeout | undefined;
+    let broken = false;
+    const work = this.run<T>(client, sql, params);
+    // After a deadline the work settles later (when its socket is destroyed): nobody awaits it then.
+    work.catch(() => undefined);
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        broken = true;
+        reject(deadlineFailure(this.label, deadlineMs, this.timeoutMs));
+      }, deadlineMs);
+    });
     try {
-      await client.query('BEGIN READ ONLY');
-      await client.query(`SET LOCAL statement_timeout = ${Math.max(1, Math.floor(this.timeoutMs))}`);
-      const res = await client.query(sql, params);
-      await client.query('COMMIT');
-      return res.rows as T[];
+      return await Promise.race([work, deadline]);
     } catch (e) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw new DatabaseError(`query failed on ${this.label}: ${redact((e as Error).message)}`, { cause: e });
+      if (e instanceof DatabaseError) throw e;
+      // A server error (it has a SQLSTATE) leaves the connection usable once rolled back; anything
+      // else (reset, closed socket) means it is not, and it must not go back to the pool.
+      if (typeof (e as { code?: unknown }).code === 'string' && /^[0-9A-Z]{5}$/.test((e as { code: string }).code)) {
+        await client.query('ROLLBACK').catch(() => (broken = true));
+      } else {
+        broken = true;
+      }
+      throw queryFailure(this.label, e, this.timeoutMs);
     } finally {
-      client.release();
+      clearTimeout(timer);
+      // Releasing with an error destroys the connection (pg ends a client with a hung query by force).
+      client.release(broken ? new Error('connection dropped') : undefined);
     }
+  }
+
+  private async run<T>(client: pg.PoolClient, sql: string, params: unknown[]): Promise<T[]> {
+    await client.query('BEGIN READ ONLY');
+    await client.query(`SET LOCAL statement_timeout = ${Math.max(1, Math.floor(this.timeoutMs))}`);
+    const q: ExtendedQuery = { text: sql, values: params, queryMode: 'extended' };
+    const res = await client.query(q);
+    await client.query('COMMIT');
+    return res.rows as T[];
   }
 
   async close(): Promise<void> {
@@ -62,16 +108,16 @@ class PgSqlClient implements SqlClient {
   }
 }
 
-function connectionError(label: string, e: unknown): DatabaseError {
-  const err = e as NodeJS.ErrnoException;
-  const why = err.code ?? redact(err.message ?? String(e));
-  return new DatabaseError(`cannot connect to PostgreSQL at ${label}: ${why}`, { cause: e });
-}
-
 /** Opens a pool on a real PostgreSQL and checks that it answers. */
 export async function connectPostgres(url: string, opts: { statementTimeoutMs?: number; max?: number } = {}): Promise<SqlClient> {
   const label = describeUrl(url);
-  const pool = new pg.Pool({ connectionString: url, max: opts.max ?? 4, connectionTimeoutMillis: 5_000 });
+  let pool: pg.Pool;
+  try {
+    pool = new pg.Pool({ connectionString: url, max: opts.max ?? 4, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, application_name: APPLICATION_NAME });
+  } catch (e) {
+    // pg parses the URL here (e.g. an invalid sslmode): the message never carries the password.
+    throw connectFailure(label, e);
+  }
   // An idle client's error must not crash the process; the next query reports it.
   pool.on('error', () => undefined);
   const client = new PgSqlClient(pool, label, opts.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS);
@@ -79,9 +125,17 @@ export async function connectPostgres(url: string, opts: { statementTimeoutMs?: 
     await client.query('SELECT 1');
   } catch (e) {
     await pool.end().catch(() => undefined);
-    throw e instanceof DatabaseError && e.message.startsWith('cannot connect') ? e : connectionError(label, (e as Error).cause ?? e);
+    throw e;
   }
   return client;
+}
+
+/** One read-only statement on an open PGlite (its extended-protocol `query`, never `exec`). */
+export async function pgliteReadOnly<T>(db: PGlite, sql: string, params: unknown[]): Promise<T[]> {
+  return db.transaction(async (tx) => {
+    await tx.exec('SET TRANSACTION READ ONLY');
+    return (await tx.query<T>(sql, params)).rows;
+  });
 }
 
 class PgliteSqlClient implements SqlClient {
@@ -89,21 +143,15 @@ class PgliteSqlClient implements SqlClient {
   constructor(
     private readonly db: PGlite,
     readonly label: string,
-    private readonly timeoutMs: number,
     private readonly owned: boolean,
     private readonly onClose?: () => void,
   ) {}
 
   async query<T extends object>(sql: string, params: unknown[] = []): Promise<T[]> {
     try {
-      return await this.db.transaction(async (tx) => {
-        await tx.exec('SET TRANSACTION READ ONLY');
-        await tx.exec(`SET LOCAL statement_timeout = ${Math.max(1, Math.floor(this.timeoutMs))}`);
-        const res = await tx.query<T>(sql, params);
-        return res.rows;
-      });
+      return await pgliteReadOnly<T>(this.db, sql, params);
     } catch (e) {
-      throw new DatabaseError(`query failed on ${this.label}: ${redact((e as Error).message)}`, { cause: e });
+      throw queryFailure(this.label, e);
     }
   }
 
@@ -113,7 +161,11 @@ class PgliteSqlClient implements SqlClient {
   }
 }
 
-/** Wraps an open PGlite. `owned` closes it with the client; `onClose` runs after (cleanup). */
-export function pgliteClient(db: PGlite, opts: { label?: string; statementTimeoutMs?: number; owned?: boolean; onClose?: () => void } = {}): SqlClient {
-  return new PgliteSqlClient(db, opts.label ?? 'embedded PGlite', opts.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS, opts.owned ?? true, opts.onClose);
+/**
+ * Wraps a PGlite opened in this thread. `owned` closes it with the client; `onClose` runs after.
+ * PGlite runs each statement on this thread's event loop and has no timer to cancel it, so this
+ * client cannot bound a query's time: `openPgliteWorker` (the embedded demo) can.
+ */
+export function pgliteClient(db: PGlite, opts: { label?: string; owned?: boolean; onClose?: () => void } = {}): SqlClient {
+  return new PgliteSqlClient(db, opts.label ?? 'embedded PGlite', opts.owned ?? true, opts.onClose);
 }

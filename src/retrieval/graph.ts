@@ -1,5 +1,6 @@
 import type { ChannelConfig, Config } from '../config/schema.js';
 import type { DiscourseProfile, RetrievedItem } from '../corpus/discourse.js';
+import { RagauditError } from '../errors.js';
 import type { Reranker } from '../rerank/types.js';
 import type { Embedder } from './embedder.js';
 import { vectorLiteral } from './hash-embedder.js';
@@ -53,6 +54,16 @@ export function rerankPassage(item: RetrievedItem, chars: number): string {
   return `${item.title}. ${item.text.slice(0, chars)}`;
 }
 
+/**
+ * Whether a question's vector is all zeros (a question with no content word, "Why?" or an emoji,
+ * on the offline embedder). A vector with a non-finite value is the embedder's failure: this
+ * case's error, never a NaN score.
+ */
+export function queryVectorIsZero(v: readonly number[], embedderId: string): boolean {
+  if (!v.every(Number.isFinite)) throw new RagauditError(`embedder ${embedderId} returned a vector with a non-finite value for this question`);
+  return v.every((x) => x === 0);
+}
+
 /** The pseudo-dependency holding the question's embedding time (not a valid node name). */
 const EMBED = '#embed';
 
@@ -70,12 +81,12 @@ export class RetrievalGraph {
     const out: Record<string, NodeResult> = {};
     const own: Record<string, number> = {};
     const deps: Record<string, Set<string>> = {};
-    let vector: { literal: string; ms: number } | undefined;
+    let vector: { literal: string; ms: number; zero: boolean } | undefined;
     const embedOnce = async () => {
       if (!vector) {
         const t0 = performance.now();
         const [v] = await this.deps.embedder.embed([question]);
-        vector = { literal: vectorLiteral(v!), ms: performance.now() - t0 };
+        vector = { literal: vectorLiteral(v!), ms: performance.now() - t0, zero: queryVectorIsZero(v!, this.deps.embedder.id) };
       }
       return vector;
     };
@@ -97,7 +108,8 @@ export class RetrievalGraph {
           // semantic channels counts it once, and the first channel does not count it twice.
           own[EMBED] = v.ms;
           const q = { vector: v.literal, dimensions: this.deps.embedder.dimensions, modelId: (ch as { model_id: number }).model_id, strategyId: (ch as { strategy_id: number }).strategy_id, operator: (ch as { operator: '<=>' | '<#>' }).operator, limit, maxPostsCount: node.maxPostsCount };
-          items = node.grain === 'post' ? await this.deps.profile.semanticPosts(q) : await this.deps.profile.semanticTopics(q);
+          // A zero vector has no direction: cosine distance to it is undefined (NaN), so nothing is near it.
+          items = v.zero ? [] : node.grain === 'post' ? await this.deps.profile.semanticPosts(q) : await this.deps.profile.semanticTopics(q);
         } else {
           const q = { text: question, config: this.config.database.text_search_config, limit, maxPostsCount: node.maxPostsCount };
           items = node.grain === 'post' ? await this.deps.profile.keywordPosts(q) : await this.deps.profile.keywordTopics(q);

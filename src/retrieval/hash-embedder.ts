@@ -15,7 +15,10 @@ function fnv1a(text: string): number {
  * OFFLINE STAND-IN, NOT A SEMANTIC MODEL: the hashing trick (Weinberger et al., 2009) over
  * stemmed content words, word bigrams and character 4-grams, L2-normalised. It matches
  * shared words and word pieces, never meaning; the demo uses it so that the pipeline runs
- * with no model server, and every result it produces is labelled offline.
+ * with no model server, and every result it produces is labelled offline. A text with no content
+ * word ("Why?", "What is it?", an emoji) has no feature and embeds to the zero vector, which has no
+ * direction: the semantic channels find nothing near it (see `queryVectorIsZero`) instead of
+ * reporting the undefined cosine (NaN) pgvector computes for it.
  */
 export class HashEmbedder implements Embedder {
   readonly offline = true;
@@ -44,6 +47,7 @@ export class HashEmbedder implements Embedder {
     });
     let norm = 0;
     for (const x of v) norm += x * x;
+    // The zero vector stays zero (no division by zero).
     norm = Math.sqrt(norm) || 1;
     return Array.from(v, (x) => Math.round((x / norm) * 1e4) / 1e4);
   }

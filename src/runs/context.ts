@@ -3,6 +3,7 @@ import type { Config } from '../config/schema.js';
 import { resolveFrom, type LoadedConfig } from '../config/load.js';
 import { openDemoDatabase } from '../corpus/demo-db.js';
 import { DiscourseProfile } from '../corpus/discourse.js';
+import { checkRetrievalSetup } from '../corpus/retrieval-setup.js';
 import { connectPostgres, type SqlClient } from '../corpus/sql-client.js';
 import type { Embedder } from '../retrieval/embedder.js';
 import { RetrievalGraph } from '../retrieval/graph.js';
@@ -71,9 +72,16 @@ export async function createRunContext(loaded: LoadedConfig, opts: ContextOption
   const dbUrl = opts.dbUrl ?? config.database.url;
   const db = dbUrl
     ? await connectPostgres(dbUrl, { statementTimeoutMs: config.database.statement_timeout_ms })
-    : await openDemoDatabase({ cacheDir: join(cacheDir, 'demo-db'), textSearchConfig: config.database.text_search_config, onProgress: opts.onProgress });
+    : await openDemoDatabase({
+        cacheDir: join(cacheDir, 'demo-db'),
+        textSearchConfig: config.database.text_search_config,
+        statementTimeoutMs: config.database.statement_timeout_ms,
+        onProgress: opts.onProgress,
+      });
   try {
     const profile = new DiscourseProfile(db);
+    // Before the first case: a database that cannot serve the channels ends the command here (exit 2).
+    await checkRetrievalSetup(profile, config);
     const embedder: Embedder = createEmbedder(config, opts.env);
     const reranker = config.rerank?.enabled ? createReranker(config, opts.env) : undefined;
     const needsGate = config.retrieval.channels.some((c) => c.title_gate);

@@ -18,7 +18,7 @@ declare module 'vitest' {
   }
 }
 
-function findBin(): string {
+export function findBin(): string {
   const root = '/usr/lib/postgresql';
   if (existsSync(root)) {
     const versions = readdirSync(root).sort((a, b) => Number(b) - Number(a));
@@ -31,7 +31,7 @@ function findBin(): string {
   }
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = createServer();
     srv.listen(0, '127.0.0.1', () => {

@@ -1,0 +1,161 @@
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+import { DatabaseError } from '../errors.js';
+import { queryFailure } from './db-errors.js';
+import type { SqlClient } from './sql-client.js';
+
+/**
+ * PGlite in a worker thread, so that a query can be stopped. PGlite runs a statement on its
+ * thread's event loop and has no timer to cancel it (its `statement_timeout` never fires: a 20 s
+ * `pg_sleep` ran under a 1 s limit); here the calling thread keeps the clock and, past the
+ * statement timeout, terminates the worker (V8 interrupts WebAssembly too) and opens a fresh one
+ * for the next query. Queries are sent one at a time (PGlite runs one at a time anyway), so each
+ * query's clock starts when it starts, not while it waits behind another.
+ */
+
+/** The worker, as CommonJS text: no separate file to ship or to compile for the test runner. */
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { PGlite } = require(workerData.pglite);
+const { vector } = require(workerData.vector);
+PGlite.create({ dataDir: workerData.dataDir, extensions: { vector } }).then(async (db) => {
+  // One untimed statement first, so the engine's warm-up is not charged to the first real query.
+  await db.query('SELECT 1');
+  parentPort.postMessage({ ready: true });
+  parentPort.on('message', async ({ sql, params }) => {
+    try {
+      // One statement through the extended protocol ('query', never 'exec'), in a read-only transaction.
+      const rows = await db.transaction(async (tx) => {
+        await tx.exec('SET TRANSACTION READ ONLY');
+        return (await tx.query(sql, params)).rows;
+      });
+      parentPort.postMessage({ rows });
+    } catch (e) {
+      parentPort.postMessage({ error: { message: String(e && e.message), code: e && e.code } });
+    }
+  });
+}, (e) => parentPort.postMessage({ fatal: String(e && e.message) }));
+`;
+
+const require = createRequire(import.meta.url);
+
+interface Reply {
+  ready?: true;
+  fatal?: string;
+  rows?: object[];
+  error?: { message: string; code?: string };
+}
+
+export interface PgliteWorkerOptions {
+  label: string;
+  /** Longest a query may run, ms; past it the worker is stopped and the query fails. */
+  statementTimeoutMs: number;
+  /** Makes a data directory for a new worker (a fresh copy), and says how to remove it. */
+  openDir: () => { dir: string; remove: () => void };
+}
+
+class PgliteWorkerClient implements SqlClient {
+  readonly kind = 'pglite' as const;
+  readonly label: string;
+  private current?: { worker: Worker; ready: Promise<void>; remove: () => void };
+  private queue: Promise<unknown> = Promise.resolve();
+  private stopping: Promise<void> = Promise.resolve();
+  private closed = false;
+
+  constructor(private readonly opts: PgliteWorkerOptions) {
+    this.label = opts.label;
+  }
+
+  /** Starts a worker on a fresh data directory and waits until its database is open. */
+  start(): Promise<void> {
+    const { dir, remove } = this.opts.openDir();
+    const worker = new Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: { dataDir: dir, pglite: require.resolve('@electric-sql/pglite'), vector: require.resolve('@electric-sql/pglite-pgvector') },
+    });
+    const ready = new Promise<void>((resolve, reject) => {
+      worker.once('message', (m: Reply) => {
+        // An idle worker must not keep the process alive: only a query in flight does.
+        worker.unref();
+        if (m.ready) resolve();
+        else reject(new DatabaseError(`cannot open ${this.label}: ${m.fatal ?? 'no answer'}`));
+      });
+      worker.once('error', (e) => reject(new DatabaseError(`cannot open ${this.label}: ${e.message}`, { cause: e })));
+    });
+    this.current = { worker, ready, remove };
+    return ready.catch(async (e: unknown) => {
+      await this.stop();
+      throw e;
+    });
+  }
+
+  private async stop(): Promise<void> {
+    const cur = this.current;
+    this.current = undefined;
+    if (!cur) return;
+    await cur.worker.terminate().catch(() => undefined);
+    cur.remove();
+  }
+
+  query<T extends object>(sql: string, params: unknown[] = []): Promise<T[]> {
+    const run = this.queue.then(() => this.runOne<T>(sql, params));
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private async runOne<T extends object>(sql: string, params: unknown[]): Promise<T[]> {
+    if (this.closed) throw new DatabaseError(`${this.label} is closed`);
+    await this.stopping;
+    if (!this.current) await this.start();
+    const { worker } = this.current!;
+    const limit = this.opts.statementTimeoutMs;
+    return new Promise<T[]>((resolve, reject) => {
+      const done = () => {
+        clearTimeout(timer);
+        worker.off('message', onMessage);
+        worker.off('error', onError);
+        worker.unref();
+      };
+      const onMessage = (m: Reply) => {
+        done();
+        if (m.error) reject(queryFailure(this.label, m.error, limit));
+        else resolve((m.rows ?? []) as T[]);
+      };
+      const onError = (e: Error) => {
+        done();
+        this.stopping = this.stop();
+        reject(new DatabaseError(`${this.label} stopped: ${e.message}`, { cause: e }));
+      };
+      const timer = setTimeout(() => {
+        done();
+        // The next query waits for this stop, then opens a fresh copy: the stopped worker's files are left mid-query.
+        this.stopping = this.stop();
+        reject(
+          new DatabaseError(
+            `query failed on ${this.label}: the query ran longer than the statement timeout of ${limit} ms ` +
+              '(database.statement_timeout_ms) and was stopped; the next query reopens the database (timeout)',
+          ),
+        );
+      }, limit);
+      worker.on('message', onMessage);
+      worker.on('error', onError);
+      // Only a worker with a query in flight keeps the process alive.
+      worker.ref();
+      worker.postMessage({ sql, params });
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.queue;
+    await this.stopping;
+    await this.stop();
+  }
+}
+
+/** Opens PGlite in a worker thread (see above); fails at once if the database cannot be opened. */
+export async function openPgliteWorker(opts: PgliteWorkerOptions): Promise<SqlClient> {
+  const client = new PgliteWorkerClient(opts);
+  await client.start();
+  return client;
+}

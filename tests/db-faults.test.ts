@@ -1,0 +1,196 @@
+/**
+ * Database faults as a user meets them, on real servers: the shared PostgreSQL of the test run, a
+ * private one that asks for passwords, a TCP proxy that freezes, and the embedded PGlite demo.
+ * Each failure must read as a sentence with its code in parentheses, name host:port/database,
+ * never carry the password, and never hang.
+ */
+import { PGlite } from '@electric-sql/pglite';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { openDemoDatabase } from '../src/corpus/demo-db.js';
+import { connectPostgres, pgliteClient, type SqlClient } from '../src/corpus/sql-client.js';
+import { DatabaseError } from '../src/errors.js';
+import { PACKAGE_ROOT } from '../src/paths.js';
+import { freezingProxy, freshDatabase, startPasswordServer } from './helpers/pg.js';
+
+const adminUrl = () => inject('pgAdminUrl');
+const portOf = (url: string) => new URL(url).port;
+
+async function failure(p: Promise<unknown>): Promise<Error> {
+  const e = await p.then(
+    () => new Error('expected a failure'),
+    (err: unknown) => err as Error,
+  );
+  expect(e).toBeInstanceOf(DatabaseError);
+  return e;
+}
+
+describe('database errors in words (real PostgreSQL)', () => {
+  let server: { port: number; stop: () => void };
+  beforeAll(async () => {
+    server = await startPasswordServer('right-horse-battery');
+  }, 60_000);
+  afterAll(() => server?.stop());
+
+  it('a wrong password: the server sentence, what to check, the SQLSTATE; never the password', async () => {
+    const e = await failure(connectPostgres(`postgres://postgres:wrong-staple-9@127.0.0.1:${server.port}/postgres`));
+    expect(e.message).toBe(
+      `cannot connect to PostgreSQL at postgres://127.0.0.1:${server.port}/postgres: password authentication failed for user "postgres": ` +
+        'check the user name and password in the database URL (28P01)',
+    );
+    expect(e.message).not.toContain('wrong-staple-9');
+  });
+
+  it('the right password connects, and every connection says it is ragaudit in pg_stat_activity', async () => {
+    const db = await connectPostgres(`postgres://postgres:right-horse-battery@127.0.0.1:${server.port}/postgres`);
+    try {
+      const rows = await db.query<{ application_name: string }>('SELECT application_name FROM pg_stat_activity WHERE pid = pg_backend_pid()');
+      expect(rows).toEqual([{ application_name: 'ragaudit' }]);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('no such database', async () => {
+    const url = adminUrl().replace(/\/postgres$/, '/no_such_forum');
+    const e = await failure(connectPostgres(url));
+    expect(e.message).toBe(
+      `cannot connect to PostgreSQL at postgres://127.0.0.1:${portOf(url)}/no_such_forum: database "no_such_forum" does not exist: check the database name at the end of the URL (3D000)`,
+    );
+  });
+
+  it('no such role', async () => {
+    const url = adminUrl().replace('postgres@', 'ghost_auditor:pw-never-shown@');
+    const e = await failure(connectPostgres(url));
+    expect(e.message).toMatch(/^cannot connect to PostgreSQL at postgres:\/\/127\.0\.0\.1:\d+\/postgres: role "ghost_auditor" does not exist: check the user name .* \(28000\)$/);
+    expect(e.message).not.toContain('pw-never-shown');
+  });
+
+  it('connection refused', async () => {
+    const e = await failure(connectPostgres('postgres://auditor:hunter2secret@127.0.0.1:1/forum'));
+    expect(e.message).toBe(
+      'cannot connect to PostgreSQL at postgres://127.0.0.1:1/forum: connection refused: nothing is listening there (is PostgreSQL running, on this host and port?) (ECONNREFUSED)',
+    );
+  });
+
+  it('a statement timeout is a query that ran too long, not a connection failure', async () => {
+    const db = await connectPostgres(adminUrl(), { statementTimeoutMs: 200 });
+    try {
+      const e = await failure(db.query('SELECT pg_sleep(3)'));
+      expect(e.message).toBe(
+        `query failed on postgres://127.0.0.1:${portOf(adminUrl())}/postgres: the query ran longer than the statement timeout of 200 ms (database.statement_timeout_ms) and was cancelled by the server (57014)`,
+      );
+      // The connection is still good for the next query.
+      expect(await db.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
+    } finally {
+      await db.close();
+    }
+  });
+});
+
+describe('a frozen connection (server accepts, then never answers)', () => {
+  it('an open connection that freezes ends at the client-side deadline with a timeout error', async () => {
+    const proxy = await freezingProxy(Number(portOf(adminUrl())));
+    const url = adminUrl().replace(`:${portOf(adminUrl())}/`, `:${proxy.port}/`);
+    const db = await connectPostgres(url, { statementTimeoutMs: 500 });
+    try {
+      expect(await db.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
+      proxy.freeze();
+      const t0 = performance.now();
+      const e = await failure(db.query('SELECT 1 AS one'));
+      // Deadline: 500 ms statement timeout + 1 s margin; generous bound for a loaded machine.
+      expect(performance.now() - t0).toBeLessThan(10_000);
+      expect(e.message).toBe(
+        `no answer from postgres://127.0.0.1:${proxy.port}/postgres within 1500 ms (client-side deadline, past the 500 ms statement timeout): ` +
+          'the connection is frozen or the server stalled; it was dropped (timeout)',
+      );
+    } finally {
+      await db.close();
+      await proxy.close();
+    }
+  }, 30_000);
+
+  it('a connection that freezes while opening ends at the connect timeout, named as such', async () => {
+    const proxy = await freezingProxy(Number(portOf(adminUrl())));
+    proxy.freeze();
+    const url = adminUrl().replace(`:${portOf(adminUrl())}/`, `:${proxy.port}/`);
+    try {
+      const e = await failure(connectPostgres(url));
+      expect(e.message).toBe(`cannot connect to PostgreSQL at postgres://127.0.0.1:${proxy.port}/postgres: no answer within 5000 ms while connecting (connection timeout)`);
+    } finally {
+      await proxy.close();
+    }
+  }, 30_000);
+});
+
+describe('the embedded demo database honours the statement timeout', () => {
+  it('a 20 s query under a 1 s limit fails at about 1 s, and the next query works', async () => {
+    const db = await openDemoDatabase({ cacheDir: join(PACKAGE_ROOT, '.cache', 'ragaudit', 'demo-db'), statementTimeoutMs: 1_000 });
+    try {
+      const t0 = performance.now();
+      const e = await failure(db.query('SELECT pg_sleep(20)'));
+      expect(performance.now() - t0).toBeLessThan(10_000);
+      expect(e.message).toMatch(/^query failed on embedded demo database \(PGlite\): the query ran longer than the statement timeout of 1000 ms \(database\.statement_timeout_ms\) and was stopped.*\(timeout\)$/);
+      expect(await db.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
+    } finally {
+      await db.close();
+    }
+  }, 60_000);
+});
+
+describe('one statement per query: multi-statement text cannot leave READ ONLY', () => {
+  const ATTACK = 'COMMIT; INSERT INTO victims (x) VALUES (1)';
+
+  it('on PostgreSQL: refused, and an admin connection sees no row', async () => {
+    const fresh = await freshDatabase('multi');
+    await fresh.writer.script('CREATE TABLE victims (x int)');
+    await fresh.close();
+    const db = await connectPostgres(fresh.url);
+    const admin = new pg.Client({ connectionString: fresh.url });
+    await admin.connect();
+    try {
+      for (const params of [undefined, []]) {
+        const e = await failure(db.query(ATTACK, params));
+        expect(e.message).toMatch(/one statement per query.*\(42601\)$/);
+      }
+      // A single COMMIT only ends its own transaction: the next call is read-only again.
+      await db.query('COMMIT').catch(() => undefined);
+      await expect(db.query('INSERT INTO victims (x) VALUES (2)')).rejects.toThrow(/read-only transaction \(25006\)/);
+      // One statement cannot switch its own transaction to read-write before writing either.
+      await expect(db.query(`DO $$BEGIN SET LOCAL transaction_read_only = off; INSERT INTO victims (x) VALUES (3); END$$`)).rejects.toThrow(DatabaseError);
+      expect((await admin.query('SELECT count(*)::int AS n FROM victims')).rows[0].n).toBe(0);
+    } finally {
+      await admin.end();
+      await db.close();
+    }
+  });
+
+  const pgliteCases: Record<string, () => Promise<{ db: SqlClient; count: () => Promise<number>; close: () => Promise<void> }>> = {
+    'PGlite (in-process)': async () => {
+      const raw = await PGlite.create();
+      await raw.exec('CREATE TABLE victims (x int)');
+      const db = pgliteClient(raw, { owned: false });
+      return { db, count: async () => (await raw.query<{ n: number }>('SELECT count(*)::int AS n FROM victims')).rows[0]!.n, close: () => raw.close() };
+    },
+    'the embedded demo (PGlite worker)': async () => {
+      const db = await openDemoDatabase({ cacheDir: join(PACKAGE_ROOT, '.cache', 'ragaudit', 'demo-db') });
+      // No table can be made through the client; the demo's own posts are the victims.
+      const count = async () => (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM posts'))[0]!.n;
+      return { db, count, close: () => db.close() };
+    },
+  };
+
+  it.each(Object.keys(pgliteCases))('on %s: refused, and no row is written', async (name) => {
+    const { db, count, close } = await pgliteCases[name]!();
+    try {
+      const before = await count();
+      const attack = name.startsWith('the embedded') ? "COMMIT; DELETE FROM posts; INSERT INTO categories (id, name, slug) VALUES (999, 'x', 'x')" : ATTACK;
+      const e = await failure(db.query(attack));
+      expect(e.message).toMatch(/one statement per query.*\(42601\)$/);
+      expect(await count()).toBe(before);
+    } finally {
+      await close();
+    }
+  }, 60_000);
+});
