@@ -130,5 +130,5 @@ export function redact(text: string): string {
     .replace(SECRET_PARAM_RE, '$1***')
     .replace(/\b(sk|pk|rk)-[A-Za-z0-9_-]{8,}/g, '$1-***')
     .replace(/\b(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi, '$1***')
-    .replace(/((?:api[_-]?key|password|token|secret)["']?\s*[:=]\s*["']?)[^"'\s,}]+/gi, '$1***');
+    .replace(/((?:api[_-]?key|password|token|secret)["']?\s*[:=]\s*["']?)[^"'\s,}&#]+/gi, '$1***');
 }
