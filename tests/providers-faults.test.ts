@@ -12,7 +12,7 @@ import { TeiReranker } from '../src/rerank/http-rerankers.js';
 import { OpenAIEmbedder } from '../src/retrieval/openai-embedder.js';
 import { MESSAGES, anthropicError, anthropicMessage, anthropicServer, textBlock } from './servers/anthropic-server.js';
 import { CHAT, EMBEDDINGS, chatCompletion, embeddingsResponse, hashVector, openAIServer } from './servers/openai-server.js';
-import { hang, reply, status, trickle } from './servers/provider-server.js';
+import { hang, status, trickle } from './servers/provider-server.js';
 import { TEI_RERANK, rerankServer } from './servers/rerank-server.js';
 import { serveDuringSuite } from './servers/suite.js';
 
