@@ -142,6 +142,18 @@ describe('reranker preflight', () => {
   });
 });
 
+describe('an inconclusive preflight', () => {
+  it('a 5xx or another 4xx lets the run go on (its retries and case errors deal with it), after one request', async () => {
+    rerank.enqueue(TEI_RERANK, status(503, { error: 'warming up' }));
+    await new TeiReranker({ url: rerankServed.url, retries: 4 }).preflight();
+    expect(rerank.count(TEI_RERANK)).toBe(1);
+    // No /models route, and the 1-token completion meets a 500: nothing says the model is wrong.
+    bare.enqueue(CHAT, status(500, { error: { message: 'boom' } }));
+    await new OpenAIChatModel({ model: 'test-model', baseURL: `${bareServed.url}/v1`, apiKey: KEY }).preflight();
+    expect([bare.count(MODELS), bare.count(CHAT)]).toEqual([1, 1]);
+  });
+});
+
 describe('embedder preflight', () => {
   const embedder = (dimensions: number, baseURL = `${chatServed.url}/v1`) => new OpenAIEmbedder({ model: 'test-embedder', dimensions, baseURL, apiKey: KEY });
 

@@ -5,11 +5,11 @@
  */
 import Anthropic from '@anthropic-ai/sdk';
 import { z } from 'zod';
-import { ConfigError, JudgeParseError, ProviderError, redactSecretValues, rememberSecrets } from '../errors.js';
+import { ConfigError, JudgeParseError, redactSecretValues, rememberSecrets } from '../errors.js';
 import type { ChatModel, Completion, CompletionRequest, RemoteModelOptions } from './types.js';
 import { answerError } from './faults.js';
 import { splitQuery } from './http.js';
-import { probe, probeOptional, type PreflightTarget } from './preflight.js';
+import { probe, type PreflightTarget } from './preflight.js';
 import { canonicalScope, refuseUrlCredentials, urlSecrets } from './remote.js';
 import { timedCall } from './retry.js';
 import { parseStructured, wireSchema } from './openai.js';
@@ -141,16 +141,10 @@ export class AnthropicChatModel implements ChatModel {
   /** `GET /v1/models/{model}`; without that route, a 1-token message. */
   async preflight(): Promise<void> {
     const target: PreflightTarget = { component: this.id, url: this.baseURL, keyEnv: 'ANTHROPIC_API_KEY', secrets: [this.apiKey], timeoutMs: this.opts.timeoutMs };
-    const found = await probeOptional(target, (signal, timeout) => this.client.models.retrieve(this.opts.model, {}, { signal, timeout }));
-    if (found) return;
-    try {
-      await probe(target, (signal, timeout) =>
-        this.client.messages.create({ model: this.opts.model, max_tokens: 1, messages: [{ role: 'user', content: 'ping' }] }, { signal, timeout }),
-      );
-    } catch (e) {
-      // A 4xx other than auth/model on the tiny request: reachable, key accepted.
-      if (e instanceof ProviderError && e.details.fault === 'client') return;
-      throw e;
-    }
+    const found = await probe(target, (signal, timeout) => this.client.models.retrieve(this.opts.model, {}, { signal, timeout }), { optional: true });
+    if (found.ok) return;
+    await probe(target, (signal, timeout) =>
+      this.client.messages.create({ model: this.opts.model, max_tokens: 1, messages: [{ role: 'user', content: 'ping' }] }, { signal, timeout }),
+    );
   }
 }

@@ -5,11 +5,11 @@
  */
 import OpenAI from 'openai';
 import { z } from 'zod';
-import { ConfigError, JudgeParseError, ProviderError, redactSecretValues, rememberSecrets } from '../errors.js';
+import { ConfigError, JudgeParseError, redactSecretValues, rememberSecrets } from '../errors.js';
 import type { ChatModel, Completion, CompletionRequest, RemoteModelOptions } from './types.js';
 import { answerError } from './faults.js';
 import { splitQuery } from './http.js';
-import { probe, probeOptional, where, type PreflightTarget } from './preflight.js';
+import { probe, where, type PreflightTarget } from './preflight.js';
 import { timedCall } from './retry.js';
 import { canonicalScope, refuseUrlCredentials, urlSecrets } from './remote.js';
 
@@ -188,21 +188,19 @@ export class OpenAIChatModel implements ChatModel {
     return completion;
   }
 
-  /** `GET /models` lists the model; without that route (or when it is not listed), a 1-token completion. */
+  /**
+   * `GET /models` lists the model; without that route, or when it is not listed (servers that
+   * list `llama3:latest` answer to `llama3`), a 1-token completion decides.
+   */
   async preflight(): Promise<void> {
     const target: PreflightTarget = { component: this.id, url: this.baseURL, keyEnv: 'OPENAI_API_KEY', secrets: [this.apiKey], timeoutMs: this.opts.timeoutMs };
-    const page = await probeOptional(target, (signal, timeout) => this.client.models.list({ signal, timeout }));
-    const ids = page?.data.map((m) => m.id);
+    const listed = await probe(target, (signal, timeout) => this.client.models.list({ signal, timeout }), { optional: true });
+    const ids = listed.ok ? listed.value.data.map((m) => m.id) : undefined;
     if (ids?.includes(this.opts.model)) return;
     const tiny = { model: this.opts.model, messages: [{ role: 'user' as const, content: 'ping' }], [this.maxTokensField]: 1 };
-    try {
-      await probe(target, (signal, timeout) => this.client.chat.completions.create(tiny as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming, { signal, timeout }));
-    } catch (e) {
-      const status = e instanceof ProviderError ? e.details.status : undefined;
-      if (ids && status === 404) throw new ConfigError(`${where(target)} does not serve model '${this.opts.model}' (it lists ${ids.slice(0, 8).join(', ') || 'no model'})`);
-      // A 4xx other than auth/model (e.g. a server that refuses max_tokens 1): reachable, key accepted.
-      if (e instanceof ProviderError && e.details.fault === 'client') return;
-      throw e;
+    const asked = await probe(target, (signal, timeout) => this.client.chat.completions.create(tiny as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming, { signal, timeout }));
+    if (!asked.ok && ids && asked.status === 404) {
+      throw new ConfigError(`${where(target)} does not serve model '${this.opts.model}' (it lists ${ids.slice(0, 8).join(', ') || 'no model'})`);
     }
   }
 }

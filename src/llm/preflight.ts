@@ -5,7 +5,7 @@
  * component and host:port — never the key — instead of failing every case.
  */
 import { ConfigError, ProviderError } from '../errors.js';
-import { classifyError, describe, scrub, toProviderError } from './faults.js';
+import { classifyError, describe, scrub } from './faults.js';
 import { hostPort, withDeadline } from './http.js';
 
 /** Deadline of a preflight request, ms (the component's own timeout when shorter). */
@@ -32,8 +32,10 @@ export function where(t: PreflightTarget): string {
 }
 
 /**
- * The error a failed preflight request ends the command with: ConfigError for what no case
- * could get past (connection, credentials, model, quota), else the ProviderError it is.
+ * The error a failed preflight request ends the command with: a ConfigError for what no case
+ * could get past (connection, credentials, model, quota); a failure that is not the provider's
+ * (a bug) as it is; undefined for the rest (a 5xx, another 4xx, an odd answer), which the run's
+ * own retries and per-case errors deal with — the check is inconclusive, not failed.
  */
 export function preflightError(t: PreflightTarget, e: unknown): unknown {
   if (e instanceof ConfigError) return e;
@@ -51,31 +53,27 @@ export function preflightError(t: PreflightTarget, e: unknown): unknown {
     case 'quota':
       return new ConfigError(`${at} says the quota is exhausted: ${detail}.`);
     default:
-      return toProviderError(e, 1, { provider: t.component, endpoint: t.url, keyEnv: t.keyEnv, secrets: t.secrets });
+      return undefined;
   }
 }
 
-/** Runs one preflight request under the preflight deadline; failures as {@link preflightError}. */
-export async function probe<T>(t: PreflightTarget, fn: (signal: AbortSignal, timeoutMs: number) => Promise<T>): Promise<T> {
-  const ms = preflightDeadline(t);
-  try {
-    return await withDeadline(ms, (signal) => fn(signal, ms));
-  } catch (e) {
-    throw preflightError(t, e);
-  }
-}
+/** What a preflight request gave: its value, or the HTTP status of an inconclusive failure. */
+export type ProbeResult<T> = { ok: true; value: T } | { ok: false; status?: number | undefined };
 
 /**
- * Runs a listing request that a server may not have (404/405/501 → undefined, so the caller
- * falls back to a tiny real request); other failures as {@link preflightError}.
+ * Runs one preflight request under the preflight deadline, no retries; throws what
+ * {@link preflightError} makes fatal. `optional`: a listing route the server may lack
+ * (404/405/501 is then inconclusive, so the caller falls back to a tiny real request).
  */
-export async function probeOptional<T>(t: PreflightTarget, fn: (signal: AbortSignal, timeoutMs: number) => Promise<T>): Promise<T | undefined> {
+export async function probe<T>(t: PreflightTarget, fn: (signal: AbortSignal, timeoutMs: number) => Promise<T>, opts: { optional?: boolean } = {}): Promise<ProbeResult<T>> {
   const ms = preflightDeadline(t);
   try {
-    return await withDeadline(ms, (signal) => fn(signal, ms));
+    return { ok: true, value: await withDeadline(ms, (signal) => fn(signal, ms)) };
   } catch (e) {
     const status = classifyError(e).status;
-    if (status === 404 || status === 405 || status === 501) return undefined;
-    throw preflightError(t, e);
+    if (opts.optional && (status === 404 || status === 405 || status === 501)) return { ok: false, status };
+    const fatal = preflightError(t, e);
+    if (fatal) throw fatal;
+    return { ok: false, status };
   }
 }

@@ -82,7 +82,8 @@ export class OpenAIEmbedder implements Embedder {
   /** One embedding, no retries, short deadline: the server answers, knows the model, and its vectors have the configured length. */
   async preflight(): Promise<void> {
     const target: PreflightTarget = { component: `embedder ${this.opts.model}`, url: this.endpoint, keyEnv: 'OPENAI_API_KEY', secrets: [this.apiKey], timeoutMs: this.opts.timeoutMs };
-    const [vector] = await probe(target, (signal, timeoutMs) => this.request(['preflight check'], timeoutMs, signal, false));
+    const got = await probe(target, (signal, timeoutMs) => this.request(['preflight check'], timeoutMs, signal, false));
+    const vector = got.ok ? got.value[0] : undefined;
     if (vector && vector.length !== this.dimensions) {
       throw new ConfigError(
         `${where(target)} returns ${vector.length}-dimensional vectors for ${this.opts.model} but dimensions is ${this.dimensions}` +
