@@ -77,8 +77,19 @@ export class JudgeParseError extends RagauditError {
   }
 }
 
-/** Query parameters that carry credentials. */
-export const SECRET_PARAMS = ['password', 'key', 'api_key', 'apikey', 'access_token', 'token', 'secret'];
+/**
+ * Query parameters that carry credentials: the usual names, Azure's `api-key`, OAuth's
+ * `access-token`/`access_token`, signed URLs' `sig`/`signature`, and `auth`.
+ */
+export const SECRET_PARAMS = [
+  'password', 'passwd', 'key', 'api_key', 'api-key', 'apikey', 'access_token', 'access-token', 'token',
+  'secret', 'client_secret', 'sig', 'signature', 'auth', 'x-api-key',
+];
+
+/** True when a query parameter name carries a credential (case-insensitive). */
+export function isSecretParam(name: string): boolean {
+  return SECRET_PARAMS.includes(name.toLowerCase());
+}
 
 /**
  * Secret values in use in this process (API keys, database passwords, tokens in URLs), registered
@@ -98,14 +109,26 @@ export function rememberSecrets(values: Iterable<string | undefined>): void {
   }
 }
 
+/**
+ * Removes the registered secret values only (no rewriting by form): for text that is not a
+ * message but content, such as a model's answer, which must lose an echoed key and nothing else.
+ */
+export function redactSecretValues(text: string): string {
+  for (const v of secretValues) if (text.includes(v)) text = text.split(v).join('***');
+  return text;
+}
+
+const SECRET_PARAM_RE = new RegExp(`([?&](?:${SECRET_PARAMS.map((p) => p.replace(/[-_]/g, '[-_]')).join('|')})=)[^&#\\s"']+`, 'gi');
+
 /** Removes credentials from a URL or a message that may carry one, by form and by value. */
 export function redact(text: string): string {
-  for (const v of secretValues) if (text.includes(v)) text = text.split(v).join('***');
-  return text
+  return redactSecretValues(text)
     // user:password@host — up to the last '@' before the host, since a password may hold '@'.
     .replace(/(\b[a-z][a-z0-9+.-]*:\/\/[^:/@\s]*:)[^\s/]*@/gi, '$1***@')
-    .replace(new RegExp(`([?&](?:${SECRET_PARAMS.join('|')})=)[^&#\\s"']+`, 'gi'), '$1***')
+    // A token as the user name of a web URL (https://TOKEN@host); database user names stay.
+    .replace(/(\bhttps?:\/\/)[^:/@\s*]+@/gi, '$1***@')
+    .replace(SECRET_PARAM_RE, '$1***')
     .replace(/\b(sk|pk|rk)-[A-Za-z0-9_-]{8,}/g, '$1-***')
     .replace(/\b(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi, '$1***')
-    .replace(/((?:api[_-]?key|password|token|secret)["']?\s*[:=]\s*["']?)[^"'\s,}]+/gi, '$1***');
+    .replace(/((?:api[_-]?key|password|token|secret)["']?\s*[:=]\s*["']?)[^"'\s,}&#]+/gi, '$1***');
 }

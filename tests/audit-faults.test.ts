@@ -124,7 +124,7 @@ describe('ragaudit run with provider faults (real PostgreSQL, secrets in play)',
     // A 1500 ms timeout, then the 500 ms first backoff (less the first request's own transit).
     expect(second!.at - first!.at).toBeGreaterThanOrEqual(1500);
     expect(second!.at - first!.at).toBeLessThan(6000);
-    expect(byId('vamp-folds-too-long')).toMatchObject({ status: 'error', error: { stage: 'generation', message: expect.stringMatching(/^openai: gave up after 2 attempts: request timed out from http:\/\/127\.0\.0\.1:\d+\/v1$/) } });
+    expect(byId('vamp-folds-too-long')).toMatchObject({ status: 'error', error: { stage: 'generation', message: expect.stringMatching(/^openai: gave up after 2 attempts: request timed out after 1500 ms from http:\/\/127\.0\.0\.1:\d+\/v1$/) } });
     // The whole run, not one default 60 s timeout per attempt.
     expect(run.ms).toBeLessThan(30_000);
   });

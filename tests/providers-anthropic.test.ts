@@ -125,7 +125,8 @@ describe('AnthropicChatModel', () => {
     const t0 = performance.now();
     const err = await model({ timeoutMs: 300, retries: 0 }).complete(ask).catch((e: unknown) => e);
     expect(performance.now() - t0).toBeLessThan(1200);
-    expect((err as Error).message).toBe(`anthropic: gave up after 1 attempt: request timed out from ${served.url}`);
+    expect((err as Error).message).toBe(`anthropic: gave up after 1 attempt: request timed out after 300 ms from ${served.url}`);
+    expect((err as ProviderError).details.fault).toBe('connection');
   });
 
   it('fails fast on 401 without showing the key', async () => {

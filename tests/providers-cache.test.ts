@@ -1,10 +1,10 @@
-import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { serveDuringSuite } from './servers/suite.js';
 import { z } from 'zod';
-import { ResponseCache, cachedModel, canonicalJson } from '../src/llm/cache.js';
+import { ResponseCache, cachedModel, canonicalJson, requestKeyParts } from '../src/llm/cache.js';
 import { OpenAIChatModel } from '../src/llm/openai.js';
 import { CHAT, chatCompletion, openAIServer, reply } from './servers/index.js';
 
@@ -99,6 +99,38 @@ describe('cachedModel', () => {
     const schema = { name: 'ok', zod: z.object({ ok: z.boolean() }) };
     await expect(m.complete({ ...ask, schema })).rejects.toThrow(/not JSON/);
     expect(await allFiles(dir)).toHaveLength(1);
+  });
+
+  it('keys on the server: the same model name on two servers gives two answers', async () => {
+    const other = openAIServer({ chat: () => 'the other deployment' });
+    const { url, close } = await other.start();
+    try {
+      const cache = new ResponseCache(dir);
+      const a = await cachedModel(model(), cache).complete(ask);
+      const b = await cachedModel(new OpenAIChatModel({ model: 'test-model', baseURL: `${url}/v1`, apiKey: KEY }), cache).complete(ask);
+      expect([a.text, b.text]).toEqual(['echo: What is RRF?', 'the other deployment']);
+      expect([server.count(CHAT), other.count(CHAT)]).toEqual([1, 1]);
+      expect(b.cached).toBeUndefined();
+      // Fixed request settings of a client count too.
+      await cachedModel(new OpenAIChatModel({ model: 'test-model', baseURL: `${served.url}/v1`, apiKey: KEY, extraBody: { top_k: 5 } }), cache).complete(ask);
+      expect(server.count(CHAT)).toBe(2);
+      expect(await allFiles(dir)).toHaveLength(3);
+    } finally {
+      await close();
+    }
+  });
+
+  it('never stores an empty answer, and does not replay one an older version stored', async () => {
+    const cache = new ResponseCache(dir);
+    const empty = { text: '', usage: { inputTokens: 1, outputTokens: 0 }, latencyMs: 5, model: 'm' };
+    await cache.set(cache.key({ q: 'empty' }), empty);
+    expect(await allFiles(dir)).toHaveLength(0);
+    const m = cachedModel(model(), cache);
+    const key = cache.key(requestKeyParts(m.id, ask, {}, m.cacheScope));
+    await mkdir(join(dir, key.slice(0, 2)), { recursive: true });
+    await writeFile(join(dir, key.slice(0, 2), `${key}.json`), JSON.stringify({ version: 1, key, createdAt: '2025-01-01T00:00:00Z', completion: empty }));
+    expect(await m.complete(ask)).toMatchObject({ text: 'echo: What is RRF?' });
+    expect(server.count(CHAT)).toBe(1);
   });
 
   it('writes no key or base URL into the files', async () => {

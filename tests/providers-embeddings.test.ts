@@ -49,8 +49,10 @@ describe('OpenAIEmbedder', () => {
   });
 
   it('rejects a response that misses an input', async () => {
-    server.enqueue(EMBEDDINGS, reply(embeddingsResponse([hashVector('a', 4)])));
-    await expect(embedder().embed(['a', 'b'])).rejects.toThrow('embeddings: no embedding for inputs 1');
+    const short = reply(embeddingsResponse([hashVector('a', 4)]));
+    server.enqueue(EMBEDDINGS, short, short, short, short, short);
+    await expect(embedder().embed(['a', 'b'])).rejects.toThrow('embeddings: malformed answer (no embedding for inputs 1)');
+    expect(server.count(EMBEDDINGS)).toBe(5);
   });
 
   it('retries 429 and 502, then succeeds', async () => {

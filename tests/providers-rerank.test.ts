@@ -58,10 +58,14 @@ describe('TeiReranker', () => {
     expect(await new TeiReranker({ url: served.url, minDelayMs: 5 }).score(query, passages.slice(0, 2))).toEqual(expected.slice(0, 2));
     expect(server.count(TEI_RERANK)).toBe(2);
 
-    server.enqueue(TEI_RERANK, reply([{ index: 1, score: 2 }]));
-    const err = await new TeiReranker({ url: served.url }).score(query, passages.slice(0, 2)).catch((e: unknown) => e);
+    // A malformed answer is retried like a glitch; when it persists it is the case's error.
+    server.reset();
+    server.enqueue(TEI_RERANK, reply([{ index: 1, score: 2 }]), reply([{ index: 1, score: 2 }]));
+    const err = await new TeiReranker({ url: served.url, retries: 1, minDelayMs: 5 }).score(query, passages.slice(0, 2)).catch((e: unknown) => e);
+    expect(server.count(TEI_RERANK)).toBe(2);
     expect(err).toBeInstanceOf(ProviderError);
-    expect((err as Error).message).toBe(`tei: no score for passages 0 from ${served.url}/rerank`);
+    expect((err as ProviderError).details.fault).toBe('answer');
+    expect((err as Error).message).toBe(`tei: malformed answer (no score for passages 0) from ${served.url}/rerank`);
   });
 
   it('ends a hung request at the timeout', async () => {
@@ -69,7 +73,8 @@ describe('TeiReranker', () => {
     const t0 = performance.now();
     const err = await new TeiReranker({ url: served.url, timeoutMs: 300, retries: 0 }).score(query, ['a']).catch((e: unknown) => e);
     expect(performance.now() - t0).toBeLessThan(1200);
-    expect((err as Error).message).toBe(`tei: gave up after 1 attempt: request timed out from ${served.url}/rerank`);
+    expect((err as Error).message).toBe(`tei: gave up after 1 attempt: request timed out after 300 ms from ${served.url}/rerank`);
+    expect((err as ProviderError).details.fault).toBe('connection');
   });
 
   it('sends URL credentials as Basic auth', async () => {

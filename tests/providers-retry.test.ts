@@ -25,6 +25,12 @@ async function deadPort(): Promise<number> {
   return port;
 }
 
+/** A sleep that returns at once and records the delays asked for. */
+function recordingSleep(): { sleep: (ms: number) => Promise<void>; delays: number[] } {
+  const delays: number[] = [];
+  return { delays, sleep: async (ms: number) => void delays.push(ms) };
+}
+
 const post = (url: string, timeoutMs = 2000) => postJson(url, { q: 1 }, { provider: 'test', timeoutMs });
 const fast = { provider: 'test', minDelayMs: 5 } as const;
 
@@ -34,7 +40,7 @@ describe('classifyError', () => {
 
   it('retries 408/409/429/5xx and stops on other 4xx', () => {
     for (const code of [408, 409, 429, 500, 502, 503]) expect(classifyError(http(code)).retryable).toBe(true);
-    for (const code of [400, 401, 403, 404, 413, 422]) expect(classifyError(http(code))).toEqual({ status: code, retryable: false });
+    for (const code of [400, 401, 403, 404, 413, 422]) expect(classifyError(http(code))).toMatchObject({ status: code, retryable: false });
   });
 
   it('reads Retry-After as seconds, an HTTP date, or retry-after-ms', () => {
@@ -60,22 +66,47 @@ describe('withRetry over HTTP', () => {
     const server = new ProviderServer({ [ROUTE]: () => reply({ ok: true }) });
     server.enqueue(ROUTE, status(429, { error: 'slow down' }, { 'retry-after': '1' }));
     const url = await serve(server);
-    const t0 = performance.now();
-    await expect(withRetry(() => post(url), fast)).resolves.toEqual({ ok: true });
-    const waited = server.requests[1]!.at - server.requests[0]!.at;
-    expect(waited).toBeGreaterThanOrEqual(950);
-    expect(waited).toBeLessThan(1500);
-    expect(performance.now() - t0).toBeLessThan(2500);
+    const { sleep, delays } = recordingSleep();
+    await expect(withRetry(() => post(url), { ...fast, sleep })).resolves.toEqual({ ok: true });
+    expect(server.count()).toBe(2);
+    expect(delays).toEqual([1000]);
   });
 
-  it('caps a long Retry-After at maxRetryAfterMs', async () => {
+  it('caps a long Retry-After at maxRetryAfterMs, and stops on one far beyond it (quota)', async () => {
     const server = new ProviderServer({ [ROUTE]: () => reply({ ok: true }) });
-    server.enqueue(ROUTE, status(503, {}, { 'retry-after': '3600' }));
+    server.enqueue(ROUTE, status(503, {}, { 'retry-after': '0.9' }));
     const url = await serve(server);
-    await withRetry(() => post(url), { ...fast, maxRetryAfterMs: 100 });
-    const waited = server.requests[1]!.at - server.requests[0]!.at;
-    expect(waited).toBeGreaterThanOrEqual(90);
-    expect(waited).toBeLessThan(600);
+    const { sleep, delays } = recordingSleep();
+    await withRetry(() => post(url), { ...fast, maxRetryAfterMs: 100, sleep });
+    expect(delays).toEqual([100]);
+
+    server.reset();
+    server.enqueue(ROUTE, status(429, {}, { 'retry-after': '3600' }));
+    const err = await withRetry(() => post(url), { ...fast, maxRetryAfterMs: 100, sleep }).catch((e: unknown) => e);
+    expect(server.count()).toBe(1);
+    expect(delays).toEqual([100]);
+    expect((err as ProviderError).details).toMatchObject({ fault: 'quota', retryable: false });
+  });
+
+  it('backs off exponentially with up to 25 % jitter, and obeys x-should-retry', async () => {
+    const server = new ProviderServer({ [ROUTE]: () => reply({ ok: true }) });
+    server.enqueue(ROUTE, status(500), status(502), status(503));
+    const url = await serve(server);
+    const { sleep, delays } = recordingSleep();
+    await withRetry(() => post(url), { provider: 'test', minDelayMs: 100, sleep, random: () => 1 });
+    // 100 × 2^n, less 25 % (random() = 1 gives the largest cut).
+    expect(delays).toEqual([75, 150, 300]);
+
+    server.reset();
+    server.enqueue(ROUTE, status(503, {}, { 'x-should-retry': 'false' }));
+    const vetoed = await withRetry(() => post(url), { ...fast, sleep }).catch((e: unknown) => e);
+    expect(server.count()).toBe(1);
+    expect((vetoed as ProviderError).details).toMatchObject({ status: 503, retryable: false, fault: 'server' });
+
+    server.reset();
+    server.enqueue(ROUTE, status(400, {}, { 'x-should-retry': 'true' }));
+    await expect(withRetry(() => post(url), { ...fast, sleep })).resolves.toEqual({ ok: true });
+    expect(server.count()).toBe(2);
   });
 
   it('gives up after retries + 1 attempts with a retryable ProviderError', async () => {
@@ -120,14 +151,14 @@ describe('withRetry over HTTP', () => {
     expect((err as Error).message).toBe(`test: gave up after 3 attempts: connection refused from ${url}`);
   });
 
-  it('retries a proxy’s HTML 502 page, and rejects a 200 that is not JSON', async () => {
+  it('retries a proxy’s HTML 502 page and a 200 that is not JSON, which ends as an answer fault', async () => {
     const server = new ProviderServer({ [ROUTE]: () => replyText('<html>oops</html>', { contentType: 'text/html' }) });
     server.enqueue(ROUTE, replyText('<html>Bad Gateway</html>', { status: 502, contentType: 'text/html' }));
     const url = await serve(server);
-    const err = await withRetry(() => post(url), fast).catch((e: unknown) => e);
-    expect(server.count()).toBe(2);
+    const err = await withRetry(() => post(url), { ...fast, retries: 2 }).catch((e: unknown) => e);
+    expect(server.count()).toBe(3);
     expect((err as Error).message).toBe(`test: invalid JSON from ${url}: <html>oops</html>`);
-    expect((err as ProviderError).details).toMatchObject({ status: 200, retryable: false });
+    expect((err as ProviderError).details).toMatchObject({ status: 200, retryable: true, fault: 'answer' });
   });
 
   it('passes errors that are not the provider’s through untouched', async () => {

@@ -4,9 +4,13 @@
  * forced with `tool_choice`, so the answer arrives as the tool_use block's input.
  */
 import Anthropic from '@anthropic-ai/sdk';
-import type { z } from 'zod';
-import { ConfigError, JudgeParseError } from '../errors.js';
+import { z } from 'zod';
+import { ConfigError, JudgeParseError, redactSecretValues, rememberSecrets } from '../errors.js';
 import type { ChatModel, Completion, CompletionRequest, RemoteModelOptions } from './types.js';
+import { answerError } from './faults.js';
+import { splitQuery } from './http.js';
+import { probe, type PreflightTarget } from './preflight.js';
+import { canonicalScope, refuseUrlCredentials, urlSecrets } from './remote.js';
 import { timedCall } from './retry.js';
 import { parseStructured, wireSchema } from './openai.js';
 
@@ -19,26 +23,70 @@ export interface AnthropicChatModelOptions extends RemoteModelOptions {
   maxTokens?: number;
 }
 
+const Block = z.union([
+  z.object({ type: z.literal('text'), text: z.string() }),
+  z.object({ type: z.literal('tool_use'), name: z.string(), input: z.unknown() }),
+  z.object({ type: z.string() }),
+]);
+/** What a message must look like to carry an answer; anything else is a malformed answer. */
+const MessageResponse = z.object({
+  content: z.array(Block),
+  stop_reason: z.string().nullish(),
+  usage: z.object({ input_tokens: z.number().nullish(), output_tokens: z.number().nullish() }).nullish(),
+  model: z.string().nullish(),
+});
+type MessageResponse = z.infer<typeof MessageResponse>;
+
+const textOf = (m: MessageResponse): string =>
+  m.content.flatMap((b) => (b.type === 'text' && 'text' in b ? [b.text] : [])).join('');
+const toolCall = (m: MessageResponse, name: string): { input: unknown } | undefined =>
+  m.content.find((b): b is { type: 'tool_use'; name: string; input: unknown } => b.type === 'tool_use' && 'name' in b && b.name === name);
+
+/** The message, or the answer error it is (see faults.ts answerError). */
+export function checkMessage(res: unknown, endpoint: string, tool?: string): MessageResponse {
+  const parsed = MessageResponse.safeParse(res);
+  if (!parsed.success) {
+    const detail = typeof res === 'string' ? `not JSON: ${res.replace(/\s+/g, ' ').slice(0, 60)}` : parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
+    throw answerError('anthropic', 'malformed', detail, endpoint);
+  }
+  const m = parsed.data;
+  const stop = m.stop_reason ?? 'none';
+  const answered = tool ? toolCall(m, tool) !== undefined : textOf(m).trim() !== '';
+  if (stop === 'refusal') throw answerError('anthropic', 'refused', 'stop_reason refusal', endpoint);
+  if (stop === 'max_tokens') throw answerError('anthropic', 'truncated', `${answered ? 'cut' : 'nothing written'} at the token limit, stop_reason max_tokens: raise max_tokens`, endpoint);
+  // With a forced tool, prose without the tool call is the judge's parse problem (retried with the error shown).
+  if (!answered && !(tool && textOf(m).trim())) {
+    throw answerError('anthropic', 'empty', `${m.content.length} content blocks, stop_reason ${stop}`, endpoint);
+  }
+  return m;
+}
+
 /** A ChatModel over Anthropic's `/v1/messages`. Id: `anthropic:MODEL`. */
 export class AnthropicChatModel implements ChatModel {
   readonly id: string;
   readonly offline = false;
+  readonly cacheScope: string;
   private readonly client: Anthropic;
   private readonly baseURL: string;
   private readonly apiKey: string;
 
   constructor(private readonly opts: AnthropicChatModelOptions) {
     this.id = `anthropic:${opts.model}`;
-    this.baseURL = opts.baseURL ?? ANTHROPIC_URL;
+    const { url, query } = splitQuery(opts.baseURL ?? ANTHROPIC_URL);
+    this.baseURL = url;
     const key = opts.apiKey ?? process.env.ANTHROPIC_API_KEY;
     if (!key && !opts.baseURL) {
       throw new ConfigError(`ANTHROPIC_API_KEY is not set (needed for ${this.id}); set it or give a baseURL`);
     }
+    refuseUrlCredentials(this.id, url, 'ANTHROPIC_API_KEY');
     // Always an explicit key, so the SDK never goes looking for credential files.
     this.apiKey = key || 'not-needed';
+    rememberSecrets([key, ...urlSecrets(opts.baseURL)]);
+    this.cacheScope = canonicalScope({ provider: 'anthropic', baseURL: opts.baseURL ?? ANTHROPIC_URL, maxTokens: opts.maxTokens ?? null });
     this.client = new Anthropic({
       apiKey: this.apiKey,
       baseURL: this.baseURL,
+      ...(Object.keys(query).length > 0 && { defaultQuery: query }),
       timeout: opts.timeoutMs ?? 60_000,
       maxRetries: 0,
     });
@@ -64,19 +112,14 @@ export class AnthropicChatModel implements ChatModel {
       }),
     };
 
-    const { value: res, latencyMs } = await timedCall(() => this.client.messages.create(params), {
-      provider: 'anthropic',
-      endpoint: this.baseURL,
-      keyEnv: 'ANTHROPIC_API_KEY',
-      apiKey: this.apiKey,
-      opts: this.opts,
-    });
+    const endpoint = `${this.baseURL}/v1/messages`;
+    const { value: res, latencyMs } = await timedCall(
+      async (signal) => checkMessage(await this.client.messages.create(params, { signal }), endpoint, wire?.name),
+      { provider: 'anthropic', endpoint: this.baseURL, keyEnv: 'ANTHROPIC_API_KEY', apiKey: this.apiKey, opts: this.opts },
+    );
 
-    const blocks = res.content ?? [];
-    const prose = blocks
-      .filter((b): b is Anthropic.TextBlock => b.type === 'text')
-      .map((b) => b.text)
-      .join('');
+    // A key the server echoes back leaves the client as *** (no ledger, cache or judge sees it).
+    const prose = redactSecretValues(textOf(res));
     const completion: Completion<T> = {
       text: prose,
       usage: { inputTokens: res.usage?.input_tokens ?? 0, outputTokens: res.usage?.output_tokens ?? 0 },
@@ -84,14 +127,24 @@ export class AnthropicChatModel implements ChatModel {
       model: res.model || this.opts.model,
     };
     if (req.schema && wire) {
-      const call = blocks.find((b): b is Anthropic.ToolUseBlock => b.type === 'tool_use' && b.name === wire.name);
+      const call = toolCall(res, wire.name);
       if (!call) {
         throw new JudgeParseError(`${req.schema.name}: the model answered without calling the ${wire.name} tool`, prose);
       }
-      const raw = JSON.stringify(call.input);
+      const raw = redactSecretValues(JSON.stringify(call.input));
       completion.text = raw;
-      completion.json = parseStructured(req.schema, call.input, raw, wire.wrapped);
+      completion.json = parseStructured(req.schema, JSON.parse(raw) as unknown, raw, wire.wrapped);
     }
     return completion;
+  }
+
+  /** `GET /v1/models/{model}`; without that route, a 1-token message. */
+  async preflight(): Promise<void> {
+    const target: PreflightTarget = { component: this.id, url: this.baseURL, keyEnv: 'ANTHROPIC_API_KEY', secrets: [this.apiKey], timeoutMs: this.opts.timeoutMs };
+    const found = await probe(target, (signal, timeout) => this.client.models.retrieve(this.opts.model, {}, { signal, timeout }), { optional: true });
+    if (found.ok) return;
+    await probe(target, (signal, timeout) =>
+      this.client.messages.create({ model: this.opts.model, max_tokens: 1, messages: [{ role: 'user', content: 'ping' }] }, { signal, timeout }),
+    );
   }
 }

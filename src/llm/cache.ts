@@ -1,26 +1,32 @@
 /**
  * On-disk response cache: one JSON file per request under `dir/ab/abcdef….json`,
- * keyed by a sha256 of the request's canonical JSON. Keys and files carry the model id,
- * prompts and settings — never base URLs or API keys.
+ * keyed by a sha256 of the request's canonical JSON together with the model's provider, base
+ * URL and fixed settings. Files carry the model id, prompts and answers — never base URLs or
+ * API keys (those are only hashed). A failure is never stored.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { ChatModel, Completion, CompletionRequest } from './types.js';
 import { wireSchema } from './openai.js';
+import { canonicalJson } from './remote.js';
 
-/** JSON with object keys sorted at every depth (undefined members dropped, as JSON does). */
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_k, v: unknown) => {
-    if (v && typeof v === 'object' && !Array.isArray(v)) {
-      const sorted: Record<string, unknown> = {};
-      for (const k of Object.keys(v).sort()) sorted[k] = (v as Record<string, unknown>)[k];
-      return sorted;
-    }
-    return v;
-  });
-}
+export { canonicalJson };
+
+/** A cache file as read back: anything else (torn, hand-edited, older shape) is a miss. */
+const CacheFileSchema = z.object({
+  version: z.literal(1),
+  key: z.string(),
+  createdAt: z.string(),
+  completion: z.object({
+    text: z.string(),
+    json: z.unknown().optional(),
+    usage: z.object({ inputTokens: z.number(), outputTokens: z.number() }),
+    latencyMs: z.number(),
+    model: z.string(),
+  }),
+});
 
 interface CacheFile {
   version: 1;
@@ -52,8 +58,12 @@ export class ResponseCache {
       return undefined;
     }
     try {
-      const data = JSON.parse(text) as CacheFile;
-      return data.version === 1 && data.key === key ? data.completion : undefined;
+      const data = CacheFileSchema.safeParse(JSON.parse(text));
+      if (!data.success || data.data.key !== key) return undefined;
+      // An empty answer stored by an older version is a failure, not an answer: ask again.
+      const c = data.data.completion;
+      if (!c.text.trim() && c.json === undefined) return undefined;
+      return c as Completion;
     } catch {
       return undefined;
     }
@@ -61,6 +71,8 @@ export class ResponseCache {
 
   /** Stores a completion atomically (temp file + rename), so readers never see half a file. */
   async set(key: string, completion: Completion): Promise<void> {
+    // Never store a failure: an empty answer would be replayed to every later run.
+    if (!completion.text.trim() && completion.json === undefined) return;
     const file = this.file(key);
     await mkdir(dirname(file), { recursive: true });
     const { cached: _c, ...stored } = completion;
@@ -77,10 +89,12 @@ export class ResponseCache {
 }
 
 /** The parts of a request that decide its answer; what {@link cachedModel} hashes. */
-export function requestKeyParts(modelId: string, req: CompletionRequest<unknown>, extraKey: object): object {
+export function requestKeyParts(modelId: string, req: CompletionRequest<unknown>, extraKey: object, scope?: string): object {
   const wire = req.schema ? wireSchema(req.schema as { name: string; zod: z.ZodType }) : undefined;
   return {
     model: modelId,
+    // Provider, base URL and fixed settings: the same model name on two servers is two models.
+    ...(scope !== undefined && { server: scope }),
     system: req.system,
     messages: req.messages.map((m) => ({ role: m.role, content: m.content })),
     schema: wire ? { name: req.schema!.name, json: wire.jsonSchema } : null,
@@ -100,8 +114,10 @@ export function cachedModel(model: ChatModel, cache: ResponseCache, extraKey: ob
   return {
     id: model.id,
     offline: model.offline,
+    ...(model.cacheScope !== undefined && { cacheScope: model.cacheScope }),
+    ...(model.preflight && { preflight: () => model.preflight!() }),
     async complete<T = unknown>(req: CompletionRequest<T>): Promise<Completion<T>> {
-      const key = cache.key(requestKeyParts(model.id, req as CompletionRequest<unknown>, extraKey));
+      const key = cache.key(requestKeyParts(model.id, req as CompletionRequest<unknown>, extraKey, model.cacheScope));
       const hit = await cache.get(key);
       if (hit) return { ...(hit as Completion<T>), cached: true };
       let pending = inFlight.get(key);

@@ -5,9 +5,13 @@
  */
 import OpenAI from 'openai';
 import { z } from 'zod';
-import { ConfigError, JudgeParseError } from '../errors.js';
+import { ConfigError, JudgeParseError, redactSecretValues, rememberSecrets } from '../errors.js';
 import type { ChatModel, Completion, CompletionRequest, RemoteModelOptions } from './types.js';
+import { answerError } from './faults.js';
+import { splitQuery } from './http.js';
+import { probe, where, type PreflightTarget } from './preflight.js';
 import { timedCall } from './retry.js';
+import { canonicalScope, refuseUrlCredentials, urlSecrets } from './remote.js';
 
 const OPENAI_URL = 'https://api.openai.com/v1';
 
@@ -74,10 +78,49 @@ export function parseJsonText(text: string, schemaName: string): unknown {
   }
 }
 
+/**
+ * What a chat completion must look like to carry an answer; anything else (an HTML page, no
+ * choices, no message) is a malformed answer, never an empty success.
+ */
+const ChatResponse = z.object({
+  choices: z
+    .array(
+      z.object({
+        message: z.object({ content: z.string().nullish(), refusal: z.string().nullish() }),
+        finish_reason: z.string().nullish(),
+      }),
+    )
+    .min(1, 'no choices'),
+  usage: z.object({ prompt_tokens: z.number().nullish(), completion_tokens: z.number().nullish() }).nullish(),
+  model: z.string().nullish(),
+});
+type ChatResponse = z.infer<typeof ChatResponse>;
+
+/** The answer of a chat completion, or the answer error it is (see faults.ts answerError). */
+export function checkChatResponse(res: unknown, endpoint: string): ChatResponse {
+  const parsed = ChatResponse.safeParse(res);
+  if (!parsed.success) {
+    const detail = typeof res === 'string' ? `not JSON: ${res.replace(/\s+/g, ' ').slice(0, 60)}` : parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
+    throw answerError('openai', 'malformed', detail, endpoint);
+  }
+  const choice = parsed.data.choices[0]!;
+  const content = choice.message.content ?? '';
+  const finish = choice.finish_reason ?? 'none';
+  if (!content.trim()) {
+    if (choice.message.refusal) throw answerError('openai', 'refused', choice.message.refusal.slice(0, 200), endpoint);
+    if (finish === 'length') throw answerError('openai', 'truncated', 'no text before the token limit, finish_reason length: raise max_tokens', endpoint);
+    if (finish === 'content_filter') throw answerError('openai', 'refused', 'finish_reason content_filter', endpoint);
+    throw answerError('openai', 'empty', `content ${choice.message.content === null ? 'null' : 'empty'}, finish_reason ${finish}`, endpoint);
+  }
+  if (finish === 'length') throw answerError('openai', 'truncated', 'cut at the token limit, finish_reason length: raise max_tokens', endpoint);
+  return parsed.data;
+}
+
 /** A ChatModel over an OpenAI-compatible `/v1/chat/completions`. Id: `openai:MODEL`. */
 export class OpenAIChatModel implements ChatModel {
   readonly id: string;
   readonly offline = false;
+  readonly cacheScope: string;
   private readonly client: OpenAI;
   private readonly baseURL: string;
   private readonly apiKey: string;
@@ -85,17 +128,24 @@ export class OpenAIChatModel implements ChatModel {
 
   constructor(private readonly opts: OpenAIChatModelOptions) {
     this.id = `openai:${opts.model}`;
-    this.baseURL = opts.baseURL ?? OPENAI_URL;
+    // The SDK appends paths to the base URL as a string: a query string (Azure's
+    // `?api-version=`) goes to defaultQuery so it stays after the path.
+    const { url, query } = splitQuery(opts.baseURL ?? OPENAI_URL);
+    this.baseURL = url;
     const key = opts.apiKey ?? process.env.OPENAI_API_KEY;
     if (!key && !opts.baseURL) {
       throw new ConfigError(`OPENAI_API_KEY is not set (needed for ${this.id} at ${OPENAI_URL}); set it or give a baseURL`);
     }
+    refuseUrlCredentials(this.id, url, 'OPENAI_API_KEY');
     // Local servers (vLLM, Ollama) ignore the key, but the SDK insists on one.
     this.apiKey = key || 'not-needed';
+    rememberSecrets([key, ...urlSecrets(opts.baseURL)]);
     this.maxTokensField = opts.maxTokensField ?? (opts.baseURL ? 'max_tokens' : 'max_completion_tokens');
+    this.cacheScope = canonicalScope({ provider: 'openai', baseURL: opts.baseURL ?? OPENAI_URL, extraBody: opts.extraBody ?? null, maxTokensField: this.maxTokensField });
     this.client = new OpenAI({
       apiKey: this.apiKey,
       baseURL: this.baseURL,
+      ...(Object.keys(query).length > 0 && { defaultQuery: query }),
       timeout: opts.timeoutMs ?? 60_000,
       maxRetries: 0,
     });
@@ -117,16 +167,14 @@ export class OpenAIChatModel implements ChatModel {
       ...this.opts.extraBody,
     };
 
-    const { value: res, latencyMs } = await timedCall(() => this.client.chat.completions.create(body as unknown as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming), {
-      provider: 'openai',
-      endpoint: this.baseURL,
-      keyEnv: 'OPENAI_API_KEY',
-      apiKey: this.apiKey,
-      opts: this.opts,
-    });
+    const endpoint = `${this.baseURL}/chat/completions`;
+    const { value: res, latencyMs } = await timedCall(
+      async (signal) => checkChatResponse(await this.client.chat.completions.create(body as unknown as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming, { signal }), endpoint),
+      { provider: 'openai', endpoint: this.baseURL, keyEnv: 'OPENAI_API_KEY', apiKey: this.apiKey, opts: this.opts },
+    );
 
-    const message = res.choices?.[0]?.message;
-    const text = message?.content ?? '';
+    // A key the server echoes back leaves the client as *** (no ledger, cache or judge sees it).
+    const text = redactSecretValues(res.choices[0]!.message.content ?? '');
     const completion: Completion<T> = {
       text,
       usage: { inputTokens: res.usage?.prompt_tokens ?? 0, outputTokens: res.usage?.completion_tokens ?? 0 },
@@ -134,12 +182,25 @@ export class OpenAIChatModel implements ChatModel {
       model: res.model || this.opts.model,
     };
     if (req.schema && wire) {
-      if (!message?.content && message?.refusal) {
-        throw new JudgeParseError(`${req.schema.name}: the model refused: ${message.refusal}`, message.refusal);
-      }
       const value = parseJsonText(text, req.schema.name);
       completion.json = parseStructured(req.schema, value, text, wire.wrapped);
     }
     return completion;
+  }
+
+  /**
+   * `GET /models` lists the model; without that route, or when it is not listed (servers that
+   * list `llama3:latest` answer to `llama3`), a 1-token completion decides.
+   */
+  async preflight(): Promise<void> {
+    const target: PreflightTarget = { component: this.id, url: this.baseURL, keyEnv: 'OPENAI_API_KEY', secrets: [this.apiKey], timeoutMs: this.opts.timeoutMs };
+    const listed = await probe(target, (signal, timeout) => this.client.models.list({ signal, timeout }), { optional: true });
+    const ids = listed.ok ? listed.value.data.map((m) => m.id) : undefined;
+    if (ids?.includes(this.opts.model)) return;
+    const tiny = { model: this.opts.model, messages: [{ role: 'user' as const, content: 'ping' }], [this.maxTokensField]: 1 };
+    const asked = await probe(target, (signal, timeout) => this.client.chat.completions.create(tiny as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming, { signal, timeout }));
+    if (!asked.ok && ids && asked.status === 404) {
+      throw new ConfigError(`${where(target)} does not serve model '${this.opts.model}' (it lists ${ids.slice(0, 8).join(', ') || 'no model'})`);
+    }
   }
 }

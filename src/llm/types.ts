@@ -42,6 +42,11 @@ export interface ChatModel {
   readonly offline: boolean;
   complete<T = unknown>(req: CompletionRequest<T>): Promise<Completion<T>>;
   /**
+   * What besides the request decides the answers (provider, base URL, fixed request settings),
+   * for the response cache key; absent for offline stand-ins, whose id says it all.
+   */
+  readonly cacheScope?: string;
+  /**
    * One cheap request before the first case, so a closed port, a wrong key or an unknown model
    * ends the run within seconds (ConfigError/ProviderError) instead of failing every case.
    * Offline stand-ins have nothing to check.

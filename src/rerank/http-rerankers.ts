@@ -4,8 +4,12 @@
  * Requests are batched; a 413 halves the batch and the batch is sent again.
  */
 import { z } from 'zod';
-import { ProviderError, redact } from '../errors.js';
-import { postJson, withRetry } from '../llm/retry.js';
+import { ProviderError, redact, rememberSecrets } from '../errors.js';
+import { answerError } from '../llm/faults.js';
+import { joinUrl, postJson } from '../llm/http.js';
+import { probe, type PreflightTarget } from '../llm/preflight.js';
+import { urlSecrets } from '../llm/remote.js';
+import { withRetry } from '../llm/retry.js';
 import { logit, type Reranker } from './types.js';
 
 /** Options shared by the HTTP rerankers. */
@@ -34,15 +38,6 @@ export interface JinaRerankerOptions extends HttpRerankerOptions {
   probabilities?: boolean;
 }
 
-/** `base` + `path`, unless `base` already ends with the path or its version prefix. */
-function endpoint(base: string, path: string): string {
-  const root = base.replace(/\/+$/, '');
-  if (root.endsWith(path)) return root;
-  const version = /^\/v\d+(?=\/)/.exec(path)?.[0];
-  if (version && root.endsWith(version)) return root + path.slice(version.length);
-  return root + path;
-}
-
 abstract class BatchedHttpReranker implements Reranker {
   abstract readonly id: string;
   readonly offline = false;
@@ -55,8 +50,9 @@ abstract class BatchedHttpReranker implements Reranker {
     path: string,
     protected readonly provider: string,
   ) {
-    this.endpoint = endpoint(opts.url, path);
+    this.endpoint = joinUrl(opts.url, path);
     this.batch = Math.max(1, opts.maxBatch ?? 32);
+    rememberSecrets([opts.apiKey, ...urlSecrets(opts.url)]);
   }
 
   /** Body of one request. */
@@ -84,23 +80,32 @@ abstract class BatchedHttpReranker implements Reranker {
     return out;
   }
 
-  private async scoreBatch(query: string, passages: string[]): Promise<number[]> {
-    const response = await withRetry(
-      () =>
-        postJson(this.endpoint, this.body(query, passages), {
-          provider: this.provider,
-          timeoutMs: this.opts.timeoutMs ?? 30_000,
-          ...(this.opts.apiKey && { apiKey: this.opts.apiKey }),
-        }),
-      {
-        provider: this.provider,
-        endpoint: this.endpoint,
-        secrets: [this.opts.apiKey],
-        ...(this.opts.retries !== undefined && { retries: this.opts.retries }),
-        ...(this.opts.minDelayMs !== undefined && { minDelayMs: this.opts.minDelayMs }),
-        ...(this.opts.maxRetryAfterMs !== undefined && { maxRetryAfterMs: this.opts.maxRetryAfterMs }),
-      },
-    );
+  /** One tiny rerank call, no retries, short deadline (see llm/preflight.ts). */
+  async preflight(): Promise<void> {
+    const target: PreflightTarget = { component: `${this.provider} reranker`, url: this.endpoint, keyEnv: 'RERANKER_API_KEY', secrets: [this.opts.apiKey], timeoutMs: this.opts.timeoutMs };
+    await probe(target, (signal, timeoutMs) => this.request('preflight', ['preflight check'], timeoutMs, signal));
+  }
+
+  private scoreBatch(query: string, passages: string[]): Promise<number[]> {
+    return withRetry(() => this.request(query, passages, this.opts.timeoutMs ?? 30_000), {
+      provider: this.provider,
+      endpoint: this.endpoint,
+      keyEnv: 'RERANKER_API_KEY',
+      secrets: [this.opts.apiKey],
+      ...(this.opts.retries !== undefined && { retries: this.opts.retries }),
+      ...(this.opts.minDelayMs !== undefined && { minDelayMs: this.opts.minDelayMs }),
+      ...(this.opts.maxRetryAfterMs !== undefined && { maxRetryAfterMs: this.opts.maxRetryAfterMs }),
+    });
+  }
+
+  /** One request under its deadline; an answer without one finite score per passage is malformed. */
+  private async request(query: string, passages: string[], timeoutMs: number, signal?: AbortSignal): Promise<number[]> {
+    const response = await postJson(this.endpoint, this.body(query, passages), {
+      provider: this.provider,
+      timeoutMs,
+      ...(this.opts.apiKey && { apiKey: this.opts.apiKey }),
+      ...(signal && { signal }),
+    });
     let pairs: [number, number][];
     try {
       pairs = this.pairs(response);
@@ -110,6 +115,7 @@ abstract class BatchedHttpReranker implements Reranker {
     const scores = new Array<number | undefined>(passages.length).fill(undefined);
     for (const [index, score] of pairs) {
       if (index < 0 || index >= passages.length) throw this.badResponse(`index ${index} out of range`);
+      if (!Number.isFinite(score)) throw this.badResponse(`score ${score} for passage ${index}`);
       scores[index] = score;
     }
     const missing = scores.flatMap((s, i) => (s === undefined ? [i] : []));
@@ -118,10 +124,7 @@ abstract class BatchedHttpReranker implements Reranker {
   }
 
   private badResponse(what: string): ProviderError {
-    return new ProviderError(`${this.provider}: ${what} from ${redact(this.endpoint)}`, {
-      provider: this.provider,
-      retryable: false,
-    });
+    return answerError(this.provider, 'malformed', what, this.endpoint);
   }
 }
 

@@ -3,8 +3,12 @@
  * TEI and Ollama all serve. Batched; vectors are returned in input order (by `index`).
  */
 import { z } from 'zod';
-import { ConfigError, ProviderError, redact } from '../errors.js';
-import { postJson, withRetry } from '../llm/retry.js';
+import { ConfigError, ProviderError, redact, rememberSecrets } from '../errors.js';
+import { answerError } from '../llm/faults.js';
+import { joinUrl, postJson } from '../llm/http.js';
+import { probe, where, type PreflightTarget } from '../llm/preflight.js';
+import { urlSecrets } from '../llm/remote.js';
+import { withRetry } from '../llm/retry.js';
 import type { Embedder } from './embedder.js';
 
 const OPENAI_URL = 'https://api.openai.com/v1';
@@ -37,6 +41,24 @@ const EmbeddingsResponse = z.object({
   data: z.array(z.object({ index: z.number().int(), embedding: z.array(z.number()) })),
 });
 
+function origin(url: string): string | undefined {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * OPENAI_API_KEY, when it belongs to `baseURL`: the key is OPENAI_BASE_URL's (or OpenAI's own
+ * when that is unset), and is never sent to another host unless configured as that host's key.
+ */
+export function openAIKeyFor(baseURL: string | undefined, env: NodeJS.ProcessEnv): string | undefined {
+  if (!baseURL) return env.OPENAI_API_KEY;
+  const home = origin(env.OPENAI_BASE_URL ?? OPENAI_URL);
+  return home !== undefined && origin(baseURL) === home ? env.OPENAI_API_KEY : undefined;
+}
+
 /** An Embedder over an OpenAI-compatible server. Id: `openai:MODEL@URL`. */
 export class OpenAIEmbedder implements Embedder {
   readonly id: string;
@@ -46,13 +68,27 @@ export class OpenAIEmbedder implements Embedder {
   private readonly apiKey: string | undefined;
 
   constructor(private readonly opts: OpenAIEmbedderOptions) {
-    const base = (opts.baseURL ?? OPENAI_URL).replace(/\/+$/, '');
-    this.endpoint = `${base}/embeddings`;
+    const base = opts.baseURL ?? OPENAI_URL;
+    this.endpoint = joinUrl(base, '/embeddings');
     this.dimensions = opts.dimensions;
-    this.id = `openai:${opts.model}@${redact(base)}`;
-    this.apiKey = opts.apiKey ?? process.env.OPENAI_API_KEY;
+    this.id = `openai:${opts.model}@${redact(base.replace(/\/+$/, ''))}`;
+    this.apiKey = opts.apiKey ?? openAIKeyFor(opts.baseURL, process.env);
     if (!this.apiKey && !opts.baseURL) {
       throw new ConfigError(`OPENAI_API_KEY is not set (needed for embeddings with ${opts.model}); set it or give a baseURL`);
+    }
+    rememberSecrets([this.apiKey, ...urlSecrets(opts.baseURL)]);
+  }
+
+  /** One embedding, no retries, short deadline: the server answers, knows the model, and its vectors have the configured length. */
+  async preflight(): Promise<void> {
+    const target: PreflightTarget = { component: `embedder ${this.opts.model}`, url: this.endpoint, keyEnv: 'OPENAI_API_KEY', secrets: [this.apiKey], timeoutMs: this.opts.timeoutMs };
+    const got = await probe(target, (signal, timeoutMs) => this.request(['preflight check'], timeoutMs, signal, false));
+    const vector = got.ok ? got.value[0] : undefined;
+    if (vector && vector.length !== this.dimensions) {
+      throw new ConfigError(
+        `${where(target)} returns ${vector.length}-dimensional vectors for ${this.opts.model} but dimensions is ${this.dimensions}` +
+          ' (set embedder.dimensions to match the model and the stored embeddings)',
+      );
     }
   }
 
@@ -63,35 +99,37 @@ export class OpenAIEmbedder implements Embedder {
     return out;
   }
 
-  private async embedBatch(input: string[]): Promise<number[][]> {
+  private embedBatch(input: string[]): Promise<number[][]> {
+    return withRetry(() => this.request(input, this.opts.timeoutMs ?? 60_000), {
+      provider: 'embeddings',
+      endpoint: this.endpoint,
+      keyEnv: 'OPENAI_API_KEY',
+      secrets: [this.apiKey],
+      ...(this.opts.retries !== undefined && { retries: this.opts.retries }),
+      ...(this.opts.minDelayMs !== undefined && { minDelayMs: this.opts.minDelayMs }),
+      ...(this.opts.maxRetryAfterMs !== undefined && { maxRetryAfterMs: this.opts.maxRetryAfterMs }),
+    });
+  }
+
+  /** One request under its deadline; the vectors in input order, each checked (length, finite). */
+  private async request(input: string[], timeoutMs: number, signal?: AbortSignal, checkLength = true): Promise<number[][]> {
     const body = {
       model: this.opts.model,
       input,
       ...(this.opts.requestDimensions && { dimensions: this.dimensions }),
     };
-    const response = await withRetry(
-      () =>
-        postJson(this.endpoint, body, {
-          provider: 'embeddings',
-          timeoutMs: this.opts.timeoutMs ?? 60_000,
-          ...(this.apiKey && { apiKey: this.apiKey }),
-        }),
-      {
-        provider: 'embeddings',
-        endpoint: this.endpoint,
-        keyEnv: 'OPENAI_API_KEY',
-        secrets: [this.apiKey],
-        ...(this.opts.retries !== undefined && { retries: this.opts.retries }),
-        ...(this.opts.minDelayMs !== undefined && { minDelayMs: this.opts.minDelayMs }),
-        ...(this.opts.maxRetryAfterMs !== undefined && { maxRetryAfterMs: this.opts.maxRetryAfterMs }),
-      },
-    );
+    const response = await postJson(this.endpoint, body, {
+      provider: 'embeddings',
+      timeoutMs,
+      ...(this.apiKey && { apiKey: this.apiKey }),
+      ...(signal && { signal }),
+    });
     const parsed = EmbeddingsResponse.safeParse(response);
-    if (!parsed.success) throw this.fail(`unexpected response shape (${parsed.error.issues[0]?.message})`);
+    if (!parsed.success) throw answerError('embeddings', 'malformed', `unexpected response shape (${parsed.error.issues[0]?.message})`, this.endpoint);
     const vectors = new Array<number[] | undefined>(input.length).fill(undefined);
     for (const d of parsed.data.data) {
-      if (d.index < 0 || d.index >= input.length) throw this.fail(`index ${d.index} out of range`);
-      if (d.embedding.length !== this.dimensions) {
+      if (d.index < 0 || d.index >= input.length) throw answerError('embeddings', 'malformed', `index ${d.index} out of range`, this.endpoint);
+      if (checkLength && d.embedding.length !== this.dimensions) {
         throw this.fail(
           `${this.opts.model} returned ${d.embedding.length}-dimensional vectors but ${this.dimensions} are configured` +
             ' (set dimensions to match the model and the stored embeddings)',
@@ -100,14 +138,16 @@ export class OpenAIEmbedder implements Embedder {
       vectors[d.index] = d.embedding;
     }
     const missing = vectors.flatMap((v, i) => (v ? [] : [i]));
-    if (missing.length) throw this.fail(`no embedding for inputs ${missing.join(', ')}`);
+    if (missing.length) throw answerError('embeddings', 'malformed', `no embedding for inputs ${missing.join(', ')}`, this.endpoint);
     return vectors as number[][];
   }
 
   private fail(what: string): ProviderError {
+    // Every later request would get the same vectors: the configuration, not the case, is wrong.
     return new ProviderError(`embeddings: ${what} from ${redact(this.endpoint)}`, {
       provider: 'embeddings',
       retryable: false,
+      fault: 'model',
     });
   }
 }

@@ -10,7 +10,8 @@ import { RetrievalGraph } from '../retrieval/graph.js';
 import { TitleGate } from '../retrieval/title-gate.js';
 import type { Reranker } from '../rerank/types.js';
 import { createEmbedder, createReranker } from './providers.js';
-import { SECRET_PARAMS, rememberSecrets } from '../errors.js';
+import { rememberSecrets } from '../errors.js';
+import { urlSecrets } from '../llm/remote.js';
 
 /** A component of a run, as recorded in results: offline stand-ins are labelled. */
 export interface ComponentInfo {
@@ -47,19 +48,14 @@ export interface ContextOptions {
   onProgress?: (message: string) => void;
 }
 
-/** Secret values from the config and environment. */
+/**
+ * Secret values from the config and environment: API keys, and what URLs carry (a password, a
+ * token as a web URL's user name, `?api-key=`, `?access-token=`, `?sig=`, `?auth=` …).
+ */
 export function collectSecrets(config: Config, env: NodeJS.ProcessEnv, dbUrl?: string): string[] {
   const out = [config.embedder.api_key, config.generator.api_key, config.judge.api_key, config.rerank?.api_key, env.OPENAI_API_KEY, env.ANTHROPIC_API_KEY, env.RERANKER_API_KEY];
-  for (const url of [dbUrl, config.database.url, config.rerank?.url, config.generator.base_url, config.judge.base_url, config.embedder.base_url]) {
-    if (!url) continue;
-    try {
-      const u = new URL(url);
-      if (u.password) out.push(decodeURIComponent(u.password), u.password);
-      for (const [k, v] of u.searchParams) if (SECRET_PARAMS.includes(k.toLowerCase())) out.push(v);
-    } catch {
-      /* not a URL: nothing to collect */
-    }
-  }
+  const urls = [dbUrl, config.database.url, config.rerank?.url, config.generator.base_url, config.judge.base_url, config.embedder.base_url, env.OPENAI_BASE_URL, env.ANTHROPIC_BASE_URL, env.DATABASE_URL];
+  for (const url of urls) out.push(...urlSecrets(url));
   const secrets = [...new Set(out.filter((s): s is string => typeof s === 'string' && s.length >= 6))];
   rememberSecrets(secrets);
   return secrets;

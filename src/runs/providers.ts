@@ -5,17 +5,20 @@ import { OpenAIChatModel } from '../llm/openai.js';
 import type { ChatModel } from '../llm/types.js';
 import type { Embedder } from '../retrieval/embedder.js';
 import { HashEmbedder } from '../retrieval/hash-embedder.js';
-import { OpenAIEmbedder } from '../retrieval/openai-embedder.js';
+import { OpenAIEmbedder, openAIKeyFor } from '../retrieval/openai-embedder.js';
 import { CohereReranker, JinaReranker, TeiReranker } from '../rerank/http-rerankers.js';
 import { LexicalReranker } from '../rerank/lexical.js';
 import type { Reranker } from '../rerank/types.js';
 
-/** Builds the embedder a config names; base URL and key fall back to the OpenAI variables. */
+/**
+ * Builds the embedder a config names; the base URL falls back to OPENAI_BASE_URL, the key to
+ * OPENAI_API_KEY only when the embedder talks to the host that key belongs to.
+ */
 export function createEmbedder(config: Config, env: NodeJS.ProcessEnv): Embedder {
   const e = config.embedder;
   if (e.provider === 'offline') return new HashEmbedder(e.dimensions);
   const baseURL = e.base_url ?? env.OPENAI_BASE_URL;
-  const apiKey = e.api_key ?? env.OPENAI_API_KEY;
+  const apiKey = e.api_key ?? openAIKeyFor(baseURL, env);
   return new OpenAIEmbedder({
     model: e.model,
     dimensions: e.dimensions,

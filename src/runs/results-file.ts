@@ -28,7 +28,8 @@ export function scrubUrl(text: string): string {
   }
   if (u.password) u.password = '***';
   for (const k of [...u.searchParams.keys()]) if (SECRET_PARAMS.includes(k.toLowerCase())) u.searchParams.set(k, '***');
-  return u.toString();
+  // redact also masks a token given as a web URL's user name, and every registered secret value.
+  return redact(u.toString());
 }
 
 /** The config with every secret removed: api keys dropped, credentials in URLs masked. */

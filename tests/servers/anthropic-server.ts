@@ -8,9 +8,11 @@
  *
  * Script single requests with `server.enqueue(MESSAGES, reply(anthropicMessage([textBlock('…')])))`.
  */
-import { ProviderServer, reply, type RecordedRequest } from './provider-server.js';
+import { ProviderServer, reply, status, type RecordedRequest } from './provider-server.js';
 
 export const MESSAGES = 'POST /v1/messages';
+/** `GET /v1/models/{model}` (the route key holds the model name: `${MODEL_INFO}claude-test`). */
+export const MODEL_INFO = 'GET /v1/models/';
 
 /** The parts of a messages request body the stand-in looks at. */
 export interface MessagesRequestBody {
@@ -29,6 +31,8 @@ export interface AnthropicServerOptions {
   text?: (body: MessagesRequestBody, req: RecordedRequest) => string;
   /** Input of the forced tool (default `{}`). */
   toolInput?: (body: MessagesRequestBody, toolName: string) => unknown;
+  /** Models `GET /v1/models/{model}` knows (default `['claude-test']`; others get Anthropic's 404). */
+  models?: string[];
 }
 
 export type ContentBlock =
@@ -67,8 +71,13 @@ export function anthropicError(type: string, message: string): Record<string, un
 
 /** A ProviderServer answering `/v1/messages` like Anthropic. */
 export function anthropicServer(opts: AnthropicServerOptions = {}): ProviderServer {
-  return new ProviderServer().on(MESSAGES, (req) => {
+  const server = new ProviderServer();
+  for (const id of opts.models ?? ['claude-test']) {
+    server.on(`${MODEL_INFO}${id}`, () => reply({ type: 'model', id, display_name: id, created_at: '2025-01-01T00:00:00Z' }));
+  }
+  return server.on(MESSAGES, (req) => {
     const body = req.body as MessagesRequestBody;
+    if (opts.models && !opts.models.includes(body.model)) return status(404, anthropicError('not_found_error', `model: ${body.model}`));
     const forced = body.tool_choice?.type === 'tool' ? body.tool_choice.name : undefined;
     if (forced) {
       return reply(anthropicMessage([toolUseBlock(forced, opts.toolInput ? opts.toolInput(body, forced) : {})], { model: body.model }));

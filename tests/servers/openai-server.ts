@@ -9,10 +9,11 @@
  *
  * Script single requests with `server.enqueue(CHAT, status(429, …), reply(chatCompletion('…')))`.
  */
-import { ProviderServer, reply, type RecordedRequest } from './provider-server.js';
+import { ProviderServer, reply, status, type RecordedRequest } from './provider-server.js';
 
 export const CHAT = 'POST /v1/chat/completions';
 export const EMBEDDINGS = 'POST /v1/embeddings';
+export const MODELS = 'GET /v1/models';
 
 /** The parts of a chat completions request body the stand-in looks at. */
 export interface ChatRequestBody {
@@ -33,6 +34,13 @@ export interface OpenAIServerOptions {
   dimensions?: number;
   /** List embeddings in reverse order, as a server may; clients must order by `index`. */
   reverseEmbeddings?: boolean;
+  /** Models `GET /v1/models` lists (default `['test-model', 'test-embedder']`); `null`: no such route (404). */
+  models?: string[] | null;
+}
+
+/** A `GET /v1/models` list body. */
+export function modelList(ids: string[]): Record<string, unknown> {
+  return { object: 'list', data: ids.map((id) => ({ id, object: 'model', created: 1700000000, owned_by: 'test' })) };
 }
 
 const words = (s: string) => s.split(/\s+/).filter(Boolean).length;
@@ -86,9 +94,14 @@ export function embeddingsResponse(vectors: number[][], model = 'test-embedder',
 /** A ProviderServer answering chat completions and embeddings like OpenAI. */
 export function openAIServer(opts: OpenAIServerOptions = {}): ProviderServer {
   const dims = opts.dimensions ?? 8;
-  return new ProviderServer()
+  const server = new ProviderServer();
+  if (opts.models !== null) server.on(MODELS, () => reply(modelList(opts.models ?? ['test-model', 'test-embedder'])));
+  return server
     .on(CHAT, (req) => {
       const body = req.body as ChatRequestBody;
+      if (opts.models && !opts.models.includes(body.model)) {
+        return status(404, { error: { message: `The model \`${body.model}\` does not exist`, type: 'invalid_request_error', code: 'model_not_found' } });
+      }
       const lastUser = [...(body.messages ?? [])].reverse().find((m) => m.role === 'user');
       const content = opts.chat ? opts.chat(body, req) : `echo: ${lastUser?.content ?? ''}`;
       const prompt = (body.messages ?? []).reduce((n, m) => n + words(String(m.content)), 0);

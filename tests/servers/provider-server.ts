@@ -19,6 +19,8 @@
  *   replyText(body, {status?, contentType?})    a non-JSON body (e.g. an HTML error page)
  *   hang()                                      never answer (the client must time out)
  *   closeSocket()                               destroy the connection without answering
+ *   trickle(body, {everyMs?})                   status 200 and headers at once, then the JSON body
+ *                                               one byte every `everyMs` (a slow drip past any timeout)
  * Ready-made servers that speak real wire formats: openai-server.ts, anthropic-server.ts,
  * rerank-server.ts (see their top comments).
  */
@@ -44,7 +46,8 @@ export type Behaviour =
   | { kind: 'json'; status: number; body: unknown; headers?: Record<string, string>; delayMs?: number }
   | { kind: 'text'; status: number; body: string; contentType?: string; headers?: Record<string, string> }
   | { kind: 'hang' }
-  | { kind: 'close' };
+  | { kind: 'close' }
+  | { kind: 'trickle'; body: unknown; everyMs: number };
 
 export type Responder = (req: RecordedRequest) => Behaviour | Promise<Behaviour>;
 
@@ -69,6 +72,11 @@ export function replyText(body: string, init: { status?: number; contentType?: s
 /** Never answers; the socket stays open until the client gives up or the server closes. */
 export function hang(): Behaviour {
   return { kind: 'hang' };
+}
+
+/** Sends status 200 and headers at once, then the JSON body one byte every `everyMs` ms. */
+export function trickle(body: unknown, init: { everyMs?: number } = {}): Behaviour {
+  return { kind: 'trickle', body, everyMs: init.everyMs ?? 100 };
 }
 
 /** Destroys the connection without an answer (the client sees a reset / socket hang up). */
@@ -177,6 +185,19 @@ export class ProviderServer {
       case 'close':
         req.socket.destroy();
         return;
+      case 'trickle': {
+        const bytes = Buffer.from(JSON.stringify(b.body));
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(bytes.length) });
+        res.flushHeaders();
+        for (const byte of bytes) {
+          if (res.destroyed) return;
+          await new Promise((r) => setTimeout(r, b.everyMs));
+          if (res.destroyed) return;
+          res.write(Buffer.from([byte]));
+        }
+        res.end();
+        return;
+      }
       case 'text':
         res.writeHead(b.status, { 'content-type': b.contentType ?? 'text/plain', ...b.headers });
         res.end(b.body);
