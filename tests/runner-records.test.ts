@@ -82,7 +82,7 @@ describe('a record that fails the results schema', { timeout: 120_000 }, () => {
 
   it('becomes that case’s error record with the validation message; the run completes and is written', async () => {
     const { deps } = buildAuditSetup(ctx, {});
-    const [a, b, c] = NORMAL.map((x) => x.value.id);
+    const [a, b, c] = NORMAL.map((x) => x.value.id) as [string, string, string];
     // The judge hook injects what would not read back: a NaN score, and a field the schema does not know.
     const judge = async (record: CaseRecord) =>
       record.id === a ? [{ name: 'faithfulness', value: Number.NaN }] : record.id === b ? [{ name: 'faithfulness', value: 1, surprise: true } as never] : [];

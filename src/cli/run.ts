@@ -170,7 +170,7 @@ export async function runPipelineCommand(values: GenerationArgs & JudgeArgs & Pa
     if (!values['no-report']) reportBeside(files.json, result, io);
     // A verdict the judge could not give is a failure of the audit, not a pass (exit 1).
     const judgeErrors = (result.summary.judge as JudgeSummary | undefined)?.judge_errors ?? 0;
-    if (judgeErrors > 0) io.out(`judge errors: ${judgeErrors} verdicts could not be given (see the digest)\n`);
+    if (judgeErrors > 0) io.out(`judge errors: ${judgeErrors} ${judgeErrors === 1 ? 'verdict' : 'verdicts'} could not be given (see the digest)\n`);
     return r.errors > 0 || judgeErrors > 0 ? 1 : 0;
   } finally {
     await ctx.close();

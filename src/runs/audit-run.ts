@@ -63,6 +63,7 @@ export function caseSetDigest(cases: readonly Located<Case>[]): string {
   return h.digest('hex').slice(0, 12);
 }
 
+const nCases = (n: number) => `${n} ${n === 1 ? 'case' : 'cases'}`;
 const list = (ids: readonly string[]) => `${ids.slice(0, 10).join(', ')}${ids.length > 10 ? `, … (${ids.length - 10} more)` : ''}`;
 
 /**
@@ -83,12 +84,12 @@ function resumePlan(ledger: Ledger, cases: readonly Located<Case>[]): { todo: Lo
   const then = ledger.header.cases;
   const digest = ledger.header.case_set;
   if (then !== cases.length || (digest !== undefined && digest !== caseSetDigest(cases)) || removed.length || changed.length) {
-    const parts = [`${then} cases when the run started, ${cases.length} now`];
-    if (removed.length) parts.push(`${removed.length} finished cases are no longer in the case files and are dropped from the results (${list(removed)})`);
-    if (changed.length) parts.push(`${changed.length} cases changed their question or expectations and run again (${list(changed.map((c) => c.value.id))})`);
+    const parts = [`${nCases(then)} when the run started, ${cases.length} now`];
+    if (removed.length) parts.push(`${removed.length} finished ${removed.length === 1 ? 'case is' : 'cases are'} no longer in the case files and dropped from the results (${list(removed)})`);
+    if (changed.length) parts.push(`${nCases(changed.length)} changed question or expectations and run again (${list(changed.map((c) => c.value.id))})`);
     notices.push(`${ledger.file}: the case set changed since this run started: ${parts.join('; ')}`);
   }
-  if (failed.length) notices.push(`${ledger.file}: ${failed.length} cases that ended in error run again (${list(failed.map((c) => c.value.id))})`);
+  if (failed.length) notices.push(`${ledger.file}: ${nCases(failed.length)} that ended in error run again (${list(failed.map((c) => c.value.id))})`);
   const todo = cases.filter((c) => {
     const r = ledger.done.get(c.value.id);
     return r === undefined || r.status === 'error' || changed.includes(c);
