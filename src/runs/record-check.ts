@@ -5,10 +5,9 @@
  * of shape) is stored as that case's error record, naming the stage and the field, so one bad
  * case can never make a run unwritable or its ledger unreadable.
  */
-import type { Case } from '../cases/schema.js';
 import { redact } from '../errors.js';
 import { CaseRecordSchema, type CaseRecord } from './results-schema.js';
-import { baseRecord } from './retrieve-case.js';
+import { baseRecord, type CaseIdentity } from './retrieve-case.js';
 
 /** The stage a field belongs to, for the error record of a record that failed the check. */
 const STAGE_OF_FIELD: Record<string, string> = {
@@ -68,7 +67,7 @@ function valueAt(v: unknown, path: readonly (string | number)[]): unknown {
 }
 
 /** The error record of a case: its identity, the stage and the message (redacted). */
-export function errorRecord(c: Case, stage: string, e: unknown, extra: Pick<CaseRecord, 'probe'> = {}): CaseRecord {
+export function errorRecord(c: CaseIdentity, stage: string, e: unknown, extra: Pick<CaseRecord, 'probe'> = {}): CaseRecord {
   return { ...baseRecord(c), ...extra, status: 'error', error: { stage, message: redact(e instanceof Error ? e.message : String(e)) } };
 }
 
@@ -78,7 +77,7 @@ export function errorRecord(c: Case, stage: string, e: unknown, extra: Pick<Case
  * FIELD: PROBLEM"); what earlier stages computed is dropped with it, since any of it may be the
  * part that does not read back.
  */
-export function storable(c: Case, record: CaseRecord): { record: CaseRecord; line: string } {
+export function storable(c: CaseIdentity, record: CaseRecord): { record: CaseRecord; line: string } {
   const checked = checkRecord(record);
   if (checked.ok) return { record: checked.stored, line: checked.line };
   const fallback = errorRecord(c, checked.stage, `the record does not match the results schema: ${checked.message}`, record.probe ? { probe: record.probe } : {});
