@@ -79,6 +79,19 @@ describe('writeResults streams the results file', () => {
     expect(longest).toBeLessThan(2_000);
   });
 
+  it('two results of the same name written in the same second get two files', () => {
+    const dir = workDir('write-same-name');
+    const result = synthetic([record(1, 'a')]);
+    const one = writeResults(dir, result, '# one\n');
+    const two = writeResults(dir, { ...result, cases: [record(2, 'b')] }, '# two\n');
+    expect(one.json).toBe(join(dir, '20260101-000000-synthetic.json'));
+    expect(two.json).toBe(join(dir, '20260101-000000-synthetic-2.json'));
+    expect(readResults(one.json).cases[0]!.id).toBe('c1');
+    expect(readResults(two.json).cases[0]!.id).toBe('c2');
+    expect(readFileSync(two.md, 'utf8')).toBe('# two\n');
+    expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+  });
+
   it('names the case that does not match the schema and leaves no file behind', () => {
     const dir = workDir('write-invalid');
     const bad = { ...record(2, 'b'), scores: [{ name: 'x', value: 'high' }] } as unknown as CaseRecord;

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { InputError, RagauditError, redact, SECRET_PARAMS } from '../errors.js';
 import type { Config } from '../config/schema.js';
@@ -86,21 +86,47 @@ export function writeResults(dir: string, result: RunResult, markdown: string, o
   // A secret must never reach a results file, whatever path it took.
   assertNoSecrets(markdown, secrets);
   mkdirSync(dir, { recursive: true });
-  const base = join(dir, `${stamp}-${result.name}`);
-  const json = `${base}.json`;
-  const tmp = `${json}.${process.pid}.tmp`;
+  let base = join(dir, `${stamp}-${result.name}`);
+  const tmp = `${base}.json.${process.pid}.tmp`;
   try {
     writeStreamed(tmp, parsedHead.data, cases, secrets);
-    renameSync(tmp, json);
+    // A stamp given is a run id (unique, made with the ledger): its file is replaced on resume.
+    // Without one, two runs of the same name in the same second must not replace each other.
+    if (opts.stamp !== undefined) renameSync(tmp, `${base}.json`);
+    else base = placeNew(tmp, base);
     writeFileSync(`${base}.md.${process.pid}.tmp`, markdown);
     renameSync(`${base}.md.${process.pid}.tmp`, `${base}.md`);
   } catch (e) {
     rmSync(tmp, { force: true });
     rmSync(`${base}.md.${process.pid}.tmp`, { force: true });
     if (e instanceof RagauditError || (e as Error).message?.startsWith('internal:')) throw e;
-    throw new RagauditError(`cannot write the results ${json}: ${(e as Error).message}`, { cause: e });
+    throw new RagauditError(`cannot write the results ${base}.json: ${(e as Error).message}`, { cause: e });
   }
-  return { json, md: `${base}.md` };
+  return { json: `${base}.json`, md: `${base}.md` };
+}
+
+/**
+ * Moves `tmp` to `<base>.json`, or `<base>-2.json`, `-3`… when taken, without ever replacing a
+ * file (a hard link fails when the name exists); returns the base used. Where hard links are not
+ * supported the first free name is taken by rename.
+ */
+function placeNew(tmp: string, base: string): string {
+  for (let n = 1; n <= 1000; n++) {
+    const candidate = n === 1 ? base : `${base}-${n}`;
+    try {
+      linkSync(tmp, `${candidate}.json`);
+      rmSync(tmp);
+      return candidate;
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'EEXIST') continue;
+      if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EXDEV' && code !== 'ENOSYS') throw e;
+      if (existsSync(`${candidate}.json`)) continue;
+      renameSync(tmp, `${candidate}.json`);
+      return candidate;
+    }
+  }
+  throw new RagauditError(`${base}.json: 1000 results files with this name already exist`);
 }
 
 /** The streamed body of {@link writeResults}: header fields, then each case validated on its own. */
