@@ -96,21 +96,21 @@ describe('summary.judge from scripted verdicts', () => {
     expect(s.judged).toBe(6); // A–F; G (error) and H (gated) have no answer
     // faithfulness: A 3/3 = 1, B 1/4 = 0.25, C no claims (null), D 1/1 = 1, E 1/2 = 0.5, F 2/2 = 1
     //   mean = (1 + 0.25 + 1 + 0.5 + 1) / 5 = 3.75 / 5 = 0.75
-    expect(s.faithfulness).toEqual({ mean: 0.75, n: 5 });
-    expect(s.fully_faithful).toEqual({ count: 3, n: 5 }); // A, D, F
+    expect(s.faithfulness).toEqual({ mean: 0.75, n: 5, judge_errors: 0 });
+    expect(s.fully_faithful).toEqual({ count: 3, n: 5, judge_errors: 0 }); // A, D, F
     expect(s.contradicted_claims).toBe(1); // B's third claim
-    expect(s.abstention_matrix).toEqual({ in_domain: { answered: 2, hedged: 0, abstained: 1 }, off_topic: { answered: 1, hedged: 2, abstained: 0 } });
+    expect(s.abstention_matrix).toEqual({ in_domain: { answered: 2, hedged: 0, abstained: 1, judge_errors: 0 }, off_topic: { answered: 1, hedged: 2, abstained: 0, judge_errors: 0 } });
     // correct abstention: A 1, B 1 (in-domain, not abstained), C 0 (in-domain abstained),
     //   D 1 (off-topic hedged, nothing invented), E 0 (off-topic answered), F 0 (hedged but asserts) → 3/6
-    expect(s.correct_abstention).toEqual({ mean: 0.5, n: 6 });
+    expect(s.correct_abstention).toEqual({ mean: 0.5, n: 6, judge_errors: 0 });
     // off-topic hallucination (src/scoring/definitions.ts: stance answered and at least one citation):
     //   D 0 (hedged), E 1 (answered, 2 citations), F 0 (hedged, even though it asserts) → 1/3
     expect(s.offtopic_hallucination_rate.n).toBe(3);
     expect(s.offtopic_hallucination_rate.mean).toBeCloseTo(1 / 3, 12);
     // citation relevance: A 2/2 = 1, B 1/2 = 0.5, C none (null), D 0/1 = 0, E 2/2 = 1, F judge_error
     //   mean = (1 + 0.5 + 0 + 1) / 4 = 0.625
-    expect(s.relevant_citation_rate).toEqual({ mean: 0.625, n: 4 });
-    expect(s.wrong_abstentions).toEqual({ count: 1, n: 3 }); // C, out of in-domain A, B, C
+    expect(s.relevant_citation_rate).toEqual({ mean: 0.625, n: 4, judge_errors: 1 }); // F's citation verdict failed
+    expect(s.wrong_abstentions).toEqual({ count: 1, n: 3, judge_errors: 0 }); // C, out of in-domain A, B, C
     expect(s.judge_errors).toBe(1); // F's citation verdict
     // calls: A 3, B 3, C 2 (no citation call), D 3, E 3, F 3 = 17 → 1700 in, 170 out
     expect(s.tokens).toEqual({ input: 1700, output: 170 });

@@ -114,8 +114,10 @@ export const judgeCommand: Command = {
     const files = writeResults(resolve(io.cwd, config.output_dir), result, md, { secrets: collectSecrets(config, io.env) });
     io.out(`${textTable(['judge', 'value'], judgeRows(result.summary.judge as JudgeSummary))}\n\n`);
     const errors = result.cases.filter((c) => c.status === 'error' && c.error?.stage === 'judge').length;
-    io.out(`re-judged ${file}\ncases ${result.cases.length} · judge errors (infrastructure) ${errors}\nresults: ${files.json}\ndigest:  ${files.md}\n`);
+    const failedVerdicts = (result.summary.judge as JudgeSummary).judge_errors;
+    io.out(`re-judged ${file}\ncases ${result.cases.length} · judge errors (infrastructure) ${errors} · verdicts not given ${failedVerdicts}\nresults: ${files.json}\ndigest:  ${files.md}\n`);
     reportBeside(files.json, result, io);
-    return errors > 0 ? 1 : 0;
+    // As the help says: any verdict the judge could not give fails the command.
+    return errors > 0 || failedVerdicts > 0 ? 1 : 0;
   },
 };

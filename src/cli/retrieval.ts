@@ -28,8 +28,12 @@ export async function retrieveAndWrite(
 ): Promise<{ result: RunResult; files: { json: string; md: string } }> {
   announceComponents(ctx, io);
   const bar = progressBar(io, opts.label ?? 'retrieval');
-  const result = await runRetrieval(ctx, cases, warnings, bar.update);
-  bar.stop();
+  let result: RunResult;
+  try {
+    result = await runRetrieval(ctx, cases, warnings, bar.update);
+  } finally {
+    bar.stop();
+  }
   const files = writeResults(opts.outputDir, result, retrievalMarkdown(result), { secrets: ctx.secrets });
   return { result, files };
 }

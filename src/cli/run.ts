@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { ConfigError } from '../errors.js';
+import { ConfigError, RagauditError } from '../errors.js';
 import { retrievalMarkdown } from '../reports/digest.js';
 import { generationMarkdown, generationRows } from '../reports/generation-digest.js';
 import { textTable } from '../reports/format.js';
@@ -125,15 +125,29 @@ export async function auditAndWrite(
   const { deps, judge } = buildAuditSetup(ctx, io.env, opts.repeat ? { repeat: opts.repeat } : {});
   announceComponents(ctx, io);
   const bar = progressBar(io, opts.label ?? opts.kind);
-  const { result, stamp } = await runAudit(
-    deps,
-    cases,
-    warnings,
-    { outputDir: opts.outputDir, kind: opts.kind, onProgress: bar.update, onLedger: (f) => io.err(`ledger: ${f} (resume with --resume ${f})\n`), ...(opts.resume ? { resume: opts.resume } : {}), ...(judge ? { summarisers: { judge: judge.summarise } } : {}) },
-  );
-  bar.stop();
-  const files = writeResults(opts.outputDir, result, `${retrievalMarkdown(result)}\n${generationMarkdown(result)}\n${judgeMarkdown(result)}`, { secrets: ctx.secrets, stamp });
-  return { result, files };
+  let run: Awaited<ReturnType<typeof runAudit>>;
+  try {
+    run = await runAudit(deps, cases, warnings, {
+      outputDir: opts.outputDir,
+      kind: opts.kind,
+      onProgress: bar.update,
+      onLedger: (f) => io.err(`ledger: ${f} (resume with --resume ${f})\n`),
+      onWarning: (w) => io.err(`warning: ${w}\n`),
+      ...(opts.resume ? { resume: opts.resume } : {}),
+      ...(judge ? { summarisers: { judge: judge.summarise } } : {}),
+    });
+  } finally {
+    bar.stop();
+  }
+  const { result, stamp, ledger } = run;
+  try {
+    const files = writeResults(opts.outputDir, result, `${retrievalMarkdown(result)}\n${generationMarkdown(result)}\n${judgeMarkdown(result)}`, { secrets: ctx.secrets, stamp });
+    return { result, files };
+  } catch (e) {
+    // Every case is in the ledger: the results can be written again without redoing any.
+    if (!(e instanceof RagauditError)) throw e;
+    throw new RagauditError(`${e.message}\nevery case is kept in ${ledger}: run again with the same options and --resume ${ledger} to write the results without redoing any case`, { cause: e });
+  }
 }
 
 /** Shared by `run` and `probe`: builds the deps, runs, writes and prints. */
@@ -154,7 +168,10 @@ export async function runPipelineCommand(values: GenerationArgs & JudgeArgs & Pa
     if (failed.length > 10) io.out(`… and ${failed.length - 10} more errors (see the digest)\n`);
     io.out(`cases ${r.cases} · ok ${r.ok} · gated ${r.gated} · errors ${r.errors}\nresults: ${files.json}\ndigest:  ${files.md}\n`);
     if (!values['no-report']) reportBeside(files.json, result, io);
-    return r.errors > 0 ? 1 : 0;
+    // A verdict the judge could not give is a failure of the audit, not a pass (exit 1).
+    const judgeErrors = (result.summary.judge as JudgeSummary | undefined)?.judge_errors ?? 0;
+    if (judgeErrors > 0) io.out(`judge errors: ${judgeErrors} ${judgeErrors === 1 ? 'verdict' : 'verdicts'} could not be given (see the digest)\n`);
+    return r.errors > 0 || judgeErrors > 0 ? 1 : 0;
   } finally {
     await ctx.close();
   }

@@ -168,6 +168,8 @@ export const ConfigSchema = z
       .default({ provider: 'offline', model: 'heuristic', temperature: 0, max_tokens: 1500, concurrency: 4, prices: {}, timeout_ms: 60_000, retries: 4, max_retry_after_ms: 30_000 }),
     output_dir: z.string().default('results'),
     cache_dir: z.string().default('.cache/ragaudit'),
+    /** Consecutive cases that fail to reach a service (refused, reset, timed out) before a run stops, resumable. */
+    circuit_breaker: z.number().int().positive().default(5),
   })
   .strict();
 

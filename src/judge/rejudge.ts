@@ -6,7 +6,10 @@
 import { ConfigSchema, type Config } from '../config/schema.js';
 import { InputError, redact } from '../errors.js';
 import { storedEvidenceNode, summariseGeneration } from '../runs/generation-summary.js';
+import { CircuitBreaker, RunStoppedError } from '../runs/breaker.js';
 import { forEachConcurrent } from '../runs/pool.js';
+import { preflightAll } from '../runs/preflight.js';
+import { storable } from '../runs/record-check.js';
 import { configDigest, publicConfig } from '../runs/results-file.js';
 import type { CaseRecord, RunResult } from '../runs/results-schema.js';
 import { summariseRetrieval } from '../runs/summary.js';
@@ -49,23 +52,37 @@ const JUDGE_SCORES = new Set<string>(JUDGE_SCORE_NAMES);
  * record (stage `judge`), as in a live run; other error records and gated ones stay as they were.
  */
 export async function rejudgeResults(stored: RunResult, opts: RejudgeOptions): Promise<RunResult> {
+  await preflightAll([{ role: 'judge', id: opts.judge.component.id, preflight: opts.judge.preflight }]);
   const records: CaseRecord[] = structuredClone(stored.cases);
   // A case whose judge failed for infrastructure reasons in the stored run is judged again too.
-  const todo = records.filter((r) => r.answer !== undefined && (r.status === 'ok' || (r.status === 'error' && r.error?.stage === 'judge')));
+  const todo = records.map((r, i) => [r, i] as const).filter(([r]) => r.answer !== undefined && (r.status === 'ok' || (r.status === 'error' && r.error?.stage === 'judge')));
+  const breaker = new CircuitBreaker(opts.config.circuit_breaker);
   let done = 0;
   opts.onProgress?.(0, todo.length);
-  await forEachConcurrent(todo, opts.concurrency, async (record) => {
-    record.status = 'ok';
-    delete record.error;
-    record.scores = record.scores.filter((s) => !JUDGE_SCORES.has(s.name));
-    try {
-      record.scores.push(...(await opts.judge.caseJudge(record, '')));
-    } catch (e) {
-      record.status = 'error';
-      record.error = { stage: 'judge', message: redact((e as Error)?.message ?? String(e)) };
-    }
-    opts.onProgress?.(++done, todo.length);
-  });
+  await forEachConcurrent(
+    todo,
+    opts.concurrency,
+    async ([original, i]) => {
+      const record = structuredClone(original);
+      record.status = 'ok';
+      delete record.error;
+      record.scores = record.scores.filter((s) => !JUDGE_SCORES.has(s.name));
+      let error: unknown;
+      try {
+        record.scores.push(...(await opts.judge.caseJudge(record, '')));
+      } catch (e) {
+        error = e;
+        record.status = 'error';
+        record.error = { stage: 'judge', message: redact((e as Error)?.message ?? String(e)) };
+      }
+      if (breaker.observe(error)) return;
+      // A record that would not read back is that case's error, not a lost re-judge.
+      records[i] = storable(record, record).record;
+      opts.onProgress?.(++done, todo.length);
+    },
+    { stop: () => breaker.tripped },
+  );
+  if (breaker.tripped) throw new RunStoppedError(`judge stopped: ${breaker.reason}\nnothing was written; run the same command again once the judge's service answers`);
   const config = publicConfig(opts.config);
   const { judge: _old, ...summary } = stored.summary;
   return {

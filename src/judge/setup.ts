@@ -24,6 +24,8 @@ export interface JudgeSetup {
   component: ComponentInfo;
   caseJudge: CaseJudge;
   summarise: (records: readonly CaseRecord[]) => JudgeSummary;
+  /** Asks the judge's server once whether it can be used (remote judges; the offline one has none). */
+  preflight?: (() => Promise<void>) | undefined;
 }
 
 export interface JudgeSetupOptions {
@@ -45,12 +47,14 @@ export function createJudgeSetup(settings: Config['judge'], opts: JudgeSetupOpti
   const repeat = opts.repeat ?? 1;
   if (!Number.isInteger(repeat) || repeat < 1) throw new ConfigError(`--repeat: expected a positive integer, got ${repeat}`);
   let judges: Judge[];
+  let preflight: (() => Promise<void>) | undefined;
   if (settings.provider === 'offline') {
     if (settings.model !== 'heuristic') throw new ConfigError(`judge: the offline judge is offline:heuristic, not offline:${settings.model}`);
     const heuristic = new HeuristicJudge();
     judges = Array.from({ length: repeat }, () => heuristic);
   } else {
     const base = createRemoteChatModel(settings, opts.env);
+    if (base.preflight) preflight = () => base.preflight!();
     const cache = new ResponseCache(join(opts.cacheDir, 'responses'));
     const versions = judgePromptVersions(opts.promptsDir);
     // Each repeat has its own cache key, or the cache would answer every repeat with the first verdict.
@@ -65,5 +69,6 @@ export function createJudgeSetup(settings: Config['judge'], opts: JudgeSetupOpti
     component: describeComponent(first, 'language model judge'),
     caseJudge: makeCaseJudge({ judges, cta: opts.cta, ...(opts.mustNotLeak ? { mustNotLeak: opts.mustNotLeak } : {}) }),
     summarise: (records) => summariseJudge(records, { judge: first, prices: settings.prices, model: settings.model }),
+    ...(preflight ? { preflight } : {}),
   };
 }

@@ -11,6 +11,13 @@ import { humanAgreement, selfConsistency, type AgreementFigures, type Consistenc
 
 type StanceCounts = { answered: number; hedged: number; abstained: number };
 
+/**
+ * A judged figure with the verdicts behind it that the judge could not give: a share over the
+ * verdicts given means little without the count of those that failed (DESIGN: an error is never
+ * averaged in, and never hidden either).
+ */
+type WithErrors<T> = T & { judge_errors: number };
+
 /** USD per million tokens (config judge.prices). */
 export interface Price {
   input: number;
@@ -27,21 +34,21 @@ export interface JudgeSummary {
   /** Answered cases the judge scored (status ok). */
   judged: number;
   /** Mean of per-case faithfulness over answers with at least one claim. */
-  faithfulness: MeanN;
+  faithfulness: WithErrors<MeanN>;
   /** Answers whose every claim is supported, out of those with at least one claim. */
-  fully_faithful: CountN;
+  fully_faithful: WithErrors<CountN>;
   /** Claims labelled contradicted, over all answers. */
   contradicted_claims: number;
   /** kind → judge stance → cases. */
-  abstention_matrix: { in_domain: StanceCounts; off_topic: StanceCounts };
-  correct_abstention: MeanN;
+  abstention_matrix: { in_domain: WithErrors<StanceCounts>; off_topic: WithErrors<StanceCounts> };
+  correct_abstention: WithErrors<MeanN>;
   /** Off-topic answers the judge reads as answered that carry a citation (src/scoring/definitions.ts). */
-  offtopic_hallucination_rate: MeanN;
+  offtopic_hallucination_rate: WithErrors<MeanN>;
   /** Mean of per-case citation relevance over answers with at least one citation. */
-  relevant_citation_rate: MeanN;
+  relevant_citation_rate: WithErrors<MeanN>;
   /** In-domain answers the judge reads as abstentions. */
-  wrong_abstentions: CountN;
-  /** Verdicts the judge could not give after one retry (`judge_error` scores). */
+  wrong_abstentions: WithErrors<CountN>;
+  /** Verdicts the judge could not give after one retry (`judge_error` scores), all verdicts together. */
   judge_errors: number;
   /** Judge tokens over every call that returned (cache hits and repeats included). */
   tokens: { input: number; output: number };
@@ -70,7 +77,13 @@ export function estimateCost(tokens: { input: number; output: number }, price: P
 export function summariseJudge(records: readonly CaseRecord[], opts: JudgeSummaryOptions): JudgeSummary {
   const judged = records.filter((r) => r.status === 'ok' && r.scores.some((s) => JUDGE_TOKENS.has(s.name)));
   const stanceOf = (r: CaseRecord) => (scoreOf(r, 'judge_stance')?.details as { stance?: keyof StanceCounts; asserts_unsupported_facts?: boolean } | undefined) ?? undefined;
-  const matrix = { in_domain: { answered: 0, hedged: 0, abstained: 0 }, off_topic: { answered: 0, hedged: 0, abstained: 0 } };
+  // Failed verdicts per verdict name (judge_error details.judge) and, for the stance, per kind.
+  const failedVerdict = (r: CaseRecord, verdict: string) => r.scores.some((s) => s.name === 'judge_error' && (s.details as { judge?: string } | undefined)?.judge === verdict);
+  const failures = (verdict: string, rs: readonly CaseRecord[] = judged) => rs.filter((r) => failedVerdict(r, verdict)).length;
+  const inDomainJudged = judged.filter((r) => r.kind !== 'off_topic');
+  const offTopicJudged = judged.filter((r) => r.kind === 'off_topic');
+  const stanceErrors = { in_domain: failures('stance', inDomainJudged), off_topic: failures('stance', offTopicJudged) };
+  const matrix = { in_domain: { answered: 0, hedged: 0, abstained: 0, judge_errors: stanceErrors.in_domain }, off_topic: { answered: 0, hedged: 0, abstained: 0, judge_errors: stanceErrors.off_topic } };
   for (const r of judged) {
     const s = stanceOf(r)?.stance;
     if (s) matrix[r.kind === 'off_topic' ? 'off_topic' : 'in_domain'][s]++;
@@ -101,14 +114,14 @@ export function summariseJudge(records: readonly CaseRecord[], opts: JudgeSummar
     offline: opts.judge.offline,
     prompt_versions: opts.judge.promptVersions,
     judged: judged.length,
-    faithfulness: meanN(faith),
-    fully_faithful: { count: faith.filter((v) => v === 1).length, n: faith.length },
+    faithfulness: { ...meanN(faith), judge_errors: failures('faithfulness') },
+    fully_faithful: { count: faith.filter((v) => v === 1).length, n: faith.length, judge_errors: failures('faithfulness') },
     contradicted_claims: contradicted,
     abstention_matrix: matrix,
-    correct_abstention: meanN(judged.map((r) => scoreOf(r, 'correct_abstention')?.value)),
-    offtopic_hallucination_rate: meanN(offTopic.map((r) => (hallucinated(r) ? 1 : 0))),
-    relevant_citation_rate: meanN(judged.map((r) => scoreOf(r, 'citation_relevance')?.value)),
-    wrong_abstentions: { count: inDomain.filter((r) => stanceOf(r)!.stance === 'abstained').length, n: inDomain.length },
+    correct_abstention: { ...meanN(judged.map((r) => scoreOf(r, 'correct_abstention')?.value)), judge_errors: stanceErrors.in_domain + stanceErrors.off_topic },
+    offtopic_hallucination_rate: { ...meanN(offTopic.map((r) => (hallucinated(r) ? 1 : 0))), judge_errors: stanceErrors.off_topic },
+    relevant_citation_rate: { ...meanN(judged.map((r) => scoreOf(r, 'citation_relevance')?.value)), judge_errors: failures('citation_relevance') },
+    wrong_abstentions: { count: inDomain.filter((r) => stanceOf(r)!.stance === 'abstained').length, n: inDomain.length, judge_errors: stanceErrors.in_domain },
     judge_errors: errors,
     tokens,
     cost_usd: estimateCost(tokens, price),

@@ -26,6 +26,8 @@ export interface AuditDeps {
   clauses: readonly string[];
   clauseVars?: Record<string, string>;
   judge?: CaseJudge;
+  /** The judge's model, asked once before the first case whether it can be used. */
+  judgeService?: { id: string; preflight?: (() => Promise<void>) | undefined };
 }
 
 /** The node whose top-1 score picks the zone and whose items become sources. */
@@ -36,10 +38,16 @@ export function evidenceNode(ctx: RunContext): { node: string; zoneNode: string 
   return { node, zoneNode: c.rerank?.enabled ? c.rerank.name : null };
 }
 
-function fail(record: CaseRecord, stage: string, e: unknown): CaseRecord {
+/** A finished case and, when a stage failed, what it threw (the run's circuit breaker reads it). */
+export interface CaseOutcome {
+  record: CaseRecord;
+  error?: unknown;
+}
+
+function fail(record: CaseRecord, stage: string, e: unknown): CaseOutcome {
   record.status = 'error';
   record.error = { stage, message: redact((e as Error)?.message ?? String(e)) };
-  return record;
+  return { record, error: e };
 }
 
 /** The deterministic scorers of DESIGN §4 on an answered record. */
@@ -71,12 +79,17 @@ export async function deterministicScores(deps: AuditDeps, record: CaseRecord): 
  * stage; what earlier stages computed stays in the record.
  */
 export async function auditCase(deps: AuditDeps, c: Case): Promise<CaseRecord> {
+  return (await auditCaseOutcome(deps, c)).record;
+}
+
+/** {@link auditCase}, also returning what ended the case when a stage failed. */
+export async function auditCaseOutcome(deps: AuditDeps, c: Case): Promise<CaseOutcome> {
   const record = baseRecord(c);
   const rule = matchGate(deps.gateRules, c.question);
   if (rule) {
     record.status = 'gated';
     record.gate = { intent: rule.intent, pattern: rule.pattern };
-    return record;
+    return { record };
   }
   const { config } = deps.ctx;
   let system: string;
@@ -133,5 +146,5 @@ export async function auditCase(deps: AuditDeps, c: Case): Promise<CaseRecord> {
       return fail(record, 'judge', e);
     }
   }
-  return record;
+  return { record };
 }

@@ -1,12 +1,16 @@
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import type { Located } from '../cases/load.js';
 import type { Case } from '../cases/schema.js';
 import { InputError } from '../errors.js';
 import type { AuditDeps } from './audit-case.js';
-import { auditCase, evidenceNode } from './audit-case.js';
+import { auditCaseOutcome, evidenceNode } from './audit-case.js';
+import { CircuitBreaker, RunStoppedError } from './breaker.js';
 import { resultHeader } from './header.js';
 import { Ledger } from './ledger.js';
 import { forEachConcurrent } from './pool.js';
+import { preflightAll } from './preflight.js';
+import { errorRecord, storable } from './record-check.js';
 import type { CaseRecord, RunResult } from './results-schema.js';
 import { configDigest, publicConfig, timestamp } from './results-file.js';
 import type { Config } from '../config/schema.js';
@@ -22,6 +26,8 @@ export interface AuditRunOptions {
   onProgress?: OnProgress;
   /** Called once the ledger exists, with its path (so the CLI can print how to resume). */
   onLedger?: (file: string) => void;
+  /** Called with each notice the run has for the reader (torn ledger tail, changed case set); they also go to the results' warnings. */
+  onWarning?: (message: string) => void;
   /** Runs on every finished record (gated and error ones too) before it is appended to the ledger. */
   finish?: (record: CaseRecord) => Promise<void>;
   /** Extra summary blocks computed from the records (judge, probes). */
@@ -34,7 +40,7 @@ export interface AuditRunOptions {
  * interrupted by 429s can be resumed at a lower concurrency.
  */
 export function resumeDigest(config: Config): string {
-  const operational = new Set(['concurrency', 'timeout_ms', 'retries', 'max_retry_after_ms', 'statement_timeout_ms', 'output_dir', 'cache_dir']);
+  const operational = new Set(['concurrency', 'timeout_ms', 'retries', 'max_retry_after_ms', 'statement_timeout_ms', 'output_dir', 'cache_dir', 'circuit_breaker']);
   const strip = (v: unknown): unknown =>
     Array.isArray(v) ? v.map(strip) : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).filter(([k]) => !operational.has(k)).map(([k, x]) => [k, strip(x)])) : v;
   return configDigest(strip(publicConfig(config)) as Record<string, unknown>);
@@ -45,14 +51,75 @@ export function ledgerPath(outputDir: string, runId: string): string {
   return join(outputDir, `${runId}.ledger.jsonl`);
 }
 
+/** What of a case decides its record: a stored record whose case changed is stale. */
+function caseFingerprint(c: Pick<CaseRecord, 'question' | 'kind' | 'expected_topic_ids' | 'expected_post_ids' | 'expected_content'>): string {
+  return JSON.stringify([c.question, c.kind, c.expected_topic_ids, c.expected_post_ids, c.expected_content]);
+}
+
+/** A digest of a case set (ids and what decides their records), kept in the ledger header. */
+export function caseSetDigest(cases: readonly Located<Case>[]): string {
+  const h = createHash('sha256');
+  for (const c of cases) h.update(`${c.value.id}\n${caseFingerprint(c.value)}\n`);
+  return h.digest('hex').slice(0, 12);
+}
+
+const nCases = (n: number) => `${n} ${n === 1 ? 'case' : 'cases'}`;
+const list = (ids: readonly string[]) => `${ids.slice(0, 10).join(', ')}${ids.length > 10 ? `, … (${ids.length - 10} more)` : ''}`;
+
+/**
+ * What a resume must redo, and what changed in the case set since the run started (said, never
+ * silently accepted): cases not finished, cases that ended in error (retried), cases whose
+ * question or expectations changed (run again); finished cases no longer in the case files are
+ * dropped from the results.
+ */
+function resumePlan(ledger: Ledger, cases: readonly Located<Case>[]): { todo: Located<Case>[]; notices: string[] } {
+  const ids = new Set(cases.map((c) => c.value.id));
+  const removed = [...ledger.done.keys()].filter((id) => !ids.has(id));
+  const changed = cases.filter((c) => {
+    const r = ledger.done.get(c.value.id);
+    return r !== undefined && caseFingerprint(r) !== caseFingerprint(c.value);
+  });
+  const failed = cases.filter((c) => ledger.done.get(c.value.id)?.status === 'error' && !changed.includes(c));
+  const notices: string[] = [];
+  const then = ledger.header.cases;
+  const digest = ledger.header.case_set;
+  if (then !== cases.length || (digest !== undefined && digest !== caseSetDigest(cases)) || removed.length || changed.length) {
+    const parts = [`${nCases(then)} when the run started, ${cases.length} now`];
+    if (removed.length) parts.push(`${removed.length} finished ${removed.length === 1 ? 'case is' : 'cases are'} no longer in the case files and dropped from the results (${list(removed)})`);
+    if (changed.length) parts.push(`${nCases(changed.length)} changed question or expectations and run again (${list(changed.map((c) => c.value.id))})`);
+    notices.push(`${ledger.file}: the case set changed since this run started: ${parts.join('; ')}`);
+  }
+  if (failed.length) notices.push(`${ledger.file}: ${nCases(failed.length)} that ended in error run again (${list(failed.map((c) => c.value.id))})`);
+  const todo = cases.filter((c) => {
+    const r = ledger.done.get(c.value.id);
+    return r === undefined || r.status === 'error' || changed.includes(c);
+  });
+  return { todo, notices };
+}
+
 /**
  * The audit: every case through the pipeline, `generator.concurrency` at a time; each finished
- * case is appended to the ledger at once, so a killed run resumes where it stopped.
+ * case is checked against the results schema and appended to the ledger at once, so a killed run
+ * resumes where it stopped and no case can make the run unwritable. Every configured service is
+ * checked before the first case; a run whose services stop answering stops (circuit breaker),
+ * its ledger intact and resumable.
  */
 export async function runAudit(deps: AuditDeps, cases: readonly Located<Case>[], warnings: string[], opts: AuditRunOptions): Promise<{ result: RunResult; stamp: string; ledger: string }> {
   const kind = opts.kind ?? 'run';
   const header = resultHeader(deps.ctx, kind, warnings);
+  const warn = (message: string) => {
+    warnings.push(message);
+    opts.onWarning?.(message);
+  };
+  // The ledger file is made only once every service answered: a closed port leaves nothing behind.
+  await preflightAll([
+    { role: 'generator', id: deps.generator.id, preflight: deps.generator.preflight?.bind(deps.generator) },
+    deps.judgeService ? { role: 'judge', ...deps.judgeService } : undefined,
+    { role: 'embedder', id: deps.ctx.embedder.id, preflight: deps.ctx.embedder.preflight?.bind(deps.ctx.embedder) },
+    deps.ctx.reranker ? { role: 'reranker', id: deps.ctx.reranker.id, preflight: deps.ctx.reranker.preflight?.bind(deps.ctx.reranker) } : undefined,
+  ]);
   let ledger: Ledger;
+  let todo: Located<Case>[];
   if (opts.resume) {
     const file = opts.resume.endsWith('.jsonl') ? opts.resume : ledgerPath(opts.outputDir, opts.resume);
     ledger = Ledger.open(file);
@@ -60,20 +127,51 @@ export async function runAudit(deps: AuditDeps, cases: readonly Located<Case>[],
     if (ledger.header.config_digest !== now) {
       throw new InputError(`${file}: the config changed since this run started (digest ${ledger.header.config_digest}, now ${now}); resume with the same config`);
     }
+    for (const w of ledger.warnings) warn(w);
+    const plan = resumePlan(ledger, cases);
+    for (const n of plan.notices) warn(n);
+    todo = plan.todo;
   } else {
-    const runId = `${timestamp()}-${deps.ctx.config.name}`;
-    ledger = Ledger.create(ledgerPath(opts.outputDir, runId), { ledger: 1, run_id: runId, kind, config_digest: resumeDigest(deps.ctx.config), created_at: header.created_at, cases: cases.length });
+    ledger = Ledger.create(opts.outputDir, `${timestamp()}-${deps.ctx.config.name}`, {
+      ledger: 1,
+      kind,
+      config_digest: resumeDigest(deps.ctx.config),
+      created_at: header.created_at,
+      cases: cases.length,
+      case_set: caseSetDigest(cases),
+    });
+    todo = [...cases];
   }
   opts.onLedger?.(ledger.file);
-  const todo = cases.filter((c) => !ledger.done.has(c.value.id));
   let done = cases.length - todo.length;
   opts.onProgress?.(done, cases.length);
-  await forEachConcurrent(todo, deps.ctx.config.generator.concurrency, async ({ value }) => {
-    const record = await auditCase(deps, value);
-    await opts.finish?.(record);
-    ledger.append(record);
-    opts.onProgress?.(++done, cases.length);
-  });
+  const breaker = new CircuitBreaker(deps.ctx.config.circuit_breaker);
+  await forEachConcurrent(
+    todo,
+    deps.ctx.config.generator.concurrency,
+    async ({ value }) => {
+      let outcome: { record: CaseRecord; error?: unknown };
+      try {
+        outcome = await auditCaseOutcome(deps, value);
+      } catch (e) {
+        outcome = { record: errorRecord(value, 'case', e), error: e };
+      }
+      try {
+        await opts.finish?.(outcome.record);
+      } catch (e) {
+        outcome = { record: errorRecord(value, 'scoring', e, outcome.record.probe ? { probe: outcome.record.probe } : {}), error: e };
+      }
+      // A case that met the fault the run stops on is no result: it is left for the resume.
+      if (breaker.observe(outcome.error)) return;
+      ledger.append(storable(value, outcome.record));
+      opts.onProgress?.(++done, cases.length);
+    },
+    { stop: () => breaker.tripped },
+  );
+  if (breaker.tripped) {
+    const left = cases.filter((c) => ledger.done.get(c.value.id)?.status !== 'ok').length;
+    throw new RunStoppedError(`run stopped: ${breaker.reason}\n${cases.length - left} of ${cases.length} cases are finished and kept in ${ledger.file}; once the service is back, finish the run with the same options and --resume ${ledger.file}`);
+  }
   const records = cases.map((c) => ledger.done.get(c.value.id)!);
   const nodes = deps.ctx.graph.nodes.map((n) => n.name);
   const summary: Record<string, unknown> = { retrieval: summariseRetrieval(records, nodes), generation: summariseGeneration(records, evidenceNode(deps.ctx).node) };

@@ -44,7 +44,7 @@ export function buildAuditSetup(
     forumName: config.evidence.forum_name,
     clauses: config.evidence.system_append,
     ...(opts.clauseVars ? { clauseVars: opts.clauseVars } : {}),
-    ...(judge ? { judge: judge.caseJudge } : {}),
+    ...(judge ? { judge: judge.caseJudge, judgeService: { id: judge.component.id, preflight: judge.preflight } } : {}),
   };
   return { deps, ...(judge ? { judge } : {}) };
 }

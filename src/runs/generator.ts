@@ -21,5 +21,8 @@ export function createGenerator(config: Config, env: NodeJS.ProcessEnv, promptsD
     g.provider === 'offline'
       ? new OfflineResponder({ cta: config.evidence.cta, weakMarker: firstLine(promptsDir, 'evidence-weak'), emptyMarker: firstLine(promptsDir, 'evidence-empty') })
       : createRemoteChatModel(g, env);
-  return cachedModel(model, new ResponseCache(join(cacheDir, 'responses')));
+  const cached = cachedModel(model, new ResponseCache(join(cacheDir, 'responses')));
+  // The cache answers requests, not the question whether the server can be reached: the check
+  // before the first case goes to the model itself.
+  return model.preflight ? { ...cached, preflight: () => model.preflight!() } : cached;
 }

@@ -1,5 +1,5 @@
-import { appendFileSync, existsSync, mkdirSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { appendFileSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, truncateSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
 import { InputError } from '../errors.js';
 import { CaseRecordSchema, type CaseRecord } from './results-schema.js';
 
@@ -11,24 +11,54 @@ export interface LedgerHeader {
   config_digest: string;
   created_at: string;
   cases: number;
+  /** Digest of the case set (ids, questions, expectations) the run started with; older ledgers have none. */
+  case_set?: string;
 }
+
+/** How many run ids with a suffix (`-2`, `-3`, …) are tried when a run id is taken. */
+const MAX_SUFFIX = 1000;
 
 /**
  * An append-only JSONL file: a header line, then one line per finished case. A case is appended
  * only once its record is complete, so a run killed at any point can be resumed without redoing
- * finished cases. A torn last line (the process died mid-write) is ignored on reading.
+ * finished cases. A case appended twice (an error retried on resume) counts by its last line.
+ * A torn last line (the process died mid-write) is ignored on reading, with a warning.
  */
 export class Ledger {
   private constructor(
     readonly file: string,
     readonly header: LedgerHeader,
     readonly done: Map<string, CaseRecord>,
+    /** What reading the ledger had to pass over (a torn last line), for the console and the results. */
+    readonly warnings: string[] = [],
   ) {}
 
-  static create(file: string, header: LedgerHeader): Ledger {
-    mkdirSync(dirname(file), { recursive: true });
-    writeFileSync(file, `${JSON.stringify(header)}\n`);
-    return new Ledger(file, header, new Map());
+  /**
+   * Creates the ledger of a new run under `dir` as `<runId>.ledger.jsonl`, exclusively: when the
+   * id is taken (two runs with the same name started in the same second) the next free
+   * `<runId>-2`, `<runId>-3`, … is used, so two runs never share one ledger.
+   */
+  static create(dir: string, runId: string, header: Omit<LedgerHeader, 'run_id'>): Ledger {
+    mkdirSync(dir, { recursive: true });
+    for (let n = 1; n <= MAX_SUFFIX; n++) {
+      const id = n === 1 ? runId : `${runId}-${n}`;
+      const file = join(dir, `${id}.ledger.jsonl`);
+      let fd: number;
+      try {
+        fd = openSync(file, 'wx');
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code === 'EEXIST') continue;
+        throw e;
+      }
+      const full: LedgerHeader = { ledger: header.ledger, run_id: id, kind: header.kind, config_digest: header.config_digest, created_at: header.created_at, cases: header.cases, ...(header.case_set ? { case_set: header.case_set } : {}) };
+      try {
+        writeSync(fd, `${JSON.stringify(full)}\n`);
+      } finally {
+        closeSync(fd);
+      }
+      return new Ledger(file, full, new Map());
+    }
+    throw new InputError(`${join(dir, runId)}: ${MAX_SUFFIX} runs with this id already exist; give the run another --name`);
   }
 
   static open(file: string): Ledger {
@@ -41,8 +71,9 @@ export class Ledger {
     } catch {
       throw new InputError(`${file}:1: not a ragaudit ledger`);
     }
-    if (header.ledger !== 1) throw new InputError(`${file}:1: not a ragaudit ledger (version ${String(header.ledger)})`);
+    if (header?.ledger !== 1) throw new InputError(`${file}:1: not a ragaudit ledger (version ${String(header?.ledger)})`);
     const done = new Map<string, CaseRecord>();
+    const warnings: string[] = [];
     let tornTail = false;
     lines.slice(1).forEach((line, i) => {
       if (!line.trim()) return;
@@ -54,6 +85,7 @@ export class Ledger {
         const torn = i + 1 === lines.length - 1;
         if (!torn) throw new InputError(`${file}:${i + 2}: unreadable ledger line: ${(e as Error).message.split('\n')[0]}`);
         tornTail = true;
+        warnings.push(`${file}:${i + 2}: ignored a torn last line (the run was stopped while writing it; that case runs again)`);
       }
     });
     // The next append must start on a fresh line, or it is glued onto the tail and the ledger
@@ -62,12 +94,12 @@ export class Ledger {
       if (tornTail) truncateSync(file, Buffer.byteLength(text) - Buffer.byteLength(lines[lines.length - 1]!));
       else appendFileSync(file, '\n');
     }
-    return new Ledger(file, header, done);
+    return new Ledger(file, header, done, warnings);
   }
 
-  /** Appends a finished case; one write call per line. */
-  append(record: CaseRecord): void {
-    appendFileSync(this.file, `${JSON.stringify({ case: record })}\n`);
-    this.done.set(record.id, record);
+  /** Appends a finished case, already checked (see `storable`); one write call per line. */
+  append(stored: { record: CaseRecord; line: string }): void {
+    appendFileSync(this.file, `${stored.line}\n`);
+    this.done.set(stored.record.id, stored.record);
   }
 }

@@ -6,8 +6,11 @@ import type { CaseRecord } from './results-schema.js';
 /** How many items of each node a record keeps (enough for every metric and TREC runs). */
 export const KEPT_ITEMS = 25;
 
+/** What identifies a case in its record: a case, or a stored record of one. */
+export type CaseIdentity = Pick<CaseRecord, 'id' | 'question' | 'kind' | 'difficulty' | 'tags' | 'expected_topic_ids' | 'expected_post_ids' | 'expected_content' | 'human'>;
+
 /** The record skeleton of a case, before any stage ran. */
-export function baseRecord(c: Case): CaseRecord {
+export function baseRecord(c: CaseIdentity): CaseRecord {
   return {
     id: c.id,
     question: c.question,

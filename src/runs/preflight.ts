@@ -1,0 +1,22 @@
+/**
+ * Before the first case, every configured service is asked once whether it can be used
+ * (components with an optional `preflight()`: remote generators, judges, rerankers, embedders;
+ * offline stand-ins have none). A closed port, a refused key or an unknown model then ends the
+ * command at once with exit 2 and one sentence per service, instead of failing every case.
+ */
+import { ConfigError, redact } from '../errors.js';
+
+export interface Checkable {
+  /** What the service is to the run: generator, judge, reranker, embedder. */
+  role: string;
+  id: string;
+  preflight?: (() => Promise<void>) | undefined;
+}
+
+/** Runs every component's preflight at once; throws one ConfigError naming each that failed. */
+export async function preflightAll(components: readonly (Checkable | undefined)[]): Promise<void> {
+  const checked = components.filter((c): c is Checkable & { preflight: () => Promise<void> } => typeof c?.preflight === 'function');
+  const outcomes = await Promise.allSettled(checked.map((c) => c.preflight()));
+  const problems = outcomes.flatMap((o, i) => (o.status === 'rejected' ? [`${checked[i]!.role} ${checked[i]!.id}: ${redact(o.reason instanceof Error ? o.reason.message : String(o.reason))}`] : []));
+  if (problems.length) throw new ConfigError(`cannot start: ${problems.length === 1 ? 'a service' : `${problems.length} services`} cannot be used (checked before the first case)`, problems);
+}

@@ -1,0 +1,87 @@
+/**
+ * Every record is checked against the results schema before it is stored (ledger, results
+ * file), exactly as a reader will see it after JSON: a record that would not read back (a NaN
+ * or Infinity score, which JSON turns into null; a citation id beyond the id type; any field out
+ * of shape) is stored as that case's error record, naming the stage and the field, so one bad
+ * case can never make a run unwritable or its ledger unreadable.
+ */
+import { redact } from '../errors.js';
+import { CaseRecordSchema, type CaseRecord } from './results-schema.js';
+import { baseRecord, type CaseIdentity } from './retrieve-case.js';
+
+/** The stage a field belongs to, for the error record of a record that failed the check. */
+const STAGE_OF_FIELD: Record<string, string> = {
+  retrieval: 'retrieval',
+  top1_score: 'retrieval',
+  zone: 'retrieval',
+  sources: 'evidence',
+  prompt_versions: 'evidence',
+  answer: 'generation',
+  usage: 'generation',
+  latency_ms: 'generation',
+  cached: 'generation',
+  citations: 'scoring',
+  scores: 'scoring',
+};
+
+/** The path of the first number that JSON cannot carry (NaN, ±Infinity), if any. */
+function nonFinitePath(value: unknown, path: (string | number)[] = []): (string | number)[] | undefined {
+  if (typeof value === 'number') return Number.isFinite(value) ? undefined : path;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const p = nonFinitePath(value[i], [...path, i]);
+      if (p) return p;
+    }
+  } else if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      const p = nonFinitePath(v, [...path, k]);
+      if (p) return p;
+    }
+  }
+  return undefined;
+}
+
+type Checked = { ok: true; stored: CaseRecord; line: string } | { ok: false; stage: string; message: string };
+
+/** The record as a reader will see it and its JSON line, or why it cannot be stored (stage, field, problem). */
+export function checkRecord(record: CaseRecord): Checked {
+  const bad = nonFinitePath(record);
+  if (bad) return { ok: false, stage: STAGE_OF_FIELD[String(bad[0])] ?? 'record', message: `${bad.join('.')}: ${String(valueAt(record, bad))} is not a finite number` };
+  let line: string;
+  try {
+    line = JSON.stringify({ case: record });
+  } catch (e) {
+    return { ok: false, stage: 'record', message: `not serialisable: ${(e as Error).message}` };
+  }
+  const parsed = CaseRecordSchema.safeParse((JSON.parse(line) as { case: unknown }).case);
+  if (!parsed.success) {
+    const first = parsed.error.issues[0]!;
+    const issues = parsed.error.issues.slice(0, 3).map((i) => `${i.path.join('.') || '(record)'}: ${i.message}`);
+    return { ok: false, stage: STAGE_OF_FIELD[String(first.path[0])] ?? 'record', message: issues.join('; ') };
+  }
+  return { ok: true, stored: parsed.data, line };
+}
+
+function valueAt(v: unknown, path: readonly (string | number)[]): unknown {
+  return path.reduce<unknown>((o, k) => (o as Record<string | number, unknown>)[k], v);
+}
+
+/** The error record of a case: its identity, the stage and the message (redacted). */
+export function errorRecord(c: CaseIdentity, stage: string, e: unknown, extra: Pick<CaseRecord, 'probe'> = {}): CaseRecord {
+  return { ...baseRecord(c), ...extra, status: 'error', error: { stage, message: redact(e instanceof Error ? e.message : String(e)) } };
+}
+
+/**
+ * The record as it will be stored and read back, and its JSON line for the ledger. A record that
+ * fails the check becomes the case's error record ("record does not match the results schema:
+ * FIELD: PROBLEM"); what earlier stages computed is dropped with it, since any of it may be the
+ * part that does not read back.
+ */
+export function storable(c: CaseIdentity, record: CaseRecord): { record: CaseRecord; line: string } {
+  const checked = checkRecord(record);
+  if (checked.ok) return { record: checked.stored, line: checked.line };
+  const fallback = errorRecord(c, checked.stage, `the record does not match the results schema: ${checked.message}`, record.probe ? { probe: record.probe } : {});
+  const again = checkRecord(fallback);
+  if (!again.ok) throw new Error(`internal: the error record of case ${c.id} does not match the results schema: ${again.message}`);
+  return { record: again.stored, line: again.line };
+}

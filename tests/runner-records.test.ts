@@ -1,0 +1,139 @@
+/**
+ * One bad case never aborts a run: a question with no content word ("Why?", an emoji) on the
+ * offline demo, a record that fails the results schema (a NaN score, a field out of shape), a
+ * torn ledger tail, a run id taken by a run started in the same second. Before, "Why?" got NaN
+ * scores from the offline embedder and `retrieval`/`run` died at the final write ("internal:
+ * results do not match the schema"), and `--resume` then failed on "unreadable ledger line".
+ */
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadCases } from '../src/cases/load.js';
+import { loadConfig } from '../src/config/load.js';
+import { buildAuditSetup } from '../src/runs/audit-setup.js';
+import { runAudit } from '../src/runs/audit-run.js';
+import { createRunContext, type RunContext } from '../src/runs/context.js';
+import { Ledger } from '../src/runs/ledger.js';
+import { readResults, writeResults } from '../src/runs/results-file.js';
+import type { CaseRecord } from '../src/runs/results-schema.js';
+import { ledgerOf, removeWorkDirs, REPO, resultsOf, runCli, workDir } from './fixtures/audit/harness.js';
+
+const CORE = join(REPO, 'cases', 'demo', 'questions-core.yml');
+const NORMAL = loadCases([CORE]).slice(0, 3);
+/** Every number in a value, recursively. */
+const numbers = (v: unknown): number[] => (typeof v === 'number' ? [v] : Array.isArray(v) ? v.flatMap(numbers) : v && typeof v === 'object' ? Object.values(v).flatMap(numbers) : []);
+
+/** A case file: three demo cases and the questions with no content word. */
+function oddCases(dir: string): string {
+  const file = join(dir, 'odd.yml');
+  const odd = [
+    { id: 'why', question: 'Why?' },
+    { id: 'what-is-it', question: 'What is it?' },
+    { id: 'emoji', question: '👞🤔' },
+  ];
+  const yaml = [
+    ...NORMAL.map((c) => `- id: ${c.value.id}\n  question: ${JSON.stringify(c.value.question)}\n  kind: in_domain\n  expected_topic_ids: [${c.value.expected_topic_ids.join(', ')}]`),
+    ...odd.map((c) => `- id: ${c.id}\n  question: ${JSON.stringify(c.question)}\n  kind: in_domain`),
+  ].join('\n');
+  writeFileSync(file, `${yaml}\n`);
+  return file;
+}
+
+afterAll(() => removeWorkDirs());
+
+describe('questions with no content word on the offline demo', { timeout: 180_000 }, () => {
+  it('retrieval: every case has a record, the run completes and no number is NaN or infinite', async () => {
+    const dir = workDir('odd-retrieval');
+    const run = await runCli(['retrieval', '--cases', oddCases(dir), '--no-report'], { cwd: dir, env: {} });
+    expect([0, 1], run.err).toContain(run.code);
+    const result = resultsOf(run);
+    expect(result.cases.map((c) => c.id)).toEqual([...NORMAL.map((c) => c.value.id), 'why', 'what-is-it', 'emoji']);
+    for (const c of result.cases.slice(0, 3)) expect(c.status).toBe('ok');
+    // Whatever the embedder gives such a question, the record holds finite numbers or says why not.
+    for (const c of result.cases) {
+      expect(numbers(c).every(Number.isFinite), c.id).toBe(true);
+      if (c.status === 'error') expect(c.error!.stage).toBe('retrieval');
+    }
+    expect(run.code).toBe(result.cases.some((c) => c.status === 'error') ? 1 : 0);
+  });
+
+  it('run: completes with a record per case, and its ledger resumes', async () => {
+    const dir = workDir('odd-run');
+    const cases = oddCases(dir);
+    const run = await runCli(['run', '--cases', cases, '--no-report'], { cwd: dir, env: {} });
+    expect([0, 1], run.err).toContain(run.code);
+    const result = resultsOf(run);
+    expect(result.cases).toHaveLength(6);
+    for (const c of result.cases) expect(numbers(c).every(Number.isFinite), c.id).toBe(true);
+    const again = await runCli(['run', '--cases', cases, '--no-report', '--resume', ledgerOf(run.err)!], { cwd: dir, env: {} });
+    expect([0, 1], again.err).toContain(again.code);
+    expect(resultsOf(again).cases.map((c) => c.id)).toEqual(result.cases.map((c) => c.id));
+  });
+});
+
+describe('a record that fails the results schema', { timeout: 120_000 }, () => {
+  let dir: string;
+  let ctx: RunContext;
+  beforeAll(async () => {
+    dir = workDir('bad-record');
+    ctx = await createRunContext(loadConfig(undefined, {}), { env: {}, cwd: dir });
+  });
+  afterAll(async () => ctx?.close());
+
+  it('becomes that case’s error record with the validation message; the run completes and is written', async () => {
+    const { deps } = buildAuditSetup(ctx, {});
+    const [a, b, c] = NORMAL.map((x) => x.value.id) as [string, string, string];
+    // The judge hook injects what would not read back: a NaN score, and a field the schema does not know.
+    const judge = async (record: CaseRecord) =>
+      record.id === a ? [{ name: 'faithfulness', value: Number.NaN }] : record.id === b ? [{ name: 'faithfulness', value: 1, surprise: true } as never] : [];
+    const out = join(dir, 'out');
+    const { result, stamp, ledger } = await runAudit({ ...deps, judge }, NORMAL, [], { outputDir: out });
+    const byId = new Map(result.cases.map((r) => [r.id, r]));
+    expect(byId.get(a)).toMatchObject({ status: 'error', error: { stage: 'scoring', message: 'the record does not match the results schema: scores.5.value: NaN is not a finite number' } });
+    expect(byId.get(b)!.status).toBe('error');
+    expect(byId.get(b)!.error!.message).toMatch(/^the record does not match the results schema: scores\.5: Unrecognized key/);
+    expect(byId.get(c)!.status).toBe('ok');
+    // The ledger reads back whole, and the results are written and read.
+    expect([...Ledger.open(ledger).done.values()].map((r) => r.status)).toEqual(['error', 'error', 'ok']);
+    const files = writeResults(out, result, '# digest\n', { stamp });
+    expect(readResults(files.json).cases.map((r) => r.status)).toEqual(['error', 'error', 'ok']);
+  });
+});
+
+describe('the ledger after a crash', { timeout: 120_000 }, () => {
+  it('ignores a torn last line with a warning on the console; a bad line in the middle is named file:line (exit 2)', async () => {
+    const dir = workDir('torn');
+    const cases = join(dir, 'two.yml');
+    writeFileSync(cases, NORMAL.slice(0, 2).map((c) => `- id: ${c.value.id}\n  question: ${JSON.stringify(c.value.question)}\n  kind: in_domain`).join('\n'));
+    const first = await runCli(['run', '--cases', cases, '--no-report'], { cwd: dir, env: {} });
+    expect(first.code, first.err).toBe(0);
+    const ledger = ledgerOf(first.err)!;
+    appendFileSync(ledger, '{"case":{"id":"half-writ');
+    const resumed = await runCli(['run', '--cases', cases, '--no-report', '--resume', ledger], { cwd: dir, env: {} });
+    expect(resumed.code, resumed.err).toBe(0);
+    expect(resumed.err).toContain(`warning: ${ledger}:4: ignored a torn last line`);
+    expect(resultsOf(resumed).warnings.some((w) => w.includes('ignored a torn last line'))).toBe(true);
+    // A damaged line that is not the last one is not guessed at.
+    const lines = readFileSync(ledger, 'utf8').split('\n');
+    lines[1] = '{"case":{"id":42}}';
+    writeFileSync(ledger, lines.join('\n'));
+    const bad = await runCli(['run', '--cases', cases, '--no-report', '--resume', ledger], { cwd: dir, env: {} });
+    expect(bad.code).toBe(2);
+    expect(bad.err).toContain(`${ledger}:2: unreadable ledger line`);
+  });
+});
+
+describe('run ids', () => {
+  it('two runs with the same name started in the same second get distinct ledgers', () => {
+    const dir = workDir('ids');
+    const header = { ledger: 1 as const, kind: 'run', config_digest: 'x', created_at: '2026-01-01T00:00:00.000Z', cases: 1 };
+    const one = Ledger.create(dir, '20260101-000000-demo', header);
+    const two = Ledger.create(dir, '20260101-000000-demo', header);
+    const three = Ledger.create(dir, '20260101-000000-demo', header);
+    expect([one.header.run_id, two.header.run_id, three.header.run_id]).toEqual(['20260101-000000-demo', '20260101-000000-demo-2', '20260101-000000-demo-3']);
+    expect(new Set([one.file, two.file, three.file]).size).toBe(3);
+    for (const l of [one, two, three]) expect(existsSync(l.file)).toBe(true);
+    // Each ledger still holds only its own header.
+    expect(Ledger.open(two.file).header.run_id).toBe('20260101-000000-demo-2');
+  });
+});
