@@ -1,7 +1,7 @@
 /**
  * `ragaudit run` when the generator misbehaves, on a real PostgreSQL whose URL carries a password:
- * one case meets a 429 with Retry-After, one repeated 500s, one a hung request, one a 401 whose
- * body echoes the key; two are answered. Every case ends with a record, failed ones as error
+ * one case meets a 429 with Retry-After, one repeated 500s, one a hung request, one a 400 whose
+ * body echoes the key; two are answered. (A 401 stops the whole run instead: tests/runner-stops.test.ts.) Every case ends with a record, failed ones as error
  * records of stage 'generation' with no score, the exit code is 1, and no key or password
  * reaches any file written or the console.
  */
@@ -26,11 +26,11 @@ const RERANK_PASSWORD = 'rr-SECRET-77';
 const SECRETS = [KEY, 'RECOGNISABLE', DB_PASSWORD, RERANK_PASSWORD, 'SECRET'];
 
 /** What the server does to each case's requests. */
-const FAULT: Record<string, 'retry-after' | 'server-error' | 'hang' | 'unauthorized'> = {
+const FAULT: Record<string, 'retry-after' | 'server-error' | 'hang' | 'bad-request'> = {
   'loake-vs-cj-price-gap': 'retry-after',
   'polished-binder-meaning': 'server-error',
   'vamp-folds-too-long': 'hang',
-  'loake-country-of-manufacture': 'unauthorized',
+  'loake-country-of-manufacture': 'bad-request',
 };
 const idOf = (req: RecordedRequest) => caseOf(chatQuestion(req)).id;
 
@@ -48,9 +48,9 @@ describe('ragaudit run with provider faults (real PostgreSQL, secrets in play)',
           return status(500, { error: { message: 'The server had an error while processing your request.' } });
         case 'hang':
           return hang();
-        case 'unauthorized':
-          // Like some gateways, the body echoes the key it refused.
-          return status(401, { error: { message: `Incorrect API key provided: ${KEY}.`, type: 'invalid_request_error', code: 'invalid_api_key' } });
+        case 'bad-request':
+          // Like some gateways, the body echoes the key of the request it refused.
+          return status(400, { error: { message: `Request from key ${KEY} has an invalid stop sequence.`, type: 'invalid_request_error', code: 'invalid_request' } });
         default:
           return undefined;
       }
@@ -129,11 +129,11 @@ describe('ragaudit run with provider faults (real PostgreSQL, secrets in play)',
     expect(run.ms).toBeLessThan(30_000);
   });
 
-  it('fails a 401 at once, naming the provider and the key variable but not the key', () => {
+  it('fails a 400 at once for that case alone, naming the provider but not the key', () => {
     expect(requestsOf('loake-country-of-manufacture')).toHaveLength(1);
     const r = byId('loake-country-of-manufacture');
     expect(r).toMatchObject({ status: 'error', error: { stage: 'generation' } });
-    expect(r.error!.message).toMatch(/^openai: 401 Unauthorized \(Incorrect API key provided: .*\) from http:\/\/127\.0\.0\.1:\d+\/v1 — check OPENAI_API_KEY$/);
+    expect(r.error!.message).toMatch(/^openai: 400 Bad Request \(Request from key \*\*\* has an invalid stop sequence\.\) from http:\/\/127\.0\.0\.1:\d+\/v1/);
     expect(r.error!.message).not.toContain('RECOGNISABLE');
     // The digest lists it where a reader looks first.
     const digest = readFileSync(result.file.replace(/\.json$/, '.md'), 'utf8');

@@ -12,6 +12,7 @@ import type { CaseRecord, RunResult } from '../src/runs/results-schema.js';
 import { MESSAGES, type MessagesRequestBody } from './servers/anthropic-server.js';
 import { CHAT, type ChatRequestBody } from './servers/openai-server.js';
 import type { ProviderServer } from './servers/provider-server.js';
+import { PREFLIGHT_QUERY } from '../src/rerank/http-rerankers.js';
 import { rerankServer, TEI_RERANK } from './servers/rerank-server.js';
 import { answerFor, CASES, caseOf, chatQuestion, chatServer, chatSystem, CTA, FIXTURES, messagesServer, PLANNED_ZONE, removeWorkDirs, resultsOf, runCli, startAll, workDir, zoneScore, type CliRun } from './fixtures/audit/harness.js';
 
@@ -104,7 +105,10 @@ describe('ragaudit run: openai:test-model and TEI over HTTP', { timeout: 120_000
   });
 
   it('sends TEI raw scores, in batches no larger than the server accepts', () => {
-    const calls = tei.requestsTo(TEI_RERANK);
+    const all = tei.requestsTo(TEI_RERANK);
+    // One preflight request before the first case, then the cases' own.
+    expect(all.filter((q) => (q.body as { query: string }).query === PREFLIGHT_QUERY)).toHaveLength(1);
+    const calls = all.filter((q) => (q.body as { query: string }).query !== PREFLIGHT_QUERY);
     expect(calls.length).toBeGreaterThanOrEqual(CASES.length);
     for (const c of calls) {
       const body = c.body as { query: string; texts: string[]; raw_scores: boolean };

@@ -10,6 +10,9 @@ import { joinUrl, postJson } from '../llm/http.js';
 import { probe, type PreflightTarget } from '../llm/preflight.js';
 import { urlSecrets } from '../llm/remote.js';
 import { withRetry } from '../llm/retry.js';
+
+/** The query of the one rerank request a preflight sends (servers and their logs see it). */
+export const PREFLIGHT_QUERY = 'preflight';
 import { logit, type Reranker } from './types.js';
 
 /** Options shared by the HTTP rerankers. */
@@ -80,10 +83,10 @@ abstract class BatchedHttpReranker implements Reranker {
     return out;
   }
 
-  /** One tiny rerank call, no retries, short deadline (see llm/preflight.ts). */
+  /** One tiny rerank call ({@link PREFLIGHT_QUERY}), no retries, short deadline (see llm/preflight.ts). */
   async preflight(): Promise<void> {
     const target: PreflightTarget = { component: `${this.provider} reranker`, url: this.endpoint, keyEnv: 'RERANKER_API_KEY', secrets: [this.opts.apiKey], timeoutMs: this.opts.timeoutMs };
-    await probe(target, (signal, timeoutMs) => this.request('preflight', ['preflight check'], timeoutMs, signal));
+    await probe(target, (signal, timeoutMs) => this.request(PREFLIGHT_QUERY, ['preflight check'], timeoutMs, signal));
   }
 
   private scoreBatch(query: string, passages: string[]): Promise<number[]> {
