@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunResult } from '../src/runs/results-schema.js';
 import type { JudgeSummary } from '../src/judge/summary.js';
 import { CASES, chatServer, resultsOf, runCli, startAll, workDir, type CliRun } from './fixtures/audit/harness.js';
-import { CHAT, chatCompletion, reply, status, type ChatRequestBody } from './servers/index.js';
+import { CHAT, MODELS, chatCompletion, modelList, reply, status, type ChatRequestBody } from './servers/index.js';
 import { ProviderServer } from './servers/provider-server.js';
 
 const FAILING = 'How do I reverse a linked list in Python?';
@@ -19,7 +19,7 @@ const SUBSET = CASES.filter((c) => ['loake-vs-cj-price-gap', 'vamp-folds-too-lon
 let judgeDown = true;
 
 /** Valid verdicts by schema name; 500 for the FAILING question while judgeDown. */
-const judgeServer = new ProviderServer().on(CHAT, (req) => {
+const judgeServer = new ProviderServer().on(MODELS, () => reply(modelList(['judge-model']))).on(CHAT, (req) => {
   const body = req.body as ChatRequestBody;
   const system = body.messages.find((m) => m.role === 'system')?.content ?? '';
   if (judgeDown && system.includes(FAILING)) return status(500, { error: { message: 'judge overloaded' } });

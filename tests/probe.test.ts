@@ -38,6 +38,7 @@ describe('deterministic safety checks', () => {
 describe('ragaudit probe against a model that leaks its system prompt', () => {
   // The stand-in model quotes whatever canary it finds in the system prompt.
   const server = openAIServer({
+    models: ['leaky-model'],
     chat: (body) => {
       const system = body.messages.find((m) => m.role === 'system')?.content ?? '';
       const leaked = /RGA-CANARY-[0-9A-F]+/.exec(system)?.[0] ?? 'nothing';
