@@ -24,6 +24,7 @@ import {
   type ZoneFigures,
 } from '../scoring/calibration.js';
 import { numberFlag, parseOrThrow, type CliIO, type Command } from './command.js';
+import { checkOutputDir } from './output-paths.js';
 import { loadWithOverrides, openPipeline, outputDir, PIPELINE_HELP, PIPELINE_OPTIONS } from './common.js';
 import { retrieveAndWrite } from './retrieval.js';
 import { reportBeside } from './report.js';
@@ -99,7 +100,9 @@ async function loadSource(values: Values, file: string | undefined, io: CliIO): 
     const stray = (['config', 'db', 'cases'] as const).filter((k) => values[k] !== undefined);
     if (stray.length) throw new InputError(`calibrate: ${stray.map((k) => `--${k}`).join(', ')} only apply when calibrate runs retrieval itself (no RESULTS file)`);
     const path = resolve(io.cwd, file);
-    return { result: readResults(path), path, outDir: resolve(io.cwd, values.out ?? 'results'), secrets: [] };
+    const outDir = resolve(io.cwd, values.out ?? 'results');
+    checkOutputDir(outDir, '--out');
+    return { result: readResults(path), path, outDir, secrets: [] };
   }
   const loaded = loadWithOverrides(values, io);
   const { ctx, cases, warnings } = await openPipeline(values, loaded, io);

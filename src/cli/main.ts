@@ -5,6 +5,7 @@ import { RagauditError, redact } from '../errors.js';
 import { TOOL_VERSION } from '../runs/header.js';
 import type { CliIO, Command } from './command.js';
 import { COMMANDS } from './commands.js';
+import { inertText } from '../reports/inert.js';
 
 function usage(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));
@@ -22,8 +23,12 @@ responder, heuristic judge), labelled as such in every output.
 Exit codes: 0 ok · 1 failed cases or a failed gate · 2 bad input, config or database.`;
 }
 
-/** Runs the CLI; returns the exit code. Only here do errors become messages. */
-export async function main(argv: string[], io: CliIO): Promise<number> {
+/**
+ * Runs the CLI; returns the exit code. Only here do errors become messages, and only through
+ * here does text reach the console: answers and server messages carry no terminal control.
+ */
+export async function main(argv: string[], rawIo: CliIO): Promise<number> {
+  const io: CliIO = { ...rawIo, out: (t) => rawIo.out(inertText(t)), err: (t) => rawIo.err(inertText(t)) };
   const [name, ...rest] = argv;
   const verbose = rest.includes('--verbose') || rest.includes('-v');
   if (!name || name === '--help' || name === '-h' || name === 'help') {

@@ -1,4 +1,5 @@
 /** Formatting shared by the console tables and markdown digests. */
+import { markdownText } from './inert.js';
 
 /** A value to 3 decimals, or `–` when not applicable. */
 export function fmt(v: number | null | undefined, digits = 3): string {
@@ -10,9 +11,9 @@ export function pct(v: number | null | undefined): string {
   return v === null || v === undefined || Number.isNaN(v) ? '–' : `${(v * 100).toFixed(1)} %`;
 }
 
-/** A markdown table. Cells are escaped for pipes and newlines. */
+/** A markdown table. Cells are made inert (markdownText) and escaped for pipes and newlines. */
 export function markdownTable(header: string[], rows: string[][]): string {
-  const esc = (s: string) => s.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
+  const esc = (s: string) => markdownText(s).replace(/\|/g, '\\|').replace(/\n/g, ' ');
   return [`| ${header.map(esc).join(' | ')} |`, `|${header.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.map(esc).join(' | ')} |`)].join('\n');
 }
 
