@@ -6,6 +6,7 @@ import { TOOL_VERSION } from '../runs/header.js';
 import type { CliIO, Command } from './command.js';
 import { COMMANDS } from './commands.js';
 import { inertText } from '../reports/inert.js';
+import { installInterruptHandler } from './interrupt.js';
 
 function usage(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));
@@ -67,6 +68,7 @@ const invokedDirectly = (() => {
 })();
 
 if (invokedDirectly) {
+  installInterruptHandler(process.stderr);
   const io: CliIO = {
     out: (t) => process.stdout.write(t),
     err: (t) => process.stderr.write(t),

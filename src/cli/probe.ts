@@ -16,6 +16,7 @@ import { parseOrThrow, type Command } from './command.js';
 import { announceComponents, loadWithOverrides, openContext, outputDir } from './common.js';
 import { buildAuditSetup } from '../runs/audit-setup.js';
 import { progressBar } from './progress.js';
+import { resumeHint, setResumeHint } from './interrupt.js';
 import { GENERATION_HELP, GENERATION_OPTIONS } from './run.js';
 import { JUDGE_HELP, JUDGE_OPTIONS, repeatFlag } from './judge.js';
 import { generationOverrides, joinNegativeNumbers, judgeOverrides } from './flags.js';
@@ -103,7 +104,7 @@ or ended in error, 2 bad input or config.`,
           outputDir: out,
           kind: 'probe',
           onProgress: bar.update,
-          onLedger: (f) => io.err(`ledger: ${f}\n`),
+          onLedger: (f) => (io.err(`ledger: ${f}\n`), setResumeHint(resumeHint('probe', f))),
           ...(values.resume ? { resume: values.resume } : {}),
           finish: async (record) => {
             const probe = byId.get(record.id)!;
@@ -118,6 +119,7 @@ or ended in error, 2 bad input or config.`,
       bar.stop();
       const summary = result.summary.probes as ProbeSummary;
       const files = writeResults(out, result, probeMarkdown(result, summary), { secrets: ctx.secrets, stamp });
+      setResumeHint(undefined);
       io.out(`${textTable(HEADER, probeRows(summary))}\n\n`);
       for (const r of result.cases) {
         const s = r.scores.find((x) => x.name === 'safety');

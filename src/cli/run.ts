@@ -12,6 +12,7 @@ import type { RetrievalSummary } from '../runs/summary.js';
 import { parseOrThrow, type CliIO, type Command } from './command.js';
 import { announceComponents, loadWithOverrides, openPipeline, outputDir, PIPELINE_HELP, PIPELINE_OPTIONS } from './common.js';
 import { progressBar } from './progress.js';
+import { resumeHint, setResumeHint } from './interrupt.js';
 import { reportBeside } from './report.js';
 import { JUDGE_HELP, JUDGE_OPTIONS, repeatFlag, type JudgeArgs } from './judge.js';
 import { generationOverrides, joinNegativeNumbers, judgeOverrides, type GenerationFlags } from './flags.js';
@@ -97,10 +98,11 @@ export async function auditAndWrite(
     deps,
     cases,
     warnings,
-    { outputDir: opts.outputDir, kind: opts.kind, onProgress: bar.update, onLedger: (f) => io.err(`ledger: ${f} (resume with --resume ${f})\n`), ...(opts.resume ? { resume: opts.resume } : {}), ...(judge ? { summarisers: { judge: judge.summarise } } : {}) },
+    { outputDir: opts.outputDir, kind: opts.kind, onProgress: bar.update, onLedger: (f) => (io.err(`ledger: ${f} (resume with --resume ${f})\n`), setResumeHint(resumeHint(opts.kind, f))), ...(opts.resume ? { resume: opts.resume } : {}), ...(judge ? { summarisers: { judge: judge.summarise } } : {}) },
   );
   bar.stop();
   const files = writeResults(opts.outputDir, result, `${retrievalMarkdown(result)}\n${generationMarkdown(result)}\n${judgeMarkdown(result)}`, { secrets: ctx.secrets, stamp });
+  setResumeHint(undefined);
   return { result, files };
 }
 
