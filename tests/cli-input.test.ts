@@ -213,3 +213,26 @@ describe('report says which kind of file it got', () => {
     expect(r.err).toContain(`${cmp} is a comparison file (written by ragaudit compare), not a results file`);
   });
 });
+
+describe('console tables fit 120 columns', () => {
+  it('a long value is wrapped onto continuation lines; short tables are unchanged', async () => {
+    const { textTable } = await import('../src/reports/format.js');
+    const long = 'in_domain: answered 60 · abstained 3 · hedged 30 | off_topic: answered 2 · hedged 7 · abstained 6 · and a little more text';
+    const t = textTable(['generation', 'value'], [['stance (pattern)', long], ['answered cases', '108']]);
+    for (const l of t.split('\n')) expect(l.length).toBeLessThanOrEqual(120);
+    expect(t.split('\n').map((l) => l.slice(18)).join(' ').replace(/\s+/g, ' ')).toContain(long.replace(/\s+/g, ' '));
+    expect(textTable(['a', 'b'], [['x', '1']])).toBe('a  b\n-  -\nx  1');
+  });
+
+  it('the retrieval table on the console: bare labels and a legend explaining n, CRecall@5 and Topics@5', async () => {
+    const { retrievalTable } = await import('../src/reports/retrieval-table.js');
+    const { textTable } = await import('../src/reports/format.js');
+    const summary = { cases: 2, ok: 2, errors: 0, gated: 0, nodes: { rrf_posts_hybrid_100: { hit_at_1: { mean: 0.5, n: 2 }, content_recall_at_5: { mean: 1, n: 1 }, pollution_topics_at_5: { mean: 3, n: 2 } } }, latency: { rrf_posts_hybrid_100: { median: 12345.6, p90: 99999.9, n: 2 } } };
+    const t = retrievalTable(summary as never, { compact: true });
+    const text = `${textTable(t.header, t.rows)}\n${t.legend}`;
+    for (const l of text.split('\n')) expect(l.length, l).toBeLessThanOrEqual(120);
+    expect(t.legend).toContain('Topics@5: distinct topics among the first 5 results');
+    expect(t.legend).toContain('CRecall@5: every expected content term');
+    expect(t.legend).toContain('CRecall@5 1');
+  });
+});

@@ -63,8 +63,8 @@ Exit codes: 0 all cases retrieved, 1 some cases ended in error, 2 bad input, con
     try {
       const { result, files } = await retrieveAndWrite(ctx, cases, warnings, io, { outputDir: outputDir(loaded, io) });
       const s = (result.summary as { retrieval: RetrievalSummary }).retrieval;
-      const t = retrievalTable(s);
-      io.out(`${textTable(t.header, t.rows)}\n\ncases ${s.cases} · ok ${s.ok} · errors ${s.errors}${warnings.length ? ` · ${warnings.length} warnings (see the digest)` : ''}\n`);
+      const t = retrievalTable(s, { compact: true });
+      io.out(`${textTable(t.header, t.rows)}\n${t.legend}\n\ncases ${s.cases} · ok ${s.ok} · errors ${s.errors}${warnings.length ? ` · ${warnings.length} warnings (see the digest)` : ''}\n`);
       if (values['trec-out']) {
         const written = writeTrecFiles(values['trec-out'], result, io.cwd);
         io.out(`TREC files: ${written.length} written to ${values['trec-out']}\n`);

@@ -114,8 +114,8 @@ export async function runPipelineCommand(values: GenerationArgs & JudgeArgs & Pa
   try {
     const { result, files } = await auditAndWrite(ctx, cases, warnings, io, { kind, outputDir: outputDir(loaded, io), repeat, ...(values.resume ? { resume: values.resume } : {}) });
     const r = result.summary.retrieval as RetrievalSummary;
-    const t = retrievalTable(r);
-    io.out(`${textTable(t.header, t.rows)}\n\n${textTable(['generation', 'value'], generationRows(result.summary.generation as GenerationSummary))}\n\n`);
+    const t = retrievalTable(r, { compact: true });
+    io.out(`${textTable(t.header, t.rows)}\n${t.legend}\n\n${textTable(['generation', 'value'], generationRows(result.summary.generation as GenerationSummary))}\n\n`);
     if (result.summary.judge) io.out(`${textTable(['judge', 'value'], judgeRows(result.summary.judge as JudgeSummary))}\n\n`);
     // Name the failed cases (first ten): an error is not a score, and the reader should see why.
     const failed = result.cases.filter((c) => c.status === 'error');
