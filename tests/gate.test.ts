@@ -14,6 +14,7 @@ import { compareRuns } from '../src/reports/compare.js';
 import { evaluateGate, loadGate } from '../src/reports/gate.js';
 import { junitXml, xmlText } from '../src/reports/junit.js';
 import { PACKAGE_ROOT } from '../src/paths.js';
+import { CHROMIUM_PATH } from './helpers/chromium.js';
 import { summariseGeneration } from '../src/runs/generation-summary.js';
 import { RunResultSchema, type CaseRecord, type RunResult } from '../src/runs/results-schema.js';
 import { summariseRetrieval } from '../src/runs/summary.js';
@@ -168,7 +169,7 @@ describe('ragaudit compare --gate --junit', () => {
     const junit = join(dir, 'junit.xml');
     expect((await cli(['compare', files.base!, files.same!, files.worse!, '--gate', rules, '--out', 'o', '--junit', junit])).code).toBe(1);
     const xml = readFileSync(junit, 'utf8');
-    const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'] });
+    const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'] });
     try {
       const page = await browser.newPage();
       const parsed = await page.evaluate(`(${PARSE_JUNIT})(${JSON.stringify(xml)})`);
