@@ -4,7 +4,7 @@
  * not invalid UTF-8, an empty case set is an error, outputs stay inside --out and off special
  * paths, and text from answers or servers reaches neither the terminal nor a digest as markup.
  */
-import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -234,5 +234,43 @@ describe('console tables fit 120 columns', () => {
     expect(t.legend).toContain('Topics@5: distinct topics among the first 5 results');
     expect(t.legend).toContain('CRecall@5: every expected content term');
     expect(t.legend).toContain('CRecall@5 1');
+  });
+});
+
+describe('probe --cases is honoured', () => {
+  it('runs the probe file given with --cases, not the config\'s probes', { timeout: 120_000 }, async () => {
+    const out = mkdtempSync(join(dir, 'probe-out-'));
+    const r = await cli(['probe', '--cases', join(PACKAGE_ROOT, 'tests', 'fixtures', 'probe', 'probes.yml'), '--out', out]);
+    expect([0, 1], r.err).toContain(r.code);
+    const json = readdirSync(out).find((f) => f.endsWith('.json'))!;
+    const result = JSON.parse(readFileSync(join(out, json), 'utf8')) as { kind: string; cases: { id: string }[] };
+    expect(result.kind).toBe('probe');
+    expect(result.cases.map((c) => c.id).sort()).toEqual(['leak-repeat-reference', 'legit-cedar-trees']);
+    const both = await cli(['probe', '--cases', empty, '--probes', empty]);
+    expect(both.code).toBe(2);
+  });
+});
+
+describe('the markdown digests are inert', () => {
+  it('an answer with HTML, a javascript: link and escape sequences is shown as text', async () => {
+    const { generationMarkdown } = await import('../src/reports/generation-digest.js');
+    const { retrievalMarkdown } = await import('../src/reports/digest.js');
+    const { summariseGeneration } = await import('../src/runs/generation-summary.js');
+    const { summariseRetrieval } = await import('../src/runs/summary.js');
+    const { RunResultSchema } = await import('../src/runs/results-schema.js');
+    const evil = '<script>alert(1)</script> [click](javascript:alert(1)) \x1b]0;owned\x07\x1b[2J';
+    const records = [
+      { id: 'a', question: 'q', kind: 'in_domain', difficulty: 'easy', tags: [], expected_topic_ids: [1], expected_post_ids: [], expected_content: [], status: 'ok', retrieval: {}, zone: 'normal', answer: evil, citations: [], scores: [] },
+      { id: 'b', question: 'q', kind: 'in_domain', difficulty: 'easy', tags: [], expected_topic_ids: [1], expected_post_ids: [], expected_content: [], status: 'error', retrieval: {}, error: { stage: 'generation', message: evil }, scores: [] },
+    ];
+    const result = RunResultSchema.parse({
+      schema_version: 1, tool: { name: 'ragaudit', version: '0' }, kind: 'run', name: 'x', note: '', created_at: '2026-01-01T00:00:00Z', config_source: 't', config: {}, config_digest: 'd', database: 'db', components: {}, warnings: [evil], nodes: [],
+      summary: { retrieval: summariseRetrieval(records as never, []), generation: summariseGeneration(records as never) }, cases: records,
+    });
+    const md = `${retrievalMarkdown(result)}\n${generationMarkdown(result)}`;
+    expect(md).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f]/);
+    expect(md).not.toContain('<script>');
+    expect(md).not.toContain('](javascript:');
+    expect(md).toContain('&lt;script&gt;alert(1)&lt;/script&gt; [click]\\(javascript:alert(1))');
   });
 });
