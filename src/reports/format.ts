@@ -17,13 +17,15 @@ export function markdownTable(header: string[], rows: string[][]): string {
   return [`| ${header.map(esc).join(' | ')} |`, `|${header.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.map(esc).join(' | ')} |`)].join('\n');
 }
 
-/** Splits text into lines of at most `width` characters, at spaces where it can. */
+/** Splits text into lines of at most `width` characters, at spaces (or dashes) where it can. */
 export function wrapText(text: string, width: number): string[] {
   const lines: string[] = [];
   let rest = text.trim();
   while (rest.length > width) {
-    const cut = rest.lastIndexOf(' ', width);
-    const at = cut > width / 3 ? cut : width;
+    // Break at the last space, else after the last '-', '_' or '/' (run names), else anywhere.
+    const space = rest.lastIndexOf(' ', width);
+    const dash = Math.max(rest.lastIndexOf('-', width - 1), rest.lastIndexOf('_', width - 1), rest.lastIndexOf('/', width - 1));
+    const at = space > width / 3 ? space : dash > width / 3 ? dash + 1 : width;
     lines.push(rest.slice(0, at).trimEnd());
     rest = rest.slice(at).trimStart();
   }
@@ -36,22 +38,26 @@ export const CONSOLE_WIDTH = 120;
 
 /**
  * A plain-text table with aligned columns, for the console. When it would be wider than
- * `maxWidth`, its widest column (the free text: a value, an answer, a note) is wrapped onto
- * continuation lines and left-aligned, so the table fits.
+ * `maxWidth`, multi-word headers wrap onto two lines first; then the widest column (the free
+ * text: a value, an answer, a run name) wraps onto continuation lines, left-aligned.
  */
 export function textTable(header: string[], rows: string[][], maxWidth = CONSOLE_WIDTH): string {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const total = widths.reduce((s, w) => s + w, 0) + 2 * (widths.length - 1);
+  const cellMax = header.map((_, i) => Math.max(0, ...rows.map((r) => (r[i] ?? '').length)));
+  let widths = header.map((h, i) => Math.max(h.length, cellMax[i]!));
+  const total = () => widths.reduce((s, w) => s + w, 0) + 2 * (widths.length - 1);
   let wrap = -1;
-  if (total > maxWidth && widths.length > 1) {
-    wrap = widths.indexOf(Math.max(...widths));
-    widths[wrap] = Math.max(12, widths[wrap]! - (total - maxWidth));
+  if (total() > maxWidth) {
+    widths = header.map((h, i) => Math.max(cellMax[i]!, ...h.split(' ').map((w) => w.length)));
+    if (total() > maxWidth && widths.length > 1) {
+      wrap = widths.indexOf(Math.max(...widths));
+      widths[wrap] = Math.max(8, widths[wrap]! - (total() - maxWidth));
+    }
   }
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 || i === wrap ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ').trimEnd();
   const physical = (cells: string[]): string[] => {
-    if (wrap < 0) return [line(cells)];
-    const parts = wrapText(cells[wrap] ?? '', widths[wrap]!);
-    return parts.map((p, k) => line(cells.map((c, i) => (i === wrap ? p : k === 0 ? c : ''))));
+    const parts = widths.map((w, i) => ((cells[i] ?? '').length > w ? wrapText(cells[i]!, w) : [cells[i] ?? '']));
+    const height = Math.max(...parts.map((p) => p.length));
+    return Array.from({ length: height }, (_, k) => line(parts.map((p) => p[k] ?? '')));
   };
   return [...physical(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.flatMap(physical)].join('\n');
 }
