@@ -274,3 +274,12 @@ describe('the markdown digests are inert', () => {
     expect(md).toContain('&lt;script&gt;alert(1)&lt;/script&gt; [click]\\(javascript:alert(1))');
   });
 });
+
+describe('negative numbers in every command that takes them', () => {
+  it('calibrate --from -8 (no =) is read as a number', async () => {
+    const out = mkdtempSync(join(dir, 'cal-'));
+    const r = await cli(['calibrate', join(REFERENCE, '20261202-162816-demo.json'), '--from', '-8', '--to', '2', '--step', '1', '--out', out, '--no-report']);
+    expect(r.err).not.toContain('ambiguous');
+    expect(r.code, r.err).toBe(0);
+  });
+});

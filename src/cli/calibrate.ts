@@ -25,6 +25,7 @@ import {
 } from '../scoring/calibration.js';
 import { numberFlag, parseOrThrow, type CliIO, type Command } from './command.js';
 import { checkOutputDir } from './output-paths.js';
+import { joinNegativeNumbers } from './flags.js';
 import { loadWithOverrides, openPipeline, outputDir, PIPELINE_HELP, PIPELINE_OPTIONS } from './common.js';
 import { retrieveAndWrite } from './retrieval.js';
 import { reportBeside } from './report.js';
@@ -262,7 +263,7 @@ export const calibrateCommand: Command = {
   summary: 'top-1 score distributions by case kind, a threshold grid and a recommended (abstain, weak) pair',
   help: HELP,
   async run(argv, io) {
-    const { values, positionals } = parseOrThrow('calibrate', () => parseArgs({ args: argv, options: OPTIONS, allowPositionals: true }));
+    const { values, positionals } = parseOrThrow('calibrate', () => parseArgs({ args: joinNegativeNumbers(argv, OPTIONS), options: OPTIONS, allowPositionals: true }));
     if (values.help) {
       io.out(`${HELP}\n`);
       return 0;
