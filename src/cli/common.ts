@@ -23,7 +23,7 @@ export const PIPELINE_OPTIONS = {
 export const PIPELINE_HELP = `  -c, --config FILE   ragaudit config (YAML); default: the built-in demo (embedded forum, offline stand-ins)
       --db URL        a real PostgreSQL (postgres://user:pass@host:port/db); default: DATABASE_URL, else the config's
       --cases PATH    case file or directory (repeatable); default: the config's
-      --name NAME     run name used in the results file name
+      --name NAME     run name used in the results file name (a slug: letters, digits, _ . -)
       --out DIR       results directory (default: the config's output_dir, 'results')
   -v, --verbose       stack traces on errors
   -h, --help          this help`;
@@ -38,7 +38,7 @@ export interface PipelineArgs {
 
 /**
  * Loads the config with the flags merged into it before validation (`extra`: a command's own
- * flags, e.g. generationOverrides), and prepares its output directory (exit 2 at once when it
+ * flags, e.g. generationOverrides), and checks its output directory (exit 2 at once when it
  * cannot be written).
  */
 export function loadWithOverrides(args: PipelineArgs, io: CliIO, extra: readonly ConfigOverride[] = []): LoadedConfig {
