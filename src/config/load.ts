@@ -46,11 +46,18 @@ function interpolate(value: unknown, env: NodeJS.ProcessEnv, path: PropertyKey[]
   return value;
 }
 
+/** A cross-field problem: reported at `path`; `related` are the other fields it depends on (a flag that set one is named). */
+export interface FieldProblem {
+  path: PropertyKey[];
+  message: string;
+  related?: PropertyKey[][];
+}
+
 /** Cross-field rules, each `path: message`. */
-export function crossFieldProblems(c: Config): { path: PropertyKey[]; message: string }[] {
-  const problems: { path: PropertyKey[]; message: string }[] = [];
+export function crossFieldProblems(c: Config): FieldProblem[] {
+  const problems: FieldProblem[] = [];
   if (!(c.zones.abstain_below < c.zones.weak_below))
-    problems.push({ path: ['zones', 'abstain_below'], message: `must be below weak_below (${c.zones.abstain_below} ≥ ${c.zones.weak_below})` });
+    problems.push({ path: ['zones', 'abstain_below'], message: `must be below weak_below (${c.zones.abstain_below} ≥ ${c.zones.weak_below})`, related: [['zones', 'weak_below']] });
   const known = new Set<string>();
   c.retrieval.channels.forEach((ch, i) => {
     if (known.has(ch.name)) problems.push({ path: ['retrieval', 'channels', i, 'name'], message: `duplicate node name '${ch.name}'` });
@@ -111,7 +118,7 @@ function applyOverrides(data: unknown, overrides: readonly ConfigOverride[]): un
 }
 
 /** Clauses named in evidence.system_append that prompts/clauses/ does not hold. */
-function clauseProblems(c: Config): { path: PropertyKey[]; message: string }[] {
+function clauseProblems(c: Config): FieldProblem[] {
   const dir = join(PROMPTS_DIR, 'clauses');
   const missing = c.evidence.system_append.map((n, i) => ({ n, i })).filter(({ n }) => !/^[A-Za-z0-9][A-Za-z0-9_-]*$/.test(n) || !existsSync(join(dir, `${n}.md`)));
   if (!missing.length) return [];
@@ -141,7 +148,10 @@ export function validateConfig(data: unknown, src: YamlSource | null, env: NodeJ
     }
     throw new ConfigError(title, problems);
   }
-  for (const p of [...crossFieldProblems(parsed.data), ...clauseProblems(parsed.data)]) problems.push(`${where(p.path)}: ${p.path.join('.')}: ${p.message}`);
+  for (const p of [...crossFieldProblems(parsed.data), ...clauseProblems(parsed.data)]) {
+    const flag = flagOf(p.path) ?? (p.related ?? []).map(flagOf).find(Boolean);
+    problems.push(`${flag ?? where(p.path)}: ${p.path.join('.')}: ${p.message}`);
+  }
   if (problems.length) throw new ConfigError(title, problems);
   return parsed.data;
 }
