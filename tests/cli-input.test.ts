@@ -283,3 +283,12 @@ describe('negative numbers in every command that takes them', () => {
     expect(r.code, r.err).toBe(0);
   });
 });
+
+describe('judge and calibrate say which kind of file they got', () => {
+  it.each(['judge', 'calibrate'])('%s on a calibration file', async (command) => {
+    const f = join(REFERENCE, '20261202-162829-demo-calibration.json');
+    const r = await cli([command, f]);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain(`${f} is a calibration file (written by ragaudit calibrate), not a results file: ${command} reads the results of run, retrieval, probe or judge`);
+  });
+});

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { InputError } from '../errors.js';
 import { fmt, markdownTable, pct, textTable } from '../reports/format.js';
 import { calibrationSvg, MAX_BINS } from '../reports/histogram-svg.js';
-import { assertNoSecrets, readResults, timestamp } from '../runs/results-file.js';
+import { assertNoSecrets, timestamp } from '../runs/results-file.js';
 import type { RunResult } from '../runs/results-schema.js';
 import { TOOL_VERSION } from '../runs/header.js';
 import {
@@ -25,6 +25,7 @@ import {
 } from '../scoring/calibration.js';
 import { numberFlag, parseOrThrow, type CliIO, type Command } from './command.js';
 import { checkOutputDir } from './output-paths.js';
+import { readRunResults } from './results-input.js';
 import { joinNegativeNumbers } from './flags.js';
 import { loadWithOverrides, openPipeline, outputDir, PIPELINE_HELP, PIPELINE_OPTIONS } from './common.js';
 import { retrieveAndWrite } from './retrieval.js';
@@ -103,7 +104,7 @@ async function loadSource(values: Values, file: string | undefined, io: CliIO): 
     const path = resolve(io.cwd, file);
     const outDir = resolve(io.cwd, values.out ?? 'results');
     checkOutputDir(outDir, '--out');
-    return { result: readResults(path), path, outDir, secrets: [] };
+    return { result: readRunResults(path, 'calibrate'), path, outDir, secrets: [] };
   }
   const loaded = loadWithOverrides(values, io);
   const { ctx, cases, warnings } = await openPipeline(values, loaded, io);

@@ -12,10 +12,11 @@ import { retrievalMarkdown } from '../reports/digest.js';
 import { textTable } from '../reports/format.js';
 import { generationMarkdown } from '../reports/generation-digest.js';
 import { collectSecrets } from '../runs/context.js';
-import { readResults, writeResults } from '../runs/results-file.js';
+import { writeResults } from '../runs/results-file.js';
 import { reportBeside } from './report.js';
 import { numberFlag, parseOrThrow, type Command } from './command.js';
 import { judgeOverrides } from './flags.js';
+import { readRunResults } from './results-input.js';
 import { checkOutputDir } from './output-paths.js';
 import { progressBar } from './progress.js';
 
@@ -97,7 +98,7 @@ export const judgeCommand: Command = {
     }
     if (positionals.length !== 1) throw new InputError(`judge: expected one RESULTS.json, got ${positionals.length} (see 'ragaudit judge --help')`);
     const file = resolve(io.cwd, positionals[0]!);
-    const stored = readResults(file);
+    const stored = readRunResults(file, 'judge');
     if (stored.kind === 'retrieval') throw new InputError(`${file}: a retrieval results file has no answers to judge`);
     const config = configFromResults(stored, file);
     if (values.config) config.judge = loadConfig(resolve(io.cwd, values.config), io.env).config.judge;
