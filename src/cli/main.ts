@@ -21,7 +21,7 @@ Without --config, commands use the built-in demo: an embedded PostgreSQL (PGlite
 forum, and OFFLINE STAND-INS for every model (hash embedder, lexical reranker, extractive
 responder, heuristic judge), labelled as such in every output.
 
-Exit codes: 0 ok · 1 failed cases or a failed gate · 2 bad input, config or database.`;
+Exit codes: 0 ok · 1 failed cases or a failed gate · 2 bad input, config or database · 130 interrupted (Ctrl-C; the message says how to resume).`;
 }
 
 /**
