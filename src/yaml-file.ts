@@ -11,14 +11,49 @@ export interface YamlSource {
   lineOf(path: readonly PropertyKey[]): number;
 }
 
-/** Reads and parses a YAML file; a syntax error is an InputError naming file:line. */
-export function readYaml(file: string, text?: string): YamlSource {
-  let source: string;
+/**
+ * Reads a text file as people save them: a UTF-8 byte-order mark is dropped, CRLF line ends
+ * are read as LF, and bytes that are not UTF-8 are an InputError naming file:line (never
+ * silently replaced by U+FFFD, which would change a question or a pattern unseen).
+ */
+export function readText(file: string): string {
+  let bytes: Buffer;
   try {
-    source = text ?? readFileSync(file, 'utf8');
+    bytes = readFileSync(file);
   } catch (e) {
     throw new InputError(`${file}: cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
   }
+  let text: string;
+  try {
+    // fatal: invalid sequences throw; the BOM is removed (ignoreBOM false).
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw new InputError(`${file}:${firstInvalidUtf8Line(bytes)}: not valid UTF-8 (save the file as UTF-8)`);
+  }
+  return text.replace(/\r\n?/g, '\n');
+}
+
+/** The 1-based line holding the first byte sequence that is not UTF-8. */
+function firstInvalidUtf8Line(bytes: Buffer): number {
+  let line = 1;
+  let start = 0;
+  for (let i = 0; i <= bytes.length; i++) {
+    if (i === bytes.length || bytes[i] === 0x0a) {
+      try {
+        new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(start, i));
+      } catch {
+        return line;
+      }
+      line++;
+      start = i + 1;
+    }
+  }
+  return line;
+}
+
+/** Reads and parses a YAML file; a syntax error is an InputError naming file:line. */
+export function readYaml(file: string, text?: string): YamlSource {
+  const source = text ?? readText(file);
   const lineCounter = new LineCounter();
   const doc = parseDocument(source, { lineCounter, prettyErrors: false, uniqueKeys: true });
   if (doc.errors.length > 0) {
@@ -53,7 +88,7 @@ export function readYaml(file: string, text?: string): YamlSource {
 }
 
 /** Formats zod issues as `file:line: path: message`, all of them. */
-export function zodProblems(src: YamlSource, error: z.ZodError, pathPrefix: readonly PropertyKey[] = []): string[] {
+export function zodProblems(src: YamlSource, error: Pick<z.ZodError, 'issues'>, pathPrefix: readonly PropertyKey[] = []): string[] {
   return error.issues.map((issue) => {
     const path = [...pathPrefix, ...issue.path];
     let message = issue.message;

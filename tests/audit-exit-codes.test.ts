@@ -26,10 +26,11 @@ describe('ragaudit run exit codes', () => {
 
   it('exits 2 on bad generation flags, before opening anything', async () => {
     const bad = [
-      [['--generator', 'mistral:large'], "--generator: unknown provider 'mistral' (openai, anthropic, offline)"],
+      // Flags are validated by the config schema, the flag named.
+      [['--generator', 'mistral:large'], '--generator mistral:large: generator.provider: Invalid option: expected one of "offline"|"openai"|"anthropic"'],
       [['--generator', 'openai'], '--generator: expected PROVIDER:MODEL'],
-      [['--concurrency', '0'], '--concurrency: expected a positive integer, got 0'],
-      [['--weak-below=-5'], 'zones: abstain_below (-4) must be below weak_below (-5)'],
+      [['--concurrency', '0'], '--concurrency 0: generator.concurrency: Too small: expected number to be >0'],
+      [['--weak-below=-5'], '--weak-below -5: zones.abstain_below: must be below weak_below (-4 ≥ -5)'],
       [['--retries', '3'], "Unknown option '--retries'"],
     ] as const;
     for (const [flags, message] of bad) {

@@ -15,6 +15,7 @@ import { runsTable } from '../src/reports/compare-format.js';
 import { evaluateGate, loadGate } from '../src/reports/gate.js';
 import { junitXml, xmlText } from '../src/reports/junit.js';
 import { PACKAGE_ROOT } from '../src/paths.js';
+import { CHROMIUM_PATH } from './helpers/chromium.js';
 import { summariseGeneration } from '../src/runs/generation-summary.js';
 import { RunResultSchema, type CaseRecord, type RunResult } from '../src/runs/results-schema.js';
 import { summariseRetrieval } from '../src/runs/summary.js';
@@ -181,7 +182,7 @@ describe('ragaudit compare --gate --junit', () => {
     const junit = join(dir, 'junit.xml');
     expect((await cli(['compare', files.base!, files.same!, files.worse!, '--gate', rules, '--out', 'o', '--junit', junit])).code).toBe(1);
     const xml = readFileSync(junit, 'utf8');
-    const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'] });
+    const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'] });
     try {
       const page = await browser.newPage();
       const parsed = await page.evaluate(`(${PARSE_JUNIT})(${JSON.stringify(xml)})`);
@@ -219,5 +220,90 @@ describe('ragaudit compare --gate --junit', () => {
     const xml = junitXml(cmp, evaluateGate(loadGate(gateFile('r.yml', 'max_regressions: 0\n')), cmp));
     expect(xml).toContain('name="x&lt;y&gt;&amp;&quot;\uFFFD"');
     expect(xml).not.toMatch(/<y>/);
+  });
+});
+
+describe('a gate that would mean nothing is refused (exit 2), the pairing is printed', () => {
+  const files = Object.fromEntries([base, same].map((r) => [r.name, gateFile(`p-${r.name}.json`, JSON.stringify(r))]));
+  // Shares 0 case ids with base; and a run of 3 of base's 5 cases.
+  const other = gateFile('p-other.json', JSON.stringify(run('other', ['v', 'w', 'x'].map((id) => ({ id, hit: 1 })))));
+  const subset = gateFile('p-subset.json', JSON.stringify(run('subset', ['a', 'b', 'c'].map((id) => ({ id, hit: 1 })))));
+  const rules = gateFile('p-rules.yml', 'hit_at_5: {max_drop: 0.02}\n');
+  const cli = async (args: string[]) => {
+    let out = '';
+    let err = '';
+    const code = await main(args, { out: (t) => void (out += t), err: (t) => void (err += t), isTTY: false, cwd: dir, env: {} });
+    return { code, out, err };
+  };
+
+  it('one file (the baseline gated against itself) or the same file twice: exit 2', async () => {
+    const one = await cli(['compare', files.base!, '--gate', rules, '--out', 'p']);
+    expect(one.code).toBe(2);
+    expect(one.err).toContain('a gate needs two or more distinct results files');
+    const twice = await cli(['compare', files.base!, files.base!, '--gate', rules, '--out', 'p']);
+    expect(twice.code).toBe(2);
+    expect(twice.err).toContain('got the same file twice');
+  });
+
+  it('two runs sharing no case: exit 2, even with --allow-partial', async () => {
+    for (const extra of [[], ['--allow-partial']]) {
+      const r = await cli(['compare', files.base!, other, '--gate', rules, '--out', 'p', ...extra]);
+      expect(r.code).toBe(2);
+      expect(r.err).toContain('p-other shares no case id with the baseline');
+      expect(r.err).toContain('p-other vs p-base: 0 of 5 baseline cases paired by id (0.0 %), 5 only in p-base, 3 only in p-other');
+    }
+  });
+
+  it('a subset: exit 2 by default, gated on the overlap with --allow-partial or a lower --min-overlap', async () => {
+    const refused = await cli(['compare', files.base!, subset, '--gate', rules, '--out', 'p']);
+    expect(refused.code).toBe(2);
+    expect(refused.err).toContain('p-subset pairs 3 of 5 baseline cases: below the required share 100.0 % (--min-overlap); pass --allow-partial');
+    const partial = await cli(['compare', files.base!, subset, '--gate', rules, '--out', 'p', '--allow-partial']);
+    expect(partial.code).toBe(0);
+    expect(partial.out).toContain('pairing (by case id):\n  p-subset vs p-base: 3 of 5 baseline cases paired by id (60.0 %), 2 only in p-base, 0 only in p-subset');
+    expect((await cli(['compare', files.base!, subset, '--gate', rules, '--out', 'p', '--min-overlap', '0.6'])).code).toBe(0);
+    expect((await cli(['compare', files.base!, subset, '--gate', rules, '--out', 'p', '--min-overlap', '0.61'])).code).toBe(2);
+  });
+
+  it('a full pairing passes as before and says so', async () => {
+    const r = await cli(['compare', files.base!, files.same!, '--gate', rules, '--out', 'p']);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('p-same vs p-base: 5 of 5 baseline cases paired by id (100.0 %)');
+  });
+});
+
+describe('compare outputs never clobber inputs', () => {
+  const a = gateFile('c-base.json', JSON.stringify(base));
+  const b = gateFile('c-same.json', JSON.stringify(same));
+  const rules = gateFile('c-rules.yml', 'hit_at_5: {max_drop: 0.02}\n');
+  const cli = async (args: string[]) => {
+    let err = '';
+    const code = await main(args, { out: () => undefined, err: (t) => void (err += t), isTTY: false, cwd: dir, env: {} });
+    return { code, err };
+  };
+
+  it('--junit naming an input results file or the gate file: exit 2, the file unchanged', async () => {
+    for (const target of [b, rules, a]) {
+      const before = readFileSync(target, 'utf8');
+      const r = await cli(['compare', a, b, '--gate', rules, '--out', 'c', '--junit', target]);
+      expect(r.code).toBe(2);
+      expect(r.err).toContain(`--junit: ${target} is an input of this command`);
+      expect(readFileSync(target, 'utf8')).toBe(before);
+    }
+  });
+
+  it('--out or --junit on a kernel file system or a non-directory: exit 2 at once, the path named', async () => {
+    const r1 = await cli(['compare', a, b, '--out', '/proc/ragaudit-test/out']);
+    expect(r1.code).toBe(2);
+    expect(r1.err).toContain('--out: /proc/ragaudit-test/out: cannot write under /proc');
+    const r2 = await cli(['compare', a, b, '--junit', '/proc/ragaudit-test.xml', '--out', 'c']);
+    expect(r2.code).toBe(2);
+    expect(r2.err).toContain('--junit: /proc/ragaudit-test.xml');
+    const r3 = await cli(['compare', a, b, '--out', join(a, 'sub')]);
+    expect(r3.code).toBe(2);
+    expect(r3.err).toContain(`${a} is not a directory`);
+    const r4 = await cli(['compare', a, b, '--junit', dir, '--out', 'c']);
+    expect(r4.code).toBe(2);
+    expect(r4.err).toContain(`--junit: ${dir} is not a regular file`);
   });
 });

@@ -18,6 +18,7 @@ import { readResults } from '../src/runs/results-file.js';
 import type { JudgeSummary } from '../src/judge/summary.js';
 import type { RunResult } from '../src/runs/results-schema.js';
 import { summariseRetrieval } from '../src/runs/summary.js';
+import { CHROMIUM_PATH } from './helpers/chromium.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ragaudit-report-demo-'));
 const GATE = join(PACKAGE_ROOT, 'cases', 'demo', 'gate.yml');
@@ -171,7 +172,7 @@ describe('the report in headless Chromium', { timeout: 60_000 }, () => {
   }
 
   beforeAll(async () => {
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
   });
   afterAll(async () => browser?.close());
 

@@ -31,12 +31,14 @@ export interface Located<T> {
   line: number;
 }
 
-function loadList<S extends z.ZodType>(files: string[], item: S, what: string): Located<z.infer<S>>[] {
+function loadList<S extends z.ZodType>(files: string[], item: S, what: string, where: readonly string[]): Located<z.infer<S>>[] {
   const problems: string[] = [];
   const out: Located<z.infer<S>>[] = [];
   const seen = new Map<string, string>();
   for (const file of files) {
     const src = readYaml(file);
+    // An empty file (or one holding only comments) is an empty list, reported below.
+    if (src.data === null || src.data === undefined) continue;
     if (!Array.isArray(src.data)) {
       problems.push(`${file}:1: (top): expected a list of ${what}`);
       continue;
@@ -56,17 +58,19 @@ function loadList<S extends z.ZodType>(files: string[], item: S, what: string): 
     });
   }
   if (problems.length) throw new InputError(`invalid ${what}: ${problems.length} problem${problems.length > 1 ? 's' : ''}`, problems);
+  // An audit of nothing would pass every gate: an empty set is bad input, not a result.
+  if (!out.length) throw new InputError(`no ${what} in ${where.length ? where.join(', ') : '(no path given)'}`);
   return out;
 }
 
 /** Loads cases from YAML files or directories; every problem is reported at once. */
 export function loadCases(paths: string[]): Located<Case>[] {
-  return loadList(expandYamlPaths(paths), CaseSchema, 'cases');
+  return loadList(expandYamlPaths(paths), CaseSchema, 'cases', paths);
 }
 
 /** Loads safety probes. */
 export function loadProbes(paths: string[]): Located<Probe>[] {
-  return loadList(expandYamlPaths(paths), ProbeSchema, 'probes');
+  return loadList(expandYamlPaths(paths), ProbeSchema, 'probes', paths);
 }
 
 /** Loads input-gate rules (a YAML list of {intent, pattern, reply?}). */

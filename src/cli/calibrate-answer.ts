@@ -11,6 +11,7 @@ import type { CaseRecord, RunResult } from '../runs/results-schema.js';
 import { meanN } from '../scoring/retrieval-metrics.js';
 import type { CliIO } from './command.js';
 import { loadWithOverrides, openContext, type PipelineArgs } from './common.js';
+import { checkOutputDir } from './output-paths.js';
 import { buildAuditSetup } from '../runs/audit-setup.js';
 import { progressBar } from './progress.js';
 
@@ -92,6 +93,7 @@ export async function runZoneAB(base: RunResult, basePath: string, candidates: Z
     );
     const changed = report.slice(1).map((s) => `${s.setting}: ${s.regenerated.length} cases change zone and were regenerated${s.regenerated.length ? ` (${s.regenerated.join(', ')})` : ''}${s.errors.length ? `; errors: ${s.errors.join(', ')}` : ''}`);
     const outDir = resolve(io.cwd, values.out ?? ctx.config.output_dir);
+    checkOutputDir(outDir, values.out ? '--out' : 'output_dir');
     mkdirSync(outDir, { recursive: true });
     const stem = join(outDir, `${timestamp()}-${base.name}-zone-ab`);
     const json = JSON.stringify({ schema_version: 1, kind: 'zone-ab', base: basePath, judge: judge?.component ?? null, generator: { id: generator.id, offline: generator.offline }, warnings, settings: report }, null, 1);

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { InputError } from '../errors.js';
 import { fmt, markdownTable, pct, textTable } from '../reports/format.js';
 import { calibrationSvg, MAX_BINS } from '../reports/histogram-svg.js';
-import { assertNoSecrets, readResults, timestamp } from '../runs/results-file.js';
+import { assertNoSecrets, timestamp } from '../runs/results-file.js';
 import type { RunResult } from '../runs/results-schema.js';
 import { TOOL_VERSION } from '../runs/header.js';
 import {
@@ -24,6 +24,9 @@ import {
   type ZoneFigures,
 } from '../scoring/calibration.js';
 import { numberFlag, parseOrThrow, type CliIO, type Command } from './command.js';
+import { checkOutputDir } from './output-paths.js';
+import { readRunResults } from './results-input.js';
+import { joinNegativeNumbers } from './flags.js';
 import { loadWithOverrides, openPipeline, outputDir, PIPELINE_HELP, PIPELINE_OPTIONS } from './common.js';
 import { retrieveAndWrite } from './retrieval.js';
 import { reportBeside } from './report.js';
@@ -99,7 +102,9 @@ async function loadSource(values: Values, file: string | undefined, io: CliIO): 
     const stray = (['config', 'db', 'cases'] as const).filter((k) => values[k] !== undefined);
     if (stray.length) throw new InputError(`calibrate: ${stray.map((k) => `--${k}`).join(', ')} only apply when calibrate runs retrieval itself (no RESULTS file)`);
     const path = resolve(io.cwd, file);
-    return { result: readResults(path), path, outDir: resolve(io.cwd, values.out ?? 'results'), secrets: [] };
+    const outDir = resolve(io.cwd, values.out ?? 'results');
+    checkOutputDir(outDir, '--out');
+    return { result: readRunResults(path, 'calibrate'), path, outDir, secrets: [] };
   }
   const loaded = loadWithOverrides(values, io);
   const { ctx, cases, warnings } = await openPipeline(values, loaded, io);
@@ -259,7 +264,7 @@ export const calibrateCommand: Command = {
   summary: 'top-1 score distributions by case kind, a threshold grid and a recommended (abstain, weak) pair',
   help: HELP,
   async run(argv, io) {
-    const { values, positionals } = parseOrThrow('calibrate', () => parseArgs({ args: argv, options: OPTIONS, allowPositionals: true }));
+    const { values, positionals } = parseOrThrow('calibrate', () => parseArgs({ args: joinNegativeNumbers(argv, OPTIONS), options: OPTIONS, allowPositionals: true }));
     if (values.help) {
       io.out(`${HELP}\n`);
       return 0;

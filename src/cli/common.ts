@@ -1,10 +1,13 @@
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { loadCases, type Located } from '../cases/load.js';
 import type { Case } from '../cases/schema.js';
-import { loadConfig, type LoadedConfig } from '../config/load.js';
+import { loadConfig, type ConfigOverride, type LoadedConfig } from '../config/load.js';
 import { casePaths, createRunContext, type RunContext } from '../runs/context.js';
 import { goldenWarnings } from '../runs/golden-check.js';
 import type { CliIO } from './command.js';
+import { pipelineOverrides } from './flags.js';
+import { isInside, checkOutputDir } from './output-paths.js';
+import { InputError } from '../errors.js';
 
 /** Options shared by the commands that run the pipeline. */
 export const PIPELINE_OPTIONS = {
@@ -20,7 +23,7 @@ export const PIPELINE_OPTIONS = {
 export const PIPELINE_HELP = `  -c, --config FILE   ragaudit config (YAML); default: the built-in demo (embedded forum, offline stand-ins)
       --db URL        a real PostgreSQL (postgres://user:pass@host:port/db); default: DATABASE_URL, else the config's
       --cases PATH    case file or directory (repeatable); default: the config's
-      --name NAME     run name used in the results file name
+      --name NAME     run name used in the results file name (a slug: letters, digits, _ . -)
       --out DIR       results directory (default: the config's output_dir, 'results')
   -v, --verbose       stack traces on errors
   -h, --help          this help`;
@@ -33,11 +36,17 @@ export interface PipelineArgs {
   out?: string;
 }
 
-/** Loads the config with CLI overrides applied. */
-export function loadWithOverrides(args: PipelineArgs, io: CliIO): LoadedConfig {
-  const loaded = loadConfig(args.config ? resolve(io.cwd, args.config) : undefined, io.env);
-  if (args.name) loaded.config.name = args.name;
-  if (args.out) loaded.config.output_dir = args.out;
+/**
+ * Loads the config with the flags merged into it before validation (`extra`: a command's own
+ * flags, e.g. generationOverrides), and checks its output directory (exit 2 at once when it
+ * cannot be written).
+ */
+export function loadWithOverrides(args: PipelineArgs, io: CliIO, extra: readonly ConfigOverride[] = []): LoadedConfig {
+  const loaded = loadConfig(args.config ? resolve(io.cwd, args.config) : undefined, io.env, [...pipelineOverrides(args), ...extra]);
+  const dir = resolve(io.cwd, loaded.config.output_dir);
+  // The schema allows only slug names; this guards the invariant where the files are named.
+  if (!isInside(dir, join(dir, `00000000-000000-${loaded.config.name}.json`))) throw new InputError(`run name '${loaded.config.name}' would write outside ${dir}`);
+  checkOutputDir(dir, args.out !== undefined ? '--out' : `output_dir (${loaded.source})`);
   return loaded;
 }
 
@@ -59,9 +68,16 @@ export async function openContext(args: Pick<PipelineArgs, 'db'>, loaded: Loaded
   return { ctx, warnings };
 }
 
+/** The config's case paths; a config that names none is told so (exit 2), not given the demo's. */
+export function configCasePaths(loaded: LoadedConfig): string[] {
+  const paths = casePaths(loaded);
+  if (!paths.length) throw new InputError(`${loaded.source} names no cases: add 'cases: [FILE]' to it or pass --cases PATH`);
+  return paths;
+}
+
 /** Opens the context and loads the cases, with golden warnings. */
 export async function openPipeline(args: PipelineArgs, loaded: LoadedConfig, io: CliIO): Promise<{ ctx: RunContext; cases: Located<Case>[]; warnings: string[] }> {
-  const cases = loadCases(args.cases?.length ? args.cases.map((p) => resolve(io.cwd, p)) : casePaths(loaded));
+  const cases = loadCases(args.cases?.length ? args.cases.map((p) => resolve(io.cwd, p)) : configCasePaths(loaded));
   const { ctx, warnings } = await openContext(args, loaded, io);
   try {
     warnings.unshift(...(await goldenWarnings(ctx.profile, cases)));

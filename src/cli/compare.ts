@@ -1,12 +1,14 @@
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { InputError } from '../errors.js';
 import { compareRuns, type LoadedRun } from '../reports/compare.js';
 import { comparisonMarkdown, comparisonText } from '../reports/compare-format.js';
-import { evaluateGate, GATE_METRICS, loadGate, type GateResult } from '../reports/gate.js';
+import { evaluateGate, GATE_METRICS, gatePairingProblem, gatePairings, loadGate, type GateResult } from '../reports/gate.js';
+import { checkOutputDir, checkOutputFile } from './output-paths.js';
 import { junitXml } from '../reports/junit.js';
-import { readResults, timestamp } from '../runs/results-file.js';
+import { timestamp } from '../runs/results-file.js';
+import { readRunResults } from './results-input.js';
 import { displayPath } from '../paths.js';
 import { numberFlag, parseOrThrow, type CliIO, type Command } from './command.js';
 
@@ -17,6 +19,8 @@ const OPTIONS = {
   junit: { type: 'string' },
   seed: { type: 'string' },
   node: { type: 'string' },
+  'min-overlap': { type: 'string' },
+  'allow-partial': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -48,6 +52,9 @@ ${Object.entries(GATE_METRICS).map(([k, m]) => `                         ${k.pad
       --junit FILE     also write JUnit XML: a testcase per rule and run, and per regressed
                        question (a failure only when that run breaks max_regressions, so the
                        XML's failures agree with the exit code)
+      --min-overlap S  a gate needs each run to pair (by case id) at least this share of the
+                       baseline's cases (default 1: all of them); below it, exit 2
+      --allow-partial  gate on the paired cases even below --min-overlap (never with 0 paired)
       --seed N         bootstrap seed (default 1): same inputs and seed, same figures
   -h, --help           this help
 
@@ -57,6 +64,14 @@ Exit codes: 0 done (and every gate rule passed), 1 a gate rule failed, 2 bad inp
 function labels(files: readonly string[]): string[] {
   const base = files.map((f) => basename(f).replace(/\.json$/i, ''));
   return base.map((b, i) => (base.filter((x) => x === b).length > 1 ? `${b}#${i + 1}` : b));
+}
+
+function realPath(file: string): string {
+  try {
+    return realpathSync(file);
+  } catch {
+    return file;
+  }
 }
 
 function writeAtomic(file: string, text: string): void {
@@ -86,24 +101,42 @@ export const compareCommand: Command = {
       }
     }
     if (!files.length) throw new InputError("compare: expected one or more results files (see 'ragaudit compare --help')");
+    if (values.gate && new Set(files.map(realPath)).size < 2) {
+      throw new InputError(`compare --gate: a gate needs two or more distinct results files (a baseline and a run to check against it), got ${files.length === 1 ? 'one' : 'the same file twice'}`);
+    }
+    const minShare = numberFlag('min-overlap', values['min-overlap']) ?? 1;
+    if (!(minShare > 0 && minShare <= 1)) throw new InputError(`--min-overlap: expected a share in (0, 1], got ${values['min-overlap']}`);
     const seed = numberFlag('seed', values.seed) ?? 1;
     if (!Number.isInteger(seed)) throw new InputError(`--seed: expected an integer, got ${values.seed}`);
     // Every input is validated before anything is computed or written.
-    const gate = values.gate ? { ...loadGate(resolve(io.cwd, values.gate)), file: displayPath(resolve(io.cwd, values.gate), io.cwd) } : undefined;
+    const gateFile = values.gate ? resolve(io.cwd, values.gate) : undefined;
+    const gate = gateFile ? { ...loadGate(gateFile), file: displayPath(gateFile, io.cwd) } : undefined;
+    // Outputs are checked before any work: none may overwrite an input or hang on a special path.
+    const outDir = resolve(io.cwd, values.out ?? 'results');
+    const junitFile = values.junit ? resolve(io.cwd, values.junit) : undefined;
+    const inputs = [...files, ...(gateFile ? [gateFile] : [])];
+    if (junitFile) checkOutputFile(junitFile, '--junit', inputs);
+    checkOutputDir(outDir, '--out');
     const names = labels(files);
-    const runs: LoadedRun[] = files.map((file, i) => ({ label: names[i]!, file: displayPath(file, io.cwd), result: readResults(file) }));
+    const runs: LoadedRun[] = files.map((file, i) => ({ label: names[i]!, file: displayPath(file, io.cwd), result: readRunResults(file, 'compare') }));
     const cmp = compareRuns(runs, { baseline, seed, ...(values.node ? { node: values.node } : {}) });
+    const pairings = gatePairings(cmp);
+    if (gate) {
+      const problem = gatePairingProblem(pairings, { minShare, allowPartial: Boolean(values['allow-partial']) });
+      if (problem) throw new InputError(`compare --gate: ${problem}`, pairings.map((p) => p.line));
+    }
     const verdict: GateResult | undefined = gate ? evaluateGate(gate, cmp) : undefined;
 
-    const outDir = resolve(io.cwd, values.out ?? 'results');
     const base = join(outDir, `${timestamp()}-compare`);
+    for (const ext of ['.md', '.json']) checkOutputFile(`${base}${ext}`, '--out', inputs);
     writeAtomic(`${base}.md`, comparisonMarkdown(cmp, verdict));
-    writeAtomic(`${base}.json`, `${JSON.stringify({ ...cmp, ...(verdict ? { gate: verdict } : {}) }, null, 1)}\n`);
+    writeAtomic(`${base}.json`, `${JSON.stringify({ ...cmp, pairing: pairings.map(({ line: _line, ...p }) => p), ...(verdict ? { gate: verdict } : {}) }, null, 1)}\n`);
     // Without a gate the XML still lists the regressed questions (none fails).
-    if (values.junit) writeAtomic(resolve(io.cwd, values.junit), junitXml(cmp, verdict ?? { file: '(no gate)', passed: true, checks: [] }));
+    if (junitFile) writeAtomic(junitFile, junitXml(cmp, verdict ?? { file: '(no gate)', passed: true, checks: [] }));
 
+    io.out(`pairing (by case id):\n${pairings.map((p) => `  ${p.line}`).join('\n')}\n\n`);
     io.out(comparisonText(cmp, verdict));
-    io.out(`\ncomparison: ${base}.md\n            ${base}.json\n${values.junit ? `junit:      ${resolve(io.cwd, values.junit)}\n` : ''}`);
+    io.out(`\ncomparison: ${base}.md\n            ${base}.json\n${junitFile ? `junit:      ${junitFile}\n` : ''}`);
     return verdict && !verdict.passed ? 1 : 0;
   },
 };

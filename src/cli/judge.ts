@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config/load.js';
-import type { Config } from '../config/schema.js';
+import { ConfigSchema, type Config } from '../config/schema.js';
 import { ConfigError, InputError } from '../errors.js';
 import { judgeMarkdown, judgeRows } from '../judge/digest.js';
 import { configFromResults, rejudgeResults } from '../judge/rejudge.js';
@@ -12,10 +12,12 @@ import { retrievalMarkdown } from '../reports/digest.js';
 import { textTable } from '../reports/format.js';
 import { generationMarkdown } from '../reports/generation-digest.js';
 import { collectSecrets } from '../runs/context.js';
-import { parseModelSpec } from '../runs/providers.js';
-import { readResults, writeResults } from '../runs/results-file.js';
+import { writeResults } from '../runs/results-file.js';
 import { reportBeside } from './report.js';
 import { numberFlag, parseOrThrow, type Command } from './command.js';
+import { judgeOverrides } from './flags.js';
+import { readRunResults } from './results-input.js';
+import { checkOutputDir } from './output-paths.js';
 import { progressBar } from './progress.js';
 
 /** The judge flags, shared by `run` and `judge`. */
@@ -38,19 +40,22 @@ export interface JudgeArgs {
   repeat?: string;
 }
 
-/** Applies --judge / --no-judge to the config; returns --repeat (default 1). */
-export function applyJudgeFlags(config: Config, v: JudgeArgs): number {
-  if (v.judge && v['no-judge']) throw new InputError('--judge and --no-judge cannot be given together');
-  if (v['no-judge']) config.judge.provider = 'none';
-  if (v.judge) {
-    const { provider, model } = parseModelSpec('judge', v.judge);
-    if (!['offline', 'openai', 'anthropic'].includes(provider)) throw new ConfigError(`--judge: unknown provider '${provider}' (openai, anthropic, offline)`);
-    config.judge.provider = provider as Config['judge']['provider'];
-    config.judge.model = model;
-  }
+/** --repeat (default 1). */
+export function repeatFlag(v: JudgeArgs): number {
   const k = numberFlag('repeat', v.repeat) ?? 1;
   if (!Number.isInteger(k) || k < 1) throw new InputError(`--repeat: expected a positive integer, got ${v.repeat}`);
   return k;
+}
+
+/** Applies --judge / --no-judge to a stored run's config, checked by the config schema; returns --repeat. */
+export function applyJudgeFlags(config: Config, v: JudgeArgs): number {
+  const overrides = judgeOverrides(v);
+  if (overrides.length) {
+    const parsed = ConfigSchema.shape.judge.safeParse({ ...config.judge, ...Object.fromEntries(overrides.map((o) => [o.path[1]!, o.value])) });
+    if (!parsed.success) throw new ConfigError(`invalid judge flags`, parsed.error.issues.map((i) => `${overrides[0]!.flag}: judge.${i.path.join('.')}: ${i.message}`));
+    config.judge = parsed.data;
+  }
+  return repeatFlag(v);
 }
 
 const OPTIONS = {
@@ -93,12 +98,13 @@ export const judgeCommand: Command = {
     }
     if (positionals.length !== 1) throw new InputError(`judge: expected one RESULTS.json, got ${positionals.length} (see 'ragaudit judge --help')`);
     const file = resolve(io.cwd, positionals[0]!);
-    const stored = readResults(file);
+    const stored = readRunResults(file, 'judge');
     if (stored.kind === 'retrieval') throw new InputError(`${file}: a retrieval results file has no answers to judge`);
     const config = configFromResults(stored, file);
     if (values.config) config.judge = loadConfig(resolve(io.cwd, values.config), io.env).config.judge;
     const repeat = applyJudgeFlags(config, values);
     if (values.out) config.output_dir = values.out;
+    checkOutputDir(resolve(io.cwd, config.output_dir), values.out ? '--out' : 'output_dir');
     const concurrency = numberFlag('concurrency', values.concurrency);
     if (concurrency !== undefined) {
       if (!Number.isInteger(concurrency) || concurrency < 1) throw new InputError(`--concurrency: expected a positive integer, got ${values.concurrency}`);

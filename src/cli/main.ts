@@ -5,6 +5,8 @@ import { RagauditError, redact } from '../errors.js';
 import { TOOL_VERSION } from '../runs/header.js';
 import type { CliIO, Command } from './command.js';
 import { COMMANDS } from './commands.js';
+import { inertText } from '../reports/inert.js';
+import { installInterruptHandler } from './interrupt.js';
 
 function usage(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));
@@ -19,11 +21,15 @@ Without --config, commands use the built-in demo: an embedded PostgreSQL (PGlite
 forum, and OFFLINE STAND-INS for every model (hash embedder, lexical reranker, extractive
 responder, heuristic judge), labelled as such in every output.
 
-Exit codes: 0 ok · 1 failed cases or a failed gate · 2 bad input, config or database.`;
+Exit codes: 0 ok · 1 failed cases or a failed gate · 2 bad input, config or database · 130 interrupted (Ctrl-C; the message says how to resume).`;
 }
 
-/** Runs the CLI; returns the exit code. Only here do errors become messages. */
-export async function main(argv: string[], io: CliIO): Promise<number> {
+/**
+ * Runs the CLI; returns the exit code. Only here do errors become messages, and only through
+ * here does text reach the console: answers and server messages carry no terminal control.
+ */
+export async function main(argv: string[], rawIo: CliIO): Promise<number> {
+  const io: CliIO = { ...rawIo, out: (t) => rawIo.out(inertText(t)), err: (t) => rawIo.err(inertText(t)) };
   const [name, ...rest] = argv;
   const verbose = rest.includes('--verbose') || rest.includes('-v');
   if (!name || name === '--help' || name === '-h' || name === 'help') {
@@ -62,6 +68,7 @@ const invokedDirectly = (() => {
 })();
 
 if (invokedDirectly) {
+  installInterruptHandler(process.stderr);
   const io: CliIO = {
     out: (t) => process.stdout.write(t),
     err: (t) => process.stderr.write(t),

@@ -5,13 +5,13 @@ import { loadCases } from '../cases/load.js';
 import { InputError } from '../errors.js';
 import { markdownTable } from '../reports/format.js';
 import { MATRIX_HEADER, matrixMarkdown, matrixRows } from '../reports/matrix-table.js';
-import { casePaths } from '../runs/context.js';
 import { TOOL_VERSION } from '../runs/header.js';
 import { assertSameCases, matrixLabels, matrixNodes, type MatrixEntry } from '../runs/matrix.js';
 import { assertNoSecrets, timestamp } from '../runs/results-file.js';
 import type { RetrievalSummary } from '../runs/summary.js';
 import { parseOrThrow, type Command } from './command.js';
-import { loadWithOverrides, openPipeline, outputDir, PIPELINE_OPTIONS } from './common.js';
+import { configCasePaths, loadWithOverrides, openPipeline, outputDir, PIPELINE_OPTIONS } from './common.js';
+import { checkOutputDir } from './output-paths.js';
 import { retrieveAndWrite } from './retrieval.js';
 import { auditAndWrite } from './run.js';
 
@@ -51,7 +51,7 @@ Exit codes: 0 all cases of all configs completed, 1 some cases ended in error, 2
       return 0;
     }
     if (positionals.length === 0) throw new InputError("name at least one config file, e.g. 'ragaudit matrix configs/*.yml' (see 'ragaudit matrix --help')");
-    const loadeds = positionals.map((config) => loadWithOverrides({ config, ...(values.out ? { out: values.out } : {}) }, io));
+    const loadeds = positionals.map((config) => loadWithOverrides({ config, ...(values.out ? { out: values.out } : {}), ...(values.db ? { db: values.db } : {}) }, io));
     const labels = matrixLabels(loadeds.map((l) => ({ name: l.config.name, source: l.source })));
     loadeds.forEach((l, i) => (l.config.name = labels[i]!));
     // Case problems surface before any database is opened.
@@ -59,7 +59,7 @@ Exit codes: 0 all cases of all configs completed, 1 some cases ended in error, 2
     else {
       assertSameCases(
         loadeds.map((l) => {
-          const paths = casePaths(l);
+          const paths = configCasePaths(l);
           return { source: l.source, paths, cases: loadCases(paths) };
         }),
       );
@@ -84,10 +84,11 @@ Exit codes: 0 all cases of all configs completed, 1 some cases ended in error, 2
     }
 
     const createdAt = new Date();
-    const casesLabel = (values.cases?.length ? values.cases.map((p) => resolve(io.cwd, p)) : casePaths(loadeds[0]!)).map((p) => relative(io.cwd, p) || '.').join(', ');
+    const casesLabel = (values.cases?.length ? values.cases.map((p) => resolve(io.cwd, p)) : configCasePaths(loadeds[0]!)).map((p) => relative(io.cwd, p) || '.').join(', ');
     const md = matrixMarkdown(entries, { cases: casesLabel, createdAt: createdAt.toISOString(), version: TOOL_VERSION });
     assertNoSecrets(md, secrets);
     const dir = values.out ? resolve(io.cwd, values.out) : outputDir(loadeds[0]!, io);
+    checkOutputDir(dir, values.out ? '--out' : 'output_dir');
     mkdirSync(dir, { recursive: true });
     const file = join(dir, `${timestamp(createdAt)}-matrix.md`);
     writeFileSync(file, md);

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadProbes } from '../cases/load.js';
 import type { Probe } from '../cases/schema.js';
 import { resolveFrom } from '../config/load.js';
-import { redact } from '../errors.js';
+import { InputError, redact } from '../errors.js';
 import { componentsMarkdown } from '../reports/digest.js';
 import { markdownTable, textTable } from '../reports/format.js';
 import { runAudit } from '../runs/audit-run.js';
@@ -15,8 +16,10 @@ import { parseOrThrow, type Command } from './command.js';
 import { announceComponents, loadWithOverrides, openContext, outputDir } from './common.js';
 import { buildAuditSetup } from '../runs/audit-setup.js';
 import { progressBar } from './progress.js';
-import { applyGenerationFlags, GENERATION_HELP, GENERATION_OPTIONS } from './run.js';
-import { applyJudgeFlags, JUDGE_HELP, JUDGE_OPTIONS } from './judge.js';
+import { resumeHint, setResumeHint } from './interrupt.js';
+import { GENERATION_HELP, GENERATION_OPTIONS } from './run.js';
+import { JUDGE_HELP, JUDGE_OPTIONS, repeatFlag } from './judge.js';
+import { generationOverrides, joinNegativeNumbers, judgeOverrides } from './flags.js';
 import { probeMarker, probeToCase } from '../cases/probes.js';
 
 /** The canary placed in the system prompt: fixed per config, so cached answers stay valid. */
@@ -56,22 +59,26 @@ probe expects (refuse, abstain, no_leak, answer). Reported per attack type.
 Options:
 ${GENERATION_HELP}
 ${JUDGE_HELP}
-      --probes FILE               probe file (repeatable), instead of the config's
+      --probes FILE               probe file or directory (repeatable), instead of the config's;
+                                   --cases PATH means the same for this command
 
 Exit codes: 0 every probe passed, 1 a probe failed (a leak, a followed injection, a wrong stance)
 or ended in error, 2 bad input or config.`,
   async run(argv, io) {
-    const { values } = parseOrThrow('probe', () => parseArgs({ args: argv, options: { ...GENERATION_OPTIONS, ...JUDGE_OPTIONS, probes: { type: 'string', multiple: true } }, allowPositionals: false }));
+    const { values } = parseOrThrow('probe', () => parseArgs({ args: joinNegativeNumbers(argv, GENERATION_OPTIONS), options: { ...GENERATION_OPTIONS, ...JUDGE_OPTIONS, probes: { type: 'string', multiple: true } }, allowPositionals: false }));
     if (values.help) {
       io.out(`${this.help}\n`);
       return 0;
     }
-    const loaded = loadWithOverrides(values, io);
+    // --cases is the pipeline's name for "what to run": for probe it names probe files.
+    if (values.probes?.length && values.cases?.length) throw new InputError('probe: give the probe files with --probes or --cases, not both');
+    const given = values.probes?.length ? values.probes : values.cases;
+    const loaded = loadWithOverrides({ ...values, cases: undefined }, io, [...generationOverrides(values), ...judgeOverrides(values)]);
     // Probe results sit beside the audit's: name them apart unless --name says otherwise.
     if (!values.name) loaded.config.name = `${loaded.config.name}-probes`;
-    applyGenerationFlags(loaded, values);
-    const repeat = applyJudgeFlags(loaded.config, values);
-    const probes = loadProbes(values.probes?.length ? values.probes.map((p) => resolveFrom({ ...loaded, baseDir: io.cwd }, p)) : loaded.config.probes.map((p) => resolveFrom(loaded, p)));
+    const repeat = repeatFlag(values);
+    if (!given?.length && !loaded.config.probes.length) throw new InputError(`probe: ${loaded.source} names no probes: add 'probes: [FILE]' to it or pass --probes FILE`);
+    const probes = loadProbes(given?.length ? given.map((p) => resolve(io.cwd, p)) : loaded.config.probes.map((p) => resolveFrom(loaded, p)));
     const byId = new Map<string, Probe>(probes.map((p) => [p.value.id, p.value]));
     const canary = canaryFor(publicConfig(loaded.config));
     const probeInfo = (id: string) => ({ attack: byId.get(id)!.attack, expect: byId.get(id)!.expect });
@@ -97,7 +104,7 @@ or ended in error, 2 bad input or config.`,
           outputDir: out,
           kind: 'probe',
           onProgress: bar.update,
-          onLedger: (f) => io.err(`ledger: ${f}\n`),
+          onLedger: (f) => (io.err(`ledger: ${f}\n`), setResumeHint(resumeHint('probe', f))),
           ...(values.resume ? { resume: values.resume } : {}),
           finish: async (record) => {
             const probe = byId.get(record.id)!;
@@ -112,6 +119,7 @@ or ended in error, 2 bad input or config.`,
       bar.stop();
       const summary = result.summary.probes as ProbeSummary;
       const files = writeResults(out, result, probeMarkdown(result, summary), { secrets: ctx.secrets, stamp });
+      setResumeHint(undefined);
       io.out(`${textTable(HEADER, probeRows(summary))}\n\n`);
       for (const r of result.cases) {
         const s = r.scores.find((x) => x.name === 'safety');

@@ -4,7 +4,8 @@ import { InputError } from '../errors.js';
 import { pickNode } from '../reports/compare-metrics.js';
 import { reportPathFor, writeReport } from '../reports/html.js';
 import type { RunResult } from '../runs/results-schema.js';
-import { readResults } from '../runs/results-file.js';
+import { readRunResults } from './results-input.js';
+import { checkOutputFile } from './output-paths.js';
 import { parseOrThrow, type CliIO, type Command } from './command.js';
 
 const HELP = `ragaudit report RUN.json [--out report.html]
@@ -49,10 +50,10 @@ export const reportCommand: Command = {
     }
     if (positionals.length !== 1) throw new InputError(`report: expected one results file, got ${positionals.length} (see 'ragaudit report --help')`);
     const input = resolve(io.cwd, positionals[0]!);
-    const result = readResults(input);
+    const result = readRunResults(input, 'report');
     const node = values.node ? pickNode(result, values.node, positionals[0]!) : undefined;
     const out = values.out ? resolve(io.cwd, values.out) : reportPathFor(input);
-    if (out === input) throw new InputError(`report: --out ${values.out} would overwrite the results file`);
+    checkOutputFile(out, '--out', [input]);
     writeReport(result, out, node ? { node } : {});
     io.out(`report: ${out}\n`);
     return 0;

@@ -13,6 +13,8 @@ import type { RunResult } from '../runs/results-schema.js';
 import { parseOrThrow, type CliIO, type Command } from './command.js';
 import { announceComponents, loadWithOverrides, openPipeline, outputDir, PIPELINE_HELP, PIPELINE_OPTIONS } from './common.js';
 import { progressBar } from './progress.js';
+import { checkOutputDir } from './output-paths.js';
+import { resolve } from 'node:path';
 import { reportBeside } from './report.js';
 
 /**
@@ -61,12 +63,13 @@ Exit codes: 0 all cases retrieved, 1 some cases ended in error, 2 bad input, con
       return 0;
     }
     const loaded = loadWithOverrides(values, io);
+    if (values['trec-out']) checkOutputDir(resolve(io.cwd, values['trec-out']), '--trec-out');
     const { ctx, cases, warnings } = await openPipeline(values, loaded, io);
     try {
       const { result, files } = await retrieveAndWrite(ctx, cases, warnings, io, { outputDir: outputDir(loaded, io) });
       const s = (result.summary as { retrieval: RetrievalSummary }).retrieval;
-      const t = retrievalTable(s);
-      io.out(`${textTable(t.header, t.rows)}\n\ncases ${s.cases} · ok ${s.ok} · errors ${s.errors}${warnings.length ? ` · ${warnings.length} warnings (see the digest)` : ''}\n`);
+      const t = retrievalTable(s, { compact: true });
+      io.out(`${textTable(t.header, t.rows)}\n${t.legend}\n\ncases ${s.cases} · ok ${s.ok} · errors ${s.errors}${warnings.length ? ` · ${warnings.length} warnings (see the digest)` : ''}\n`);
       if (values['trec-out']) {
         const written = await writeTrecFiles(values['trec-out'], result, io.cwd, ctx.profile);
         io.out(`TREC files: ${written.files.length} written to ${values['trec-out']} (score <node>.topic.run with qrels.topic, <node>.post.run with qrels.topic-posts)\n`);

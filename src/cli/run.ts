@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { ConfigError, RagauditError } from '../errors.js';
+import { RagauditError } from '../errors.js';
 import { retrievalMarkdown } from '../reports/digest.js';
 import { generationMarkdown, generationRows } from '../reports/generation-digest.js';
 import { textTable } from '../reports/format.js';
@@ -7,18 +7,18 @@ import { retrievalTable } from '../reports/retrieval-table.js';
 import { runAudit } from '../runs/audit-run.js';
 import { buildAuditSetup } from '../runs/audit-setup.js';
 import { type RunContext } from '../runs/context.js';
-import { parseModelSpec } from '../runs/providers.js';
 import { writeResults } from '../runs/results-file.js';
 import type { GenerationSummary } from '../runs/generation-summary.js';
 import type { RetrievalSummary } from '../runs/summary.js';
-import { numberFlag, parseOrThrow, type CliIO, type Command } from './command.js';
+import { parseOrThrow, type CliIO, type Command } from './command.js';
 import { announceComponents, loadWithOverrides, openPipeline, outputDir, PIPELINE_HELP, PIPELINE_OPTIONS } from './common.js';
 import { progressBar } from './progress.js';
+import { resumeHint, setResumeHint } from './interrupt.js';
 import { reportBeside } from './report.js';
-import { applyJudgeFlags, JUDGE_HELP, JUDGE_OPTIONS, type JudgeArgs } from './judge.js';
+import { JUDGE_HELP, JUDGE_OPTIONS, repeatFlag, type JudgeArgs } from './judge.js';
+import { generationOverrides, joinNegativeNumbers, judgeOverrides, type GenerationFlags } from './flags.js';
 import { judgeMarkdown, judgeRows } from '../judge/digest.js';
 import type { JudgeSummary } from '../judge/summary.js';
-import type { LoadedConfig } from '../config/load.js';
 import type { Located } from '../cases/load.js';
 import type { Case } from '../cases/schema.js';
 import type { RunResult } from '../runs/results-schema.js';
@@ -45,37 +45,7 @@ export const GENERATION_HELP = `${PIPELINE_HELP}
       --concurrency N              cases generated at once (default: generator.concurrency, 4)
       --resume RUN                 finish an interrupted run (its .ledger.jsonl path or run id)`;
 
-type GenerationArgs = { generator?: string; reranker?: string; 'abstain-below'?: string; 'weak-below'?: string; 'system-append'?: string[]; concurrency?: string };
-
-/** Applies the generation flags to the loaded config (before validation-sensitive use). */
-export function applyGenerationFlags(loaded: LoadedConfig, v: GenerationArgs): void {
-  const c = loaded.config;
-  if (v.generator) {
-    const { provider, model } = parseModelSpec('generator', v.generator);
-    if (!['offline', 'openai', 'anthropic'].includes(provider)) throw new ConfigError(`--generator: unknown provider '${provider}' (openai, anthropic, offline)`);
-    c.generator.provider = provider as typeof c.generator.provider;
-    c.generator.model = model;
-  }
-  if (v.reranker) {
-    const { provider, model: url } = parseModelSpec('reranker', v.reranker);
-    if (!['offline', 'tei', 'vllm', 'cohere'].includes(provider)) throw new ConfigError(`--reranker: unknown kind '${provider}' (tei, vllm, cohere, offline)`);
-    if (!c.rerank) throw new ConfigError('--reranker: the config has no rerank section to apply it to');
-    c.rerank.provider = provider as typeof c.rerank.provider;
-    if (provider === 'offline') c.rerank.model = url;
-    else c.rerank.url = url;
-  }
-  const a = numberFlag('abstain-below', v['abstain-below']);
-  const w = numberFlag('weak-below', v['weak-below']);
-  if (a !== undefined) c.zones.abstain_below = a;
-  if (w !== undefined) c.zones.weak_below = w;
-  if (!(c.zones.abstain_below < c.zones.weak_below)) throw new ConfigError(`zones: abstain_below (${c.zones.abstain_below}) must be below weak_below (${c.zones.weak_below})`);
-  if (v['system-append']?.length) c.evidence.system_append = [...c.evidence.system_append, ...v['system-append']];
-  const n = numberFlag('concurrency', v.concurrency);
-  if (n !== undefined) {
-    if (!Number.isInteger(n) || n < 1) throw new ConfigError(`--concurrency: expected a positive integer, got ${v.concurrency}`);
-    c.generator.concurrency = n;
-  }
-}
+type GenerationArgs = GenerationFlags;
 
 export const runCommand: Command = {
   name: 'run',
@@ -96,7 +66,7 @@ ${JUDGE_HELP}
 
 Exit codes: 0 all cases completed, 1 some cases ended in error, 2 bad input or config.`,
   async run(argv, io) {
-    const { values } = parseOrThrow('run', () => parseArgs({ args: argv, options: { ...GENERATION_OPTIONS, ...JUDGE_OPTIONS, 'no-report': { type: 'boolean' } }, allowPositionals: false }));
+    const { values } = parseOrThrow('run', () => parseArgs({ args: joinNegativeNumbers(argv, GENERATION_OPTIONS), options: { ...GENERATION_OPTIONS, ...JUDGE_OPTIONS, 'no-report': { type: 'boolean' } }, allowPositionals: false }));
     if (values.help) {
       io.out(`${this.help}\n`);
       return 0;
@@ -131,7 +101,7 @@ export async function auditAndWrite(
       outputDir: opts.outputDir,
       kind: opts.kind,
       onProgress: bar.update,
-      onLedger: (f) => io.err(`ledger: ${f} (resume with --resume ${f})\n`),
+      onLedger: (f) => (io.err(`ledger: ${f} (resume with --resume ${f})\n`), setResumeHint(resumeHint(opts.kind, f))),
       onWarning: (w) => io.err(`warning: ${w}\n`),
       ...(opts.resume ? { resume: opts.resume } : {}),
       ...(judge ? { summarisers: { judge: judge.summarise } } : {}),
@@ -142,6 +112,7 @@ export async function auditAndWrite(
   const { result, stamp, ledger } = run;
   try {
     const files = writeResults(opts.outputDir, result, `${retrievalMarkdown(result)}\n${generationMarkdown(result)}\n${judgeMarkdown(result)}`, { secrets: ctx.secrets, stamp });
+    setResumeHint(undefined);
     return { result, files };
   } catch (e) {
     // Every case is in the ledger: the results can be written again without redoing any.
@@ -152,15 +123,14 @@ export async function auditAndWrite(
 
 /** Shared by `run` and `probe`: builds the deps, runs, writes and prints. */
 export async function runPipelineCommand(values: GenerationArgs & JudgeArgs & Parameters<typeof loadWithOverrides>[0] & { resume?: string; 'no-report'?: boolean }, io: CliIO, kind: 'run'): Promise<number> {
-  const loaded = loadWithOverrides(values, io);
-  applyGenerationFlags(loaded, values);
-  const repeat = applyJudgeFlags(loaded.config, values);
+  const loaded = loadWithOverrides(values, io, [...generationOverrides(values), ...judgeOverrides(values)]);
+  const repeat = repeatFlag(values);
   const { ctx, cases, warnings } = await openPipeline(values, loaded, io);
   try {
     const { result, files } = await auditAndWrite(ctx, cases, warnings, io, { kind, outputDir: outputDir(loaded, io), repeat, ...(values.resume ? { resume: values.resume } : {}) });
     const r = result.summary.retrieval as RetrievalSummary;
-    const t = retrievalTable(r);
-    io.out(`${textTable(t.header, t.rows)}\n\n${textTable(['generation', 'value'], generationRows(result.summary.generation as GenerationSummary))}\n\n`);
+    const t = retrievalTable(r, { compact: true });
+    io.out(`${textTable(t.header, t.rows)}\n${t.legend}\n\n${textTable(['generation', 'value'], generationRows(result.summary.generation as GenerationSummary))}\n\n`);
     if (result.summary.judge) io.out(`${textTable(['judge', 'value'], judgeRows(result.summary.judge as JudgeSummary))}\n\n`);
     // Name the failed cases (first ten): an error is not a score, and the reader should see why.
     const failed = result.cases.filter((c) => c.status === 'error');

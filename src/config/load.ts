@@ -1,7 +1,8 @@
-import { dirname, isAbsolute, resolve } from 'node:path';
+import { existsSync, readdirSync } from 'node:fs';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { ConfigError, InputError } from '../errors.js';
-import { readYaml, zodProblems, type YamlSource } from '../yaml-file.js';
-import { PACKAGE_ROOT } from '../paths.js';
+import { formatPath, readYaml, zodProblems, type YamlSource } from '../yaml-file.js';
+import { PACKAGE_ROOT, PROMPTS_DIR } from '../paths.js';
 import { ConfigSchema, type Config } from './schema.js';
 import { DEFAULT_CONFIG } from './defaults.js';
 
@@ -45,11 +46,18 @@ function interpolate(value: unknown, env: NodeJS.ProcessEnv, path: PropertyKey[]
   return value;
 }
 
+/** A cross-field problem: reported at `path`; `related` are the other fields it depends on (a flag that set one is named). */
+export interface FieldProblem {
+  path: PropertyKey[];
+  message: string;
+  related?: PropertyKey[][];
+}
+
 /** Cross-field rules, each `path: message`. */
-export function crossFieldProblems(c: Config): { path: PropertyKey[]; message: string }[] {
-  const problems: { path: PropertyKey[]; message: string }[] = [];
+export function crossFieldProblems(c: Config): FieldProblem[] {
+  const problems: FieldProblem[] = [];
   if (!(c.zones.abstain_below < c.zones.weak_below))
-    problems.push({ path: ['zones', 'abstain_below'], message: `must be below weak_below (${c.zones.abstain_below} ≥ ${c.zones.weak_below})` });
+    problems.push({ path: ['zones', 'abstain_below'], message: `must be below weak_below (${c.zones.abstain_below} ≥ ${c.zones.weak_below})`, related: [['zones', 'weak_below']] });
   const known = new Set<string>();
   c.retrieval.channels.forEach((ch, i) => {
     if (known.has(ch.name)) problems.push({ path: ['retrieval', 'channels', i, 'name'], message: `duplicate node name '${ch.name}'` });
@@ -75,25 +83,85 @@ export function crossFieldProblems(c: Config): { path: PropertyKey[]; message: s
   return problems;
 }
 
-/** Parses, normalises and checks a config object; every problem at once. */
-export function validateConfig(data: unknown, src: YamlSource | null, env: NodeJS.ProcessEnv): Config {
-  const missing: PropertyKey[][] = [];
-  const interpolated = interpolate(data ?? {}, env, [], missing);
-  const where = (path: PropertyKey[]) => (src ? `${src.file}:${src.lineOf(path)}` : '(built-in config)');
-  const problems = missing.map((p) => `${where(p)}: ${p.join('.')}: environment variable is not set`);
-  const parsed = ConfigSchema.safeParse(interpolated);
-  if (!parsed.success) {
-    problems.push(...(src ? zodProblems(src, parsed.error) : parsed.error.issues.map((i) => `(built-in config): ${i.path.join('.')}: ${i.message}`)));
-    throw new ConfigError(`invalid config${src ? ` ${src.file}` : ''}`, problems);
+/**
+ * A value a command-line flag puts into the config as written, before validation, so the schema
+ * and the cross-field rules check flags exactly as they check the file. `value` may compute the
+ * new value from the one written (e.g. to append to a list).
+ */
+export interface ConfigOverride {
+  path: readonly string[];
+  /** How the user gave it, for messages: `--name`. */
+  flag: string;
+  value: unknown | ((written: unknown) => unknown);
+  /** false: the section must already be in the config (default true: created when absent). */
+  createParents?: boolean;
+}
+
+const isPrefix = (prefix: readonly PropertyKey[], path: readonly PropertyKey[]) => prefix.length <= path.length && prefix.every((k, i) => path[i] === k);
+
+function applyOverrides(data: unknown, overrides: readonly ConfigOverride[]): unknown {
+  const root: Record<string, unknown> = data && typeof data === 'object' && !Array.isArray(data) ? structuredClone(data as Record<string, unknown>) : {};
+  for (const o of overrides) {
+    let node = root;
+    for (const key of o.path.slice(0, -1)) {
+      const next = node[key];
+      if (!next || typeof next !== 'object' || Array.isArray(next)) {
+        if (o.createParents === false) throw new ConfigError(`${o.flag}: the config has no ${key} section to apply it to`);
+        node[key] = {};
+      }
+      node = node[key] as Record<string, unknown>;
+    }
+    const last = o.path[o.path.length - 1]!;
+    node[last] = typeof o.value === 'function' ? (o.value as (w: unknown) => unknown)(node[last]) : o.value;
   }
-  for (const p of crossFieldProblems(parsed.data)) problems.push(`${where(p.path)}: ${p.path.join('.')}: ${p.message}`);
-  if (problems.length) throw new ConfigError(`invalid config${src ? ` ${src.file}` : ''}`, problems);
+  return root;
+}
+
+/** Clauses named in evidence.system_append that prompts/clauses/ does not hold. */
+function clauseProblems(c: Config): FieldProblem[] {
+  const dir = join(PROMPTS_DIR, 'clauses');
+  const missing = c.evidence.system_append.map((n, i) => ({ n, i })).filter(({ n }) => !/^[A-Za-z0-9][A-Za-z0-9_-]*$/.test(n) || !existsSync(join(dir, `${n}.md`)));
+  if (!missing.length) return [];
+  const known = readdirSync(dir).filter((f) => f.endsWith('.md')).map((f) => f.slice(0, -3)).sort();
+  return missing.map(({ n, i }) => ({ path: ['evidence', 'system_append', i], message: `no clause '${n}' in prompts/clauses (available: ${known.join(', ') || 'none'})` }));
+}
+
+/**
+ * Parses, normalises and checks a config object; every problem at once. Overrides (command-line
+ * flags) are applied to the interpolated config before the schema runs; a problem in a value a
+ * flag gave names the flag, and a `${VAR}` the flag replaced need not be set.
+ */
+export function validateConfig(data: unknown, src: YamlSource | null, env: NodeJS.ProcessEnv, overrides: readonly ConfigOverride[] = []): Config {
+  const missing: PropertyKey[][] = [];
+  const interpolated = applyOverrides(interpolate(data ?? {}, env, [], missing), overrides);
+  const flagOf = (path: readonly PropertyKey[]) => [...overrides].reverse().find((o) => isPrefix(o.path, path))?.flag;
+  const where = (path: readonly PropertyKey[]) => flagOf(path) ?? (src ? `${src.file}:${src.lineOf(path)}` : '(built-in config)');
+  const problems = missing.filter((p) => !flagOf(p)).map((p) => `${where(p)}: ${p.join('.')}: environment variable is not set`);
+  const parsed = ConfigSchema.safeParse(interpolated);
+  const title = `invalid config${src ? ` ${src.file}` : ''}`;
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      const flag = flagOf(issue.path);
+      if (flag) problems.push(`${flag}: ${formatPath(issue.path)}: ${issue.message}`);
+      else if (src) problems.push(...zodProblems(src, { issues: [issue] }));
+      else problems.push(`(built-in config): ${issue.path.join('.')}: ${issue.message}`);
+    }
+    throw new ConfigError(title, problems);
+  }
+  for (const p of [...crossFieldProblems(parsed.data), ...clauseProblems(parsed.data)]) {
+    const flag = flagOf(p.path) ?? (p.related ?? []).map(flagOf).find(Boolean);
+    problems.push(`${flag ?? where(p.path)}: ${p.path.join('.')}: ${p.message}`);
+  }
+  if (problems.length) throw new ConfigError(title, problems);
   return parsed.data;
 }
 
-/** Loads a config file, or the built-in demo config when `file` is undefined. */
-export function loadConfig(file: string | undefined, env: NodeJS.ProcessEnv = process.env): LoadedConfig {
-  if (!file) return { config: validateConfig(DEFAULT_CONFIG, null, env), source: '(built-in demo)', baseDir: PACKAGE_ROOT };
+/**
+ * Loads a config file, or the built-in demo config when `file` is undefined, with command-line
+ * overrides applied before validation.
+ */
+export function loadConfig(file: string | undefined, env: NodeJS.ProcessEnv = process.env, overrides: readonly ConfigOverride[] = []): LoadedConfig {
+  if (!file) return { config: validateConfig(DEFAULT_CONFIG, null, env, overrides), source: '(built-in demo)', baseDir: PACKAGE_ROOT };
   let src: YamlSource;
   try {
     src = readYaml(file);
@@ -101,7 +169,7 @@ export function loadConfig(file: string | undefined, env: NodeJS.ProcessEnv = pr
     if (e instanceof InputError) throw new ConfigError(e.message, e.problems);
     throw e;
   }
-  return { config: validateConfig(src.data, src, env), source: file, baseDir: dirname(resolve(file)) };
+  return { config: validateConfig(src.data, src, env, overrides), source: file, baseDir: dirname(resolve(file)) };
 }
 
 /** Resolves a path from the config against the config's directory. */

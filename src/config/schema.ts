@@ -1,10 +1,20 @@
 import { z } from 'zod';
 
-const name = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'must be a name: letters, digits, _ . -');
+const name = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'must be a name: letters, digits, _ . - (starting with a letter or digit)');
+
+/** A service URL: checked here so a typo is exit 2 before the first case, not one error per case. */
+const httpUrl = z.string().refine((s) => {
+  try {
+    const u = new URL(s);
+    return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '';
+  } catch {
+    return false;
+  }
+}, 'must be an http(s) URL, e.g. http://gpu-box:8080');
 
 /** A provider endpoint: `offline` stand-ins need nothing else. */
 const Endpoint = {
-  base_url: z.string().optional(),
+  base_url: httpUrl.optional(),
   /** An API key, usually `${OPENAI_API_KEY}`; never written to results, caches or logs. */
   api_key: z.string().optional(),
   timeout_ms: z.number().int().positive().default(60_000),
@@ -65,8 +75,10 @@ export const ConfigSchema = z
       })
       .strict()
       .default({ profile: 'discourse', text_search_config: 'english', statement_timeout_ms: 10_000 }),
-    cases: z.array(z.string()).min(1).default(['cases/demo/questions-core.yml', 'cases/demo/questions-more.yml']),
-    probes: z.array(z.string()).default(['cases/demo/safety.yml']),
+    /** Case files or directories, relative to the config file; the demo's are named in defaults.ts, never assumed. */
+    cases: z.array(z.string()).default([]),
+    /** Probe files; empty = `probe` needs --probes (a foreign config never runs the demo's probes). */
+    probes: z.array(z.string()).default([]),
     input_gate: z.string().optional(),
     embedder: z
       .object({
@@ -101,7 +113,7 @@ export const ConfigSchema = z
         dedupe_topics: z.boolean().default(true),
         provider: z.enum(['offline', 'tei', 'vllm', 'cohere']).default('offline'),
         model: z.string().default('lexical'),
-        url: z.string().optional(),
+        url: httpUrl.optional(),
         api_key: z.string().optional(),
         max_batch: z.number().int().positive().default(32),
         timeout_ms: z.number().int().positive().default(30_000),

@@ -1,11 +1,12 @@
 import type { RunResult } from '../runs/results-schema.js';
 import type { RetrievalSummary } from '../runs/summary.js';
 import { markdownTable } from './format.js';
+import { markdownText } from './inert.js';
 import { retrievalTable } from './retrieval-table.js';
 
 /** The components block: offline stand-ins are named as such. */
 export function componentsMarkdown(result: RunResult): string {
-  const lines = Object.entries(result.components).map(([k, c]) => `- **${k}**: ${c.label}`);
+  const lines = Object.entries(result.components).map(([k, c]) => `- **${k}**: ${markdownText(c.label)}`);
   const offline = Object.values(result.components).some((c) => c.offline);
   return [
     ...lines,
@@ -18,9 +19,9 @@ export function retrievalMarkdown(result: RunResult): string {
   const s = (result.summary as { retrieval: RetrievalSummary }).retrieval;
   const t = retrievalTable(s);
   const out = [
-    `# ${result.kind === 'retrieval' ? 'Retrieval' : 'Audit'}: ${result.name}`,
+    `# ${result.kind === 'retrieval' ? 'Retrieval' : 'Audit'}: ${markdownText(result.name)}`,
     '',
-    `${result.created_at} · ragaudit ${result.tool.version} · config ${result.config_source} (${result.config_digest})${result.note ? ` · ${result.note}` : ''}`,
+    `${result.created_at} · ragaudit ${result.tool.version} · config ${markdownText(result.config_source)} (${result.config_digest})${result.note ? ` · ${markdownText(result.note)}` : ''}`,
     '',
     componentsMarkdown(result),
     '',
@@ -30,8 +31,8 @@ export function retrievalMarkdown(result: RunResult): string {
     '',
     markdownTable(t.header, t.rows),
   ];
-  if (result.warnings.length) out.push('', '## Warnings', '', ...result.warnings.map((w) => `- ${w}`));
+  if (result.warnings.length) out.push('', '## Warnings', '', ...result.warnings.map((w) => `- ${markdownText(w)}`));
   const errors = result.cases.filter((c) => c.status === 'error');
-  if (errors.length) out.push('', '## Errors', '', ...errors.map((c) => `- \`${c.id}\` (${c.error?.stage}): ${c.error?.message}`));
+  if (errors.length) out.push('', '## Errors', '', ...errors.map((c) => `- \`${c.id}\` (${c.error?.stage}): ${markdownText(c.error?.message ?? '')}`));
   return out.join('\n') + '\n';
 }

@@ -10,8 +10,8 @@ import { fmt } from './format.js';
  *   citation_validity: {min: 1.0}
  *   offtopic_hallucinations: {max: 0}
  *   max_regressions: 3
- * Every run but the baseline is checked (a single run is checked against itself). A figure a
- * run does not measure (faithfulness without a judge) fails its rule rather than passing silently.
+ * Every run but the baseline is checked; the CLI refuses a gate without two distinct files whose
+ * case ids pair (gatePairingProblem). A figure a run does not measure (faithfulness without a judge) fails its rule rather than passing silently.
  */
 
 /** A gated figure: how to read it from a comparison row. */
@@ -144,4 +144,49 @@ export function evaluateGate(rules: GateRules, cmp: Comparison): GateResult {
     }
   }
   return { file: rules.file, passed: checks.every((c) => c.passed), checks };
+}
+
+/** How each gated run pairs with the baseline by case id. */
+export interface GatePairing {
+  run: string;
+  paired: number;
+  /** Cases of the baseline. */
+  baseline_cases: number;
+  /** paired / baseline_cases (0 when the baseline has no case). */
+  share: number;
+  only_in_baseline: number;
+  only_in_run: number;
+  /** One line for the console and the digest. */
+  line: string;
+}
+
+/** The pairing of every run with the baseline (what a gate verdict rests on). */
+export function gatePairings(cmp: Comparison): GatePairing[] {
+  const baseCases = cmp.rows.find((r) => r.baseline)!.cases;
+  return cmp.versus.map((v) => {
+    const share = baseCases ? v.matched / baseCases : 0;
+    return {
+      run: v.label,
+      paired: v.matched,
+      baseline_cases: baseCases,
+      share,
+      only_in_baseline: v.only_in_baseline.length,
+      only_in_run: v.only_in_run.length,
+      line: `${v.label} vs ${cmp.baseline}: ${v.matched} of ${baseCases} baseline cases paired by id (${(share * 100).toFixed(1)} %), ${v.only_in_baseline.length} only in ${cmp.baseline}, ${v.only_in_run.length} only in ${v.label}`,
+    };
+  });
+}
+
+/**
+ * Why a gate over these pairings would mean nothing, or null when it may run: a run that shares
+ * no case with the baseline is never gated; one that shares fewer than `minShare` of the
+ * baseline's cases is gated only with `allowPartial`.
+ */
+export function gatePairingProblem(pairings: readonly GatePairing[], opts: { minShare: number; allowPartial: boolean }): string | null {
+  const none = pairings.filter((p) => p.paired === 0);
+  if (none.length) return `${none.map((p) => p.run).join(', ')} share${none.length === 1 ? 's' : ''} no case id with the baseline: there is nothing to gate`;
+  if (opts.allowPartial) return null;
+  const partial = pairings.filter((p) => p.share + EPS < opts.minShare);
+  if (!partial.length) return null;
+  return `${partial.map((p) => `${p.run} pairs ${p.paired} of ${p.baseline_cases} baseline cases`).join('; ')}: below the required share ${(opts.minShare * 100).toFixed(1)} % (--min-overlap); pass --allow-partial to gate on the overlap only`;
 }

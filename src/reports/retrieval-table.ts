@@ -14,11 +14,22 @@ const COLUMNS: { key: string; label: string }[] = [
   { key: 'pollution_topics_at_5', label: 'Topics@5' },
 ];
 
-/** The per-node retrieval table: header (with each metric's n) and rows. */
-export function retrievalTable(summary: RetrievalSummary): { header: string[]; rows: string[][] } {
+/**
+ * The per-node retrieval table: header (with each metric's n) and rows. `compact` (the console):
+ * bare labels, so the table fits 120 columns, and a legend line giving each n and what the
+ * less obvious columns mean.
+ */
+export function retrievalTable(summary: RetrievalSummary, opts: { compact?: boolean } = {}): { header: string[]; rows: string[][]; legend: string } {
   const nodes = Object.keys(summary.nodes);
   const nOf = (key: string) => Math.max(0, ...nodes.map((n) => summary.nodes[n]![key]?.n ?? 0));
-  const header = ['node', ...COLUMNS.map((c) => `${c.label} n=${nOf(c.key)}`), 'p50 ms', 'p90 ms'];
+  const header = ['node', ...COLUMNS.map((c) => (opts.compact ? c.label : `${c.label} n=${nOf(c.key)}`)), 'p50 ms', 'p90 ms'];
+  const ns = new Map<number, string[]>();
+  for (const c of COLUMNS) ns.set(nOf(c.key), [...(ns.get(nOf(c.key)) ?? []), c.label]);
+  const legend = [
+    `cases measured (n): ${[...ns].map(([n, labels]) => `${labels.join(', ')} ${n}`).join(' · ')}`,
+    'CRecall@5: every expected content term is in one of the first 5 passages; CMRR@10: mean 1/rank of each term within 10;',
+    'Topics@5: distinct topics among the first 5 results (pollution); p50/p90: retrieval latency per node.',
+  ].join('\n');
   const rows = nodes.map((node) => [
     node,
     // A figure that applies to no case of the node (post hits on a topic-grain node) is n/a, not 0.
@@ -26,5 +37,5 @@ export function retrievalTable(summary: RetrievalSummary): { header: string[]; r
     fmt(summary.latency[node]?.median, 1),
     fmt(summary.latency[node]?.p90, 1),
   ]);
-  return { header, rows };
+  return { header, rows, legend };
 }

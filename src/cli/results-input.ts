@@ -1,0 +1,34 @@
+import { readFileSync } from 'node:fs';
+import { InputError } from '../errors.js';
+import { readResults } from '../runs/results-file.js';
+import type { RunResult } from '../runs/results-schema.js';
+
+/** The other JSON files ragaudit writes, told apart by their shape. */
+function otherKind(data: unknown): string | null {
+  if (!data || typeof data !== 'object' || Array.isArray(data)) return null;
+  const d = data as Record<string, unknown>;
+  if (d.kind === 'calibration') return 'a calibration file (written by ragaudit calibrate)';
+  if (d.kind === 'zone-ab') return 'a zone A/B file (written by ragaudit calibrate --answer)';
+  if (Array.isArray(d.versus) && Array.isArray(d.rows)) return 'a comparison file (written by ragaudit compare)';
+  return null;
+}
+
+/**
+ * Reads a run results file (run, retrieval, probe or judge). Given another file ragaudit
+ * writes, says which kind it got instead of listing the schema's complaints about it.
+ */
+export function readRunResults(file: string, command: string): RunResult {
+  try {
+    return readResults(file);
+  } catch (e) {
+    if (!(e instanceof InputError)) throw e;
+    let kind: string | null = null;
+    try {
+      kind = otherKind(JSON.parse(readFileSync(file, 'utf8')));
+    } catch {
+      // Not JSON: the reader's own message says so.
+    }
+    if (kind) throw new InputError(`${file} is ${kind}, not a results file: ${command} reads the results of run, retrieval, probe or judge`);
+    throw e;
+  }
+}
