@@ -18,6 +18,12 @@ import { markdownTable } from '../src/reports/format.js';
 import { PACKAGE_ROOT } from '../src/paths.js';
 
 const REFERENCE = join(PACKAGE_ROOT, 'results', 'reference');
+/** The reference file whose name ends with `suffix` (the stamp changes when they are regenerated). */
+function reference(suffix: string): string {
+  const name = readdirSync(REFERENCE).find((f) => f.endsWith(suffix));
+  if (!name) throw new Error(`no results/reference/*${suffix}`);
+  return join(REFERENCE, name);
+}
 const dir = mkdtempSync(join(tmpdir(), 'ragaudit-cli-input-'));
 function file(name: string, text: string | Buffer): string {
   const p = join(dir, name);
@@ -168,8 +174,8 @@ describe('output flags: special or unwritable paths are exit 2 at once', () => {
     [['retrieval', '--out', '/proc/ragaudit/x'], '--out: /proc/ragaudit/x: cannot write under /proc'],
     [['run', '--out', '/sys/ragaudit'], '--out: /sys/ragaudit: cannot write under /sys'],
     [['retrieval', '--trec-out', '/proc/ragaudit-trec'], '--trec-out: /proc/ragaudit-trec: cannot write under /proc'],
-    [['report', join(REFERENCE, '20261202-162816-demo.json'), '--out', '/proc/r.html'], '--out: /proc/r.html: cannot write on a kernel file system'],
-    [['report', join(REFERENCE, '20261202-162816-demo.json'), '--out', join(REFERENCE, '20261202-162816-demo.json')], 'is an input of this command'],
+    [['report', reference('-demo.json'), '--out', '/proc/r.html'], '--out: /proc/r.html: cannot write on a kernel file system'],
+    [['report', reference('-demo.json'), '--out', reference('-demo.json')], 'is an input of this command'],
   ])('%j', async (args, message) => {
     const r = await cli(args);
     expect(r.code).toBe(2);
@@ -204,9 +210,9 @@ describe('outputs are inert', () => {
 
 describe('report says which kind of file it got', () => {
   it('a calibration file, a comparison file: exit 2 with one sentence, not a list of schema errors', async () => {
-    const cal = await cli(['report', join(REFERENCE, '20261202-162829-demo-calibration.json')]);
+    const cal = await cli(['report', reference('-demo-calibration.json')]);
     expect(cal.code).toBe(2);
-    expect(cal.err).toBe(`ragaudit report: ${join(REFERENCE, '20261202-162829-demo-calibration.json')} is a calibration file (written by ragaudit calibrate), not a results file: report reads the results of run, retrieval, probe or judge\n`);
+    expect(cal.err).toBe(`ragaudit report: ${reference('-demo-calibration.json')} is a calibration file (written by ragaudit calibrate), not a results file: report reads the results of run, retrieval, probe or judge\n`);
     const cmp = file('x-compare.json', JSON.stringify({ baseline: 'a', rows: [], versus: [] }));
     const r = await cli(['report', cmp]);
     expect(r.code).toBe(2);
@@ -278,7 +284,7 @@ describe('the markdown digests are inert', () => {
 describe('negative numbers in every command that takes them', () => {
   it('calibrate --from -8 (no =) is read as a number', async () => {
     const out = mkdtempSync(join(dir, 'cal-'));
-    const r = await cli(['calibrate', join(REFERENCE, '20261202-162816-demo.json'), '--from', '-8', '--to', '2', '--step', '1', '--out', out, '--no-report']);
+    const r = await cli(['calibrate', reference('-demo.json'), '--from', '-8', '--to', '2', '--step', '1', '--out', out, '--no-report']);
     expect(r.err).not.toContain('ambiguous');
     expect(r.code, r.err).toBe(0);
   });
@@ -286,7 +292,7 @@ describe('negative numbers in every command that takes them', () => {
 
 describe('judge and calibrate say which kind of file they got', () => {
   it.each(['judge', 'calibrate'])('%s on a calibration file', async (command) => {
-    const f = join(REFERENCE, '20261202-162829-demo-calibration.json');
+    const f = reference('-demo-calibration.json');
     const r = await cli([command, f]);
     expect(r.code).toBe(2);
     expect(r.err).toContain(`${f} is a calibration file (written by ragaudit calibrate), not a results file: ${command} reads the results of run, retrieval, probe or judge`);

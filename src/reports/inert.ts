@@ -23,5 +23,6 @@ export function inertText(text: string): string {
 export function markdownText(text: string): string {
   return inertText(text)
     .replace(/[&<>]/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;' })[ch]!)
-    .replace(/\]\s*\(/g, ']\\(');
+    // CommonMark allows no space between `]` and `(` of an inline link: only `](` needs breaking.
+    .replace(/\]\(/g, ']\\(');
 }
