@@ -3,17 +3,16 @@
  * cases, then `--resume LEDGER` finishes it. The results equal an uninterrupted run's, no finished
  * case is sent again, and a re-run of the unchanged config is answered from the cache alone.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { appendFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Ledger } from '../src/runs/ledger.js';
 import { CHAT } from './servers/openai-server.js';
 import { hang } from './servers/provider-server.js';
 import { rerankServer, TEI_RERANK } from './servers/rerank-server.js';
-import { CASES, chatQuestion, chatServer, comparable, FIXTURES, ledgerOf, removeWorkDirs, REPO, resultsOf, runCli, startAll, workDir, zoneScore } from './fixtures/audit/harness.js';
+import { CASES, chatQuestion, chatServer, comparable, FIXTURES, ledgerOf, removeWorkDirs, resultsOf, runCli, spawnCli, startAll, workDir, zoneScore } from './fixtures/audit/harness.js';
 
-const BIN = join(REPO, 'dist', 'cli', 'main.js');
 const ARGS = ['run', '--config', join(FIXTURES, 'demo-remote.yml'), '--concurrency', '1'];
 /** Cases finished before the kill: the child is killed when the next case's request arrives. */
 const K = 3;
@@ -43,7 +42,6 @@ describe('ragaudit run --resume after SIGKILL', { timeout: 120_000 }, () => {
   let resumed: ReturnType<typeof resultsOf>;
 
   beforeAll(async () => {
-    if (!existsSync(BIN)) throw new Error(`${BIN} is missing: run 'npm run build' first`);
     const started = await startAll(chat, tei);
     close = started.close;
     env = { GEN_PROVIDER: 'openai', GEN_MODEL: 'test-model', GEN_URL: `${started.urls[0]}/v1`, RERANK_URL: started.urls[1]!, OPENAI_API_KEY: 'sk-test-resume-0123456789' };
@@ -55,14 +53,9 @@ describe('ragaudit run --resume after SIGKILL', { timeout: 120_000 }, () => {
   });
 
   it('is killed mid-way with finished cases in its ledger', async () => {
-    let stderr = '';
-    // Its own TMPDIR: the killed child cannot remove its copy of the demo database; the work dir's cleanup does.
-    const tmp = join(dir, 'tmp');
-    mkdirSync(tmp);
-    child = spawn(process.execPath, [BIN, ...ARGS], { cwd: dir, env: { PATH: process.env.PATH ?? '', TMPDIR: tmp, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.stdout!.resume();
-    const exit = await new Promise<{ code: number | null; signal: string | null }>((res) => child!.on('exit', (code, signal) => res({ code, signal })));
+    const started = spawnCli(ARGS, { cwd: dir, env });
+    child = started.child;
+    const { stderr, ...exit } = await started.exited;
     expect(exit, stderr).toEqual({ code: null, signal: 'SIGKILL' });
     expect(chat.count(CHAT)).toBe(K + 1);
     ledger = ledgerOf(stderr)!;

@@ -13,18 +13,12 @@ import { connectPostgres, pgliteClient, type SqlClient } from '../src/corpus/sql
 import { DatabaseError } from '../src/errors.js';
 import { PACKAGE_ROOT } from '../src/paths.js';
 import { freezingProxy, freshDatabase, startPasswordServer } from './helpers/pg.js';
+import { rejection } from './helpers/faults.js';
 
 const adminUrl = () => inject('pgAdminUrl');
 const portOf = (url: string) => new URL(url).port;
 
-async function failure(p: Promise<unknown>): Promise<Error> {
-  const e = await p.then(
-    () => new Error('expected a failure'),
-    (err: unknown) => err as Error,
-  );
-  expect(e).toBeInstanceOf(DatabaseError);
-  return e;
-}
+const failure = (p: Promise<unknown>) => rejection(p, DatabaseError);
 
 describe('database errors in words (real PostgreSQL)', () => {
   let server: { port: number; stop: () => void };

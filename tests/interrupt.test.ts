@@ -4,8 +4,7 @@
  * in the ledger, stderr says how to resume, and the resume finishes the run without asking
  * for a finished case again. Without a terminal, progress is a plain line every few seconds.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { interruptMessage, RESTORE_TERMINAL, resumeHint, setResumeHint } from '../src/cli/interrupt.js';
@@ -14,9 +13,8 @@ import { Ledger } from '../src/runs/ledger.js';
 import { CHAT } from './servers/openai-server.js';
 import { hang } from './servers/provider-server.js';
 import { rerankServer } from './servers/rerank-server.js';
-import { CASES, chatServer, FIXTURES, ledgerOf, removeWorkDirs, REPO, runCli, startAll, workDir, zoneScore } from './fixtures/audit/harness.js';
+import { CASES, chatServer, FIXTURES, ledgerOf, removeWorkDirs, runCli, spawnCli, startAll, workDir, zoneScore } from './fixtures/audit/harness.js';
 
-const BIN = join(REPO, 'dist', 'cli', 'main.js');
 const ARGS = ['run', '--config', join(FIXTURES, 'demo-remote.yml'), '--concurrency', '1'];
 const K = 2;
 
@@ -37,7 +35,6 @@ describe('Ctrl-C during ragaudit run', { timeout: 120_000 }, () => {
   const dir = workDir('interrupt');
 
   beforeAll(async () => {
-    if (!existsSync(BIN)) throw new Error(`${BIN} is missing: run 'npm run build' first`);
     const started = await startAll(chat, tei);
     close = started.close;
     env = { GEN_PROVIDER: 'openai', GEN_MODEL: 'test-model', GEN_URL: `${started.urls[0]}/v1`, RERANK_URL: started.urls[1]!, OPENAI_API_KEY: 'sk-test-interrupt-0123456789' };
@@ -49,13 +46,9 @@ describe('Ctrl-C during ragaudit run', { timeout: 120_000 }, () => {
   });
 
   it('exits 130 with the finished cases in the ledger and the resume command printed; the resume completes', async () => {
-    let stderr = '';
-    const tmp = join(dir, 'tmp');
-    mkdirSync(tmp);
-    child = spawn(process.execPath, [BIN, ...ARGS], { cwd: dir, env: { PATH: process.env.PATH ?? '', TMPDIR: tmp, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.stdout!.resume();
-    const exit = await new Promise<{ code: number | null; signal: string | null }>((res) => child!.on('exit', (code, signal) => res({ code, signal })));
+    const started = spawnCli(ARGS, { cwd: dir, env });
+    child = started.child;
+    const { stderr, ...exit } = await started.exited;
     expect(exit, stderr).toEqual({ code: 130, signal: null });
     const ledger = ledgerOf(stderr)!;
     expect([...Ledger.open(ledger).done.keys()]).toEqual(CASES.slice(0, K).map((c) => c.id));

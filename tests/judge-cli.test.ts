@@ -10,28 +10,15 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunResult } from '../src/runs/results-schema.js';
 import type { JudgeSummary } from '../src/judge/summary.js';
-import { CASES, chatServer, resultsOf, runCli, startAll, workDir, type CliRun } from './fixtures/audit/harness.js';
-import { CHAT, MODELS, chatCompletion, modelList, reply, status, type ChatRequestBody } from './servers/index.js';
-import { ProviderServer } from './servers/provider-server.js';
+import { CASES, chatServer, resultsOf, runCli, startAll, verdictServer, workDir, type CliRun } from './fixtures/audit/harness.js';
+import { CHAT, status, type ChatRequestBody } from './servers/index.js';
 
 const FAILING = 'How do I reverse a linked list in Python?';
 const SUBSET = CASES.filter((c) => ['loake-vs-cj-price-gap', 'vamp-folds-too-long'].includes(c.id) || c.question === FAILING);
 let judgeDown = true;
 
-/** Valid verdicts by schema name; 500 for the FAILING question while judgeDown. */
-const judgeServer = new ProviderServer().on(MODELS, () => reply(modelList(['judge-model']))).on(CHAT, (req) => {
-  const body = req.body as ChatRequestBody;
-  const system = body.messages.find((m) => m.role === 'system')?.content ?? '';
-  if (judgeDown && system.includes(FAILING)) return status(500, { error: { message: 'judge overloaded' } });
-  const schema = body.response_format?.json_schema?.name;
-  const verdict =
-    schema === 'faithfulness_verdict'
-      ? { claims: [{ claim: 'c', label: 'supported', source: 1 }] }
-      : schema === 'stance_verdict'
-        ? { stance: 'answered', asserts_unsupported_facts: false, reason: 'r' }
-        : { citations: Array.from({ length: (system.match(/^Citation \d+:/gm) ?? []).length }, (_, i) => ({ item: i + 1, supports: true, reason: 'r' })) };
-  return reply(chatCompletion(JSON.stringify(verdict), { model: body.model, promptTokens: 1000, completionTokens: 100 }));
-});
+/** Valid verdicts; 500 for the FAILING question while judgeDown. */
+const judgeServer = verdictServer((system) => (judgeDown && system.includes(FAILING) ? status(500, { error: { message: 'judge overloaded' } }) : undefined));
 const generator = chatServer();
 
 const config = (cases: string) => `name: judge-wire

@@ -16,6 +16,7 @@ import { MESSAGES, anthropicMessage, anthropicServer, textBlock } from './server
 import { CHAT, chatCompletion, openAIServer } from './servers/openai-server.js';
 import { reply, replyText, type Behaviour } from './servers/provider-server.js';
 import { serveDuringSuite } from './servers/suite.js';
+import { rejection } from './helpers/faults.js';
 
 const chat = openAIServer();
 const chatServed = serveDuringSuite(chat);
@@ -34,14 +35,7 @@ const finished = (content: string | null, finish: string) => {
   return reply(body);
 };
 
-async function failure(p: Promise<unknown>): Promise<ProviderError> {
-  const e = await p.then(
-    () => undefined,
-    (err: unknown) => err,
-  );
-  expect(e).toBeInstanceOf(ProviderError);
-  return e as ProviderError;
-}
+const failure = (p: Promise<unknown>) => rejection(p, ProviderError);
 
 describe('OpenAI-compatible answers that are not answers', () => {
   const cases: [string, Behaviour, RegExp, boolean][] = [

@@ -3,7 +3,6 @@
  * classified as, which the runner uses to stop a run once or trip its breaker (12.11); base URLs
  * with a query string or credentials (12.9).
  */
-import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, ProviderError } from '../src/errors.js';
 import { AnthropicChatModel } from '../src/llm/anthropic.js';
@@ -15,6 +14,7 @@ import { CHAT, EMBEDDINGS, chatCompletion, embeddingsResponse, hashVector, openA
 import { hang, status, trickle } from './servers/provider-server.js';
 import { TEI_RERANK, rerankServer } from './servers/rerank-server.js';
 import { serveDuringSuite } from './servers/suite.js';
+import { deadPort, rejection } from './helpers/faults.js';
 
 const chat = openAIServer({ dimensions: 4 });
 const chatServed = serveDuringSuite(chat);
@@ -30,23 +30,7 @@ const openai = (o: { timeoutMs?: number; retries?: number; baseURL?: string } = 
 const anthropic = (o: { timeoutMs?: number; retries?: number } = {}) =>
   new AnthropicChatModel({ model: 'claude-test', baseURL: messagesServed.url, apiKey: KEY, minDelayMs: 1, ...o });
 
-async function failure(p: Promise<unknown>): Promise<ProviderError> {
-  const e = await p.then(
-    () => undefined,
-    (err: unknown) => err,
-  );
-  expect(e).toBeInstanceOf(ProviderError);
-  return e as ProviderError;
-}
-
-/** A port nothing listens on. */
-async function deadPort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as { port: number }).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
+const failure = (p: Promise<unknown>) => rejection(p, ProviderError);
 
 describe('a server that sends headers, then trickles the body (12.3)', () => {
   // Each body takes 100 ms a byte, tens of seconds in all; the deadline is 300 ms a request.

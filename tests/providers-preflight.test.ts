@@ -3,7 +3,6 @@
  * retries, a short deadline; what no case could get past ends as a ConfigError (exit 2) naming
  * the component and host:port, never the key.
  */
-import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../src/errors.js';
 import { AnthropicChatModel } from '../src/llm/anthropic.js';
@@ -16,6 +15,7 @@ import { CHAT, EMBEDDINGS, MODELS, openAIServer } from './servers/openai-server.
 import { hang, status } from './servers/provider-server.js';
 import { COHERE_RERANK, TEI_RERANK, VLLM_RERANK, rerankServer } from './servers/rerank-server.js';
 import { serveDuringSuite } from './servers/suite.js';
+import { deadPort, rejection } from './helpers/faults.js';
 
 const KEY = 'sk-test-preflight-SECRET-0123456789';
 const chat = openAIServer({ models: ['test-model', 'test-embedder'], dimensions: 8 });
@@ -29,23 +29,11 @@ const rerankServed = serveDuringSuite(rerank);
 
 const host = (url: string) => new URL(url).host;
 
-async function deadPort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as { port: number }).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
-
 async function configError(p: Promise<unknown>): Promise<ConfigError> {
-  const e = await p.then(
-    () => undefined,
-    (err: unknown) => err,
-  );
-  expect(e).toBeInstanceOf(ConfigError);
-  expect((e as ConfigError).exitCode).toBe(2);
-  expect((e as Error).message).not.toContain(KEY);
-  return e as ConfigError;
+  const e = await rejection(p, ConfigError);
+  expect(e.exitCode).toBe(2);
+  expect(e.message).not.toContain(KEY);
+  return e;
 }
 
 describe('OpenAI-compatible chat model preflight', () => {

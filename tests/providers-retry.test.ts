@@ -1,8 +1,8 @@
-import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { JudgeParseError, ProviderError } from '../src/errors.js';
 import { HttpStatusError, classifyError, postJson, retryAfterMs, withRetry } from '../src/llm/retry.js';
 import { ProviderServer, closeSocket, hang, reply, replyText, status } from './servers/index.js';
+import { deadPort } from './helpers/faults.js';
 
 const ROUTE = 'POST /thing';
 const closers: (() => Promise<void>)[] = [];
@@ -14,15 +14,6 @@ async function serve(server: ProviderServer): Promise<string> {
   const { url, close } = await server.start();
   closers.push(close);
   return `${url}/thing`;
-}
-
-/** A port nothing listens on: bind one, then let it go. */
-async function deadPort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as { port: number }).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
 }
 
 /** A sleep that returns at once and records the delays asked for. */

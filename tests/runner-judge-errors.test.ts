@@ -9,27 +9,17 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JudgeSummary } from '../src/judge/summary.js';
-import { CASES, chatServer, removeWorkDirs, resultsOf, runCli, startAll, workDir } from './fixtures/audit/harness.js';
-import { CHAT, chatCompletion, reply, type ChatRequestBody } from './servers/index.js';
-import { ProviderServer } from './servers/provider-server.js';
+import { CASES, chatServer, removeWorkDirs, resultsOf, runCli, startAll, verdictServer, workDir } from './fixtures/audit/harness.js';
+import { chatCompletion, reply } from './servers/index.js';
 
 /** The in-domain case whose stance verdict the judge never gives. */
 const BROKEN = CASES.find((c) => c.kind === 'in_domain')!;
 const SUBSET = [BROKEN, ...CASES.filter((c) => c !== BROKEN).slice(0, 2)];
 
-const judgeServer = new ProviderServer().on(CHAT, (req) => {
-  const body = req.body as ChatRequestBody;
-  const system = body.messages.find((m) => m.role === 'system')?.content ?? '';
-  const schema = body.response_format?.json_schema?.name;
-  if (schema === 'stance_verdict' && system.includes(BROKEN.question)) return reply(chatCompletion('I would rather not say.', { model: body.model }));
-  const verdict =
-    schema === 'faithfulness_verdict'
-      ? { claims: [{ claim: 'c', label: 'supported', source: 1 }] }
-      : schema === 'stance_verdict'
-        ? { stance: 'answered', asserts_unsupported_facts: false, reason: 'r' }
-        : { citations: Array.from({ length: (system.match(/^Citation \d+:/gm) ?? []).length }, (_, i) => ({ item: i + 1, supports: true, reason: 'r' })) };
-  return reply(chatCompletion(JSON.stringify(verdict), { model: body.model }));
-});
+/** Valid verdicts, but never a stance verdict for BROKEN. */
+const judgeServer = verdictServer((system, schema) =>
+  schema === 'stance_verdict' && system.includes(BROKEN.question) ? reply(chatCompletion('I would rather not say.', { model: 'judge-model' })) : undefined,
+);
 
 const config = (cases: string) => `name: judge-errors
 cases: [${JSON.stringify(cases)}]
