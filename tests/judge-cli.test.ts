@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunResult } from '../src/runs/results-schema.js';
 import type { JudgeSummary } from '../src/judge/summary.js';
-import { CASES, chatServer, resultsOf, runCli, startAll, verdictServer, workDir, type CliRun } from './fixtures/audit/harness.js';
+import { CASES, chatServer, resultsOf, remoteConfig, runCli, startAll, verdictServer, workDir, type CliRun } from './fixtures/audit/harness.js';
 import { CHAT, status, type ChatRequestBody } from './servers/index.js';
 
 const FAILING = 'How do I reverse a linked list in Python?';
@@ -21,26 +21,17 @@ let judgeDown = true;
 const judgeServer = verdictServer((system) => (judgeDown && system.includes(FAILING) ? status(500, { error: { message: 'judge overloaded' } }) : undefined));
 const generator = chatServer();
 
-const config = (cases: string) => `name: judge-wire
-cases: [${JSON.stringify(cases)}]
-retrieval:
-  top_k: 25
-  channels:
-    - { name: posts, kind: semantic, grain: post }
-    - { name: keyword, kind: keyword, grain: post }
-  fusions:
-    - { name: hybrid, kind: rrf, inputs: [posts, keyword] }
-rerank: { node: hybrid, candidates: 25, provider: offline, model: lexical }
-generator: { provider: openai, model: gen-model, base_url: "\${GEN_URL}", retries: 0, concurrency: 3 }
-judge:
+const config = (cases: string) => remoteConfig({
+    name: 'judge-wire',
+    cases,
+    generator: 'concurrency: 3',
+    judge: `
   provider: offline
   model: heuristic
   base_url: "\${JUDGE_URL}"
   retries: 1
-  prices: { judge-model: { input: 2, output: 8 } }
-output_dir: out
-cache_dir: cache
-`;
+  prices: { judge-model: { input: 2, output: 8 } }`,
+  });
 
 describe('ragaudit run --judge and ragaudit judge', () => {
   let close: () => Promise<void>;

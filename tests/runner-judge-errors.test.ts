@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JudgeSummary } from '../src/judge/summary.js';
-import { CASES, chatServer, removeWorkDirs, resultsOf, runCli, startAll, verdictServer, workDir } from './fixtures/audit/harness.js';
+import { CASES, chatServer, removeWorkDirs, resultsOf, remoteConfig, runCli, startAll, verdictServer, workDir } from './fixtures/audit/harness.js';
 import { chatCompletion, reply } from './servers/index.js';
 
 /** The in-domain case whose stance verdict the judge never gives. */
@@ -21,21 +21,7 @@ const judgeServer = verdictServer((system, schema) =>
   schema === 'stance_verdict' && system.includes(BROKEN.question) ? reply(chatCompletion('I would rather not say.', { model: 'judge-model' })) : undefined,
 );
 
-const config = (cases: string) => `name: judge-errors
-cases: [${JSON.stringify(cases)}]
-retrieval:
-  top_k: 25
-  channels:
-    - { name: posts, kind: semantic, grain: post }
-    - { name: keyword, kind: keyword, grain: post }
-  fusions:
-    - { name: hybrid, kind: rrf, inputs: [posts, keyword] }
-rerank: { node: hybrid, candidates: 25, provider: offline, model: lexical }
-generator: { provider: openai, model: gen-model, base_url: "\${GEN_URL}", retries: 0 }
-judge: { provider: openai, model: judge-model, base_url: "\${JUDGE_URL}", retries: 0 }
-output_dir: out
-cache_dir: cache
-`;
+const config = (cases: string) => remoteConfig({ name: 'judge-errors', cases, judge: '{ provider: openai, model: judge-model, base_url: "${JUDGE_URL}", retries: 0 }' });
 
 describe('judge errors count', { timeout: 120_000 }, () => {
   let close: () => Promise<void>;

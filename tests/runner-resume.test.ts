@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CASES, chatQuestion, chatServer, ledgerOf, removeWorkDirs, resultsOf, runCli, startAll, workDir } from './fixtures/audit/harness.js';
+import { CASES, chatQuestion, chatServer, ledgerOf, removeWorkDirs, resultsOf, remoteConfig, runCli, startAll, workDir } from './fixtures/audit/harness.js';
 import { CHAT } from './servers/openai-server.js';
 import { status } from './servers/provider-server.js';
 
@@ -16,21 +16,7 @@ import { status } from './servers/provider-server.js';
 const FAILED = [CASES[1]!.id, CASES[4]!.id];
 let faulty = true;
 
-const config = (cases: string) => `name: resume-errors
-cases: [${JSON.stringify(cases)}]
-retrieval:
-  top_k: 25
-  channels:
-    - { name: posts, kind: semantic, grain: post }
-    - { name: keyword, kind: keyword, grain: post }
-  fusions:
-    - { name: hybrid, kind: rrf, inputs: [posts, keyword] }
-rerank: { node: hybrid, candidates: 25, provider: offline, model: lexical }
-generator: { provider: openai, model: gen-model, base_url: "\${GEN_URL}", retries: 0, concurrency: 2 }
-judge: { provider: none }
-output_dir: out
-cache_dir: cache
-`;
+const config = (cases: string) => remoteConfig({ name: 'resume-errors', cases, generator: 'concurrency: 2', judge: '{ provider: none }' });
 
 describe('ragaudit run --resume after a faulty server', { timeout: 180_000 }, () => {
   const chat = chatServer({
