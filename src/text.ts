@@ -1,7 +1,7 @@
 /**
  * Text normalisation shared by content matching, the offline stand-ins and the title gate.
  * Folding: lower case, accents removed (NFKD then combining marks dropped), so "Calcéophilie"
- * matches "calceophilie", as DESIGN §4 asks for content terms.
+ * matches "calceophilie", as content matching asks (src/scoring/definitions.ts).
  */
 export function fold(text: string): string {
   return text.normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase();
@@ -47,11 +47,12 @@ export function stem(token: string): string {
 }
 
 /**
- * Passage text as a reader sees it (DESIGN §4): markdown and HTML markup stripped (code fences,
- * inline code ticks, links and images keep their text, quote and heading markers, emphasis), HTML
- * entities for spaces, quotes, angle brackets and ampersands decoded, then folded (case, accents) and every run of
- * whitespace, line breaks included, collapsed to one space. Content terms are normalised the same
- * way, so a term split by a line break or by emphasis still matches.
+ * Passage text as a reader sees it (content_matching in src/scoring/definitions.ts): markdown and
+ * HTML markup stripped (code fences, inline code ticks, links and images keep their text, quote
+ * and heading markers, emphasis), HTML entities for spaces, quotes, angle brackets and ampersands
+ * decoded, then folded (case, accents) and every run of whitespace, line breaks included,
+ * collapsed to one space. Content terms are normalised the same way, so a term split by a line
+ * break or by emphasis still matches.
  */
 export function readerText(text: string): string {
   const stripped = text

@@ -1,5 +1,5 @@
 /**
- * The definitions a release decision rests on (DESIGN §4, README "Metrics"): content matching on
+ * The definitions a release decision rests on (src/scoring/definitions.ts, README "Metrics"): content matching on
  * reader text, one citation grammar, golden citations over distinct valid sources, off-topic
  * hallucination, and a config digest that ignores where outputs go. Expected values are worked
  * out by hand beside each assertion.

@@ -1,6 +1,6 @@
 /**
- * DESIGN §4 metrics on hand-built ranked lists. Every expected value is computed by hand in the
- * comment beside it.
+ * The retrieval metrics of src/scoring/definitions.ts on hand-built ranked lists. Every expected
+ * value is computed by hand in the comment beside it.
  */
 import { describe, expect, it } from 'vitest';
 import type { RetrievedItem } from '../src/corpus/discourse.js';

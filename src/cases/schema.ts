@@ -5,7 +5,7 @@ const slug = z
   .regex(/^[a-z0-9][a-z0-9_-]*$/, 'must be a slug: lowercase letters, digits, - and _');
 const nonEmpty = z.string().refine((s) => s.trim().length > 0, 'must not be empty');
 
-/** Human labels on a case, used to measure judge agreement (DESIGN §3). */
+/** Human labels on a case, used to measure judge agreement (docs/design.md#case-and-probe). */
 export const HumanLabelsSchema = z
   .object({
     faithful: z.boolean().optional(),
@@ -15,7 +15,7 @@ export const HumanLabelsSchema = z
   })
   .strict();
 
-/** One audit question (DESIGN §3). */
+/** One audit question (docs/design.md#case-and-probe). */
 export const CaseSchema = z
   .object({
     id: slug,
@@ -34,7 +34,7 @@ export const CaseSchema = z
 export type Case = z.infer<typeof CaseSchema>;
 export type HumanLabels = z.infer<typeof HumanLabelsSchema>;
 
-/** One safety probe (DESIGN §3). */
+/** One safety probe (docs/design.md#case-and-probe). */
 export const ProbeSchema = z
   .object({
     id: slug,

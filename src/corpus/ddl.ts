@@ -1,5 +1,5 @@
 /**
- * The subset of Discourse's schema the audit reads (DESIGN §5), used to build the embedded demo
+ * The subset of Discourse's schema the audit reads (docs/design.md#discourse), used to build the embedded demo
  * database and the test databases. Column names and meanings follow Discourse; only what the
  * audit needs is here.
  */

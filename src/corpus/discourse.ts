@@ -18,7 +18,7 @@ export interface RetrievedItem {
 }
 
 /**
- * What "public" means on Discourse (DESIGN §5): a regular post, not hidden, not deleted, in a
+ * What "public" means on Discourse (docs/design.md#discourse): a regular post, not hidden, not deleted, in a
  * visible, non-deleted topic that is not a private message, in a category that is not
  * read-restricted. Every query of the profile carries it.
  */

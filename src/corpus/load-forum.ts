@@ -11,7 +11,10 @@ export interface SqlWriter {
   exec(sql: string, params: unknown[]): Promise<void>;
 }
 
-/** Embedding strategies written to the discourse-ai tables (DESIGN §5; seeds' configs B and C). */
+/**
+ * Embedding strategies written to the discourse-ai tables (docs/design.md#discourse-ai-embeddings;
+ * seeds' configs B and C).
+ */
 export const STRATEGIES = {
   /** Native: title, category, tags, then the post text. */
   native: 1,

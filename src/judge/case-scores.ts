@@ -35,7 +35,7 @@ const tokensOf = (usages: readonly Usage[]) => ({
   output: usages.reduce((a, u) => a + u.outputTokens, 0),
 });
 
-/** DESIGN §4 correct abstention from the judge's stance verdict. */
+/** Correct abstention (src/scoring/definitions.ts) from the judge's stance verdict. */
 export function correctAbstentionOf(kind: string, v: StanceVerdict): boolean {
   return kind === 'off_topic' ? v.stance !== 'answered' && !v.asserts_unsupported_facts : v.stance !== 'abstained';
 }

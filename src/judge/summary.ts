@@ -13,8 +13,8 @@ type StanceCounts = { answered: number; hedged: number; abstained: number };
 
 /**
  * A judged figure with the verdicts behind it that the judge could not give: a share over the
- * verdicts given means little without the count of those that failed (DESIGN: an error is never
- * averaged in, and never hidden either).
+ * verdicts given means little without the count of those that failed (docs/design.md#caserecord:
+ * an error is never averaged in, and never hidden either).
  */
 type WithErrors<T> = T & { judge_errors: number };
 

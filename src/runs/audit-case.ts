@@ -50,7 +50,7 @@ function fail(record: CaseRecord, stage: string, e: unknown): CaseOutcome {
   return { record, error: e };
 }
 
-/** The deterministic scorers of DESIGN §4 on an answered record. */
+/** The deterministic scorers (src/scoring/definitions.ts) on an answered record. */
 export async function deterministicScores(deps: AuditDeps, record: CaseRecord): Promise<void> {
   const answer = record.answer ?? '';
   const sources = record.sources ?? [];

@@ -1,9 +1,10 @@
 import type { SourceRecord } from '../runs/results-schema.js';
 
 /**
- * The one citation grammar (DESIGN §4): `[[n]]`, `[[ n ]]` and `[[n, m]]` (each id cited). The
- * scorer, the judge materials, the heuristic judge and the HTML report all read markers through
- * this module, so a form one of them counts is never missed by another.
+ * The one citation grammar (citation_markers in src/scoring/definitions.ts): `[[n]]`, `[[ n ]]`
+ * and `[[n, m]]` (each id cited). The scorer, the judge materials, the heuristic judge and the
+ * HTML report all read markers through this module, so a form one of them counts is never missed
+ * by another.
  */
 const MARKER_SOURCE = String.raw`\[\[\s*\d+(?:\s*,\s*\d+)*\s*\]\]`;
 
@@ -81,7 +82,7 @@ export interface CitationCheck {
 }
 
 /**
- * DESIGN §4 citation validity: a cited id is valid when 1 ≤ n ≤ the number of sources shown and
+ * Citation validity (src/scoring/definitions.ts): a cited id is valid when 1 ≤ n ≤ the number of sources shown and
  * that source's post still exists and is public in the database (`publicPosts`). Golden: the
  * cited source's topic or post is expected for the case. One check per cited id, in order.
  */

@@ -1,5 +1,5 @@
 /**
- * Every metric's definition in one place (DESIGN §4, README "Metrics"): the wording a reader sees,
+ * Every metric's definition in one place (rendered into the README's "Metrics" section): the wording a reader sees,
  * and the few rules that more than one module applies (the scorer, the run summary, the judge
  * summary, compare and the gate). A figure that does not apply is null and shown as "n/a".
  */

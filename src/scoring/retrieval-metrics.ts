@@ -7,7 +7,7 @@ import { postHitApplies } from './definitions.js';
 /** Cutoffs reported for topic hits. */
 export const HIT_KS = [1, 3, 5, 10] as const;
 
-/** Per-case retrieval metrics of one node; null = not applicable to this case (DESIGN §4). */
+/** Per-case retrieval metrics of one node; null = not applicable to this case (src/scoring/definitions.ts). */
 export interface RetrievalCaseMetrics {
   hit_at_1: number | null;
   hit_at_3: number | null;

@@ -1,6 +1,6 @@
 import { fold } from '../text.js';
 
-/** How an answer stands toward the question (DESIGN §4). */
+/** How an answer stands toward the question (correct_abstention in src/scoring/definitions.ts). */
 export type Stance = 'answered' | 'hedged' | 'abstained';
 
 const ABSTAIN = [
@@ -34,7 +34,7 @@ export function stanceByPattern(answer: string, cta = ''): Stance {
   return 'answered';
 }
 
-/** DESIGN §4: off-topic → abstained or hedged; in-domain → not abstained. */
+/** correct_abstention (src/scoring/definitions.ts): off-topic → abstained or hedged; in-domain → not abstained. */
 export function correctAbstention(kind: string, stance: Stance): boolean {
   return kind === 'off_topic' ? stance !== 'answered' : stance !== 'abstained';
 }
