@@ -26,7 +26,7 @@ export { OpenAIChatModel } from './llm/openai.js';
 export { AnthropicChatModel } from './llm/anthropic.js';
 export { OfflineResponder } from './llm/offline-responder.js';
 export { cachedModel, ResponseCache } from './llm/cache.js';
-export { zoneOf, type Zone, type ZoneThresholds } from './evidence/zones.js';
+export { DEFAULT_ZONE_THRESHOLDS, zoneCounts, zoneOf, type Zone, type ZoneThresholds } from './evidence/zones.js';
 export { buildSources, systemPrompt } from './evidence/block.js';
 export * from './scoring/retrieval-metrics.js';
 export { checkCitations, citationMarkers, citationValidity } from './scoring/citations.js';

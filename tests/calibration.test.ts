@@ -7,7 +7,7 @@ import type { CliIO } from '../src/cli/command.js';
 import { main } from '../src/cli/main.js';
 import { calibrationSvg, histogramSvg, xmlEscape } from '../src/reports/histogram-svg.js';
 import { RunResultSchema, type RunResult } from '../src/runs/results-schema.js';
-import { calibrate, CalibrationFileSchema, countBelow, gridThresholds, type CalibrationCase } from '../src/scoring/calibration.js';
+import { calibrate, CalibrationFileSchema, gridThresholds, type CalibrationCase } from '../src/scoring/calibration.js';
 
 /*
  * Fixture, sorted. In-domain (10): −3.5 −2 −1 −0.5 0.5 1 2 3 4 6. Off-topic (5): −6 −4.5 −2.5 −1.5 0.2.
@@ -56,7 +56,6 @@ suite('calibrate (pure)', () => {
     expect(rowAt(cal, 0)).toEqual({ threshold: 0, in_domain_below: c(4, 10), off_topic_below: c(4, 5), in_domain_weak: c(4, 10) });
     // t = 0.5: 0.5 is not below itself (4/10); 0.2 is, so every off-topic case is caught (5/5).
     expect(rowAt(cal, 0.5)).toEqual({ threshold: 0.5, in_domain_below: c(4, 10), off_topic_below: c(5, 5), in_domain_weak: c(4, 10) });
-    expect(countBelow(Float64Array.from([1, 2, 2, 3]), 2)).toBe(1);
   });
 
   it('gives the current zones', () => {

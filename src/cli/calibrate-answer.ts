@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Case } from '../cases/schema.js';
-import { zoneOf, type ZoneThresholds } from '../evidence/zones.js';
+import { storedZoneThresholds, zoneOf, zoneThresholdProblems, type ZoneThresholds } from '../evidence/zones.js';
 import { InputError } from '../errors.js';
 import { markdownTable, textTable, fmt } from '../reports/format.js';
 import { auditCase } from '../runs/audit-case.js';
@@ -19,7 +19,7 @@ import { progressBar } from './progress.js';
 export function parseCandidates(text: string): ZoneThresholds[] {
   return text.split(/[,;]\s*/).filter(Boolean).map((pair) => {
     const [a, w] = pair.split(':').map(Number);
-    if (!Number.isFinite(a) || !Number.isFinite(w) || !(a! < w!)) throw new InputError(`--candidates: '${pair}' is not ABSTAIN:WEAK with ABSTAIN < WEAK (e.g. -4:0)`);
+    if (!Number.isFinite(a) || !Number.isFinite(w) || zoneThresholdProblems({ abstain_below: a!, weak_below: w! }).length) throw new InputError(`--candidates: '${pair}' is not ABSTAIN:WEAK with ABSTAIN < WEAK (e.g. -4:0)`);
     return { abstain_below: a!, weak_below: w! };
   });
 }
@@ -69,8 +69,9 @@ export async function runZoneAB(base: RunResult, basePath: string, candidates: Z
     const setup = buildAuditSetup(ctx, io.env);
     const generator = setup.deps.generator;
     const judge = setup.judge;
-    const settings: { name: string; zones: ZoneThresholds; changed: string[]; records: CaseRecord[] }[] = [
-      { name: `base ${fmt(base.config.zones ? (base.config.zones as ZoneThresholds).abstain_below : null, 1)}:${fmt(base.config.zones ? (base.config.zones as ZoneThresholds).weak_below : null, 1)}`, zones: base.config.zones as ZoneThresholds, changed: [], records: base.cases },
+    const baseZones = storedZoneThresholds(base.config.zones);
+    const settings: { name: string; zones: ZoneThresholds | undefined; changed: string[]; records: CaseRecord[] }[] = [
+      { name: `base ${fmt(baseZones?.abstain_below ?? null, 1)}:${fmt(baseZones?.weak_below ?? null, 1)}`, zones: baseZones ?? undefined, changed: [], records: base.cases },
     ];
     for (const zones of candidates) {
       const moved = base.cases.filter((r) => r.status === 'ok' && r.zone && r.top1_score !== undefined && zoneOf(r.top1_score, zones) !== r.zone);

@@ -2,6 +2,7 @@ import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
+import { DEFAULT_ZONE_THRESHOLDS, storedZoneThresholds } from '../evidence/zones.js';
 import { InputError } from '../errors.js';
 import { fmt, markdownTable, pct, textTable } from '../reports/format.js';
 import { calibrationSvg, MAX_BINS } from '../reports/histogram-svg.js';
@@ -13,10 +14,8 @@ import {
   CalibrationFileSchema,
   DEFAULT_CONSTRAINTS,
   DEFAULT_GRID,
-  DEFAULT_ZONES,
   gridThresholds,
   TIE_RULE,
-  ZonesSchema,
   type Calibration,
   type CalibrationFile,
   type Count,
@@ -283,8 +282,7 @@ export const calibrateCommand: Command = {
     const source = await loadSource(values.answer ? { ...values, config: undefined, db: undefined, cases: undefined } : values, positionals[0], io);
     const { result } = source;
     const node = pickNode(result, values.node);
-    const zones = ZonesSchema.safeParse(result.config.zones);
-    const current = zones.success ? zones.data : DEFAULT_ZONES;
+    const current = storedZoneThresholds(result.config.zones) ?? DEFAULT_ZONE_THRESHOLDS;
     const cases = result.cases.map((r) => ({ id: r.id, kind: r.kind, top1: r.retrieval[node.node]?.items[0]?.score ?? null }));
     const cal = calibrate({ cases, grid, constraints, current });
     const notes = sourceNotes(result, node);

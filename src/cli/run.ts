@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { RagauditError } from '../errors.js';
+import { DEFAULT_ZONE_THRESHOLDS } from '../evidence/zones.js';
 import { retrievalMarkdown } from '../reports/digest.js';
 import { generationMarkdown, generationRows } from '../reports/generation-digest.js';
 import { textTable } from '../reports/format.js';
@@ -39,8 +40,8 @@ export const GENERATION_HELP = `${PIPELINE_HELP}
       --generator PROVIDER:MODEL   openai:MODEL (OpenAI, vLLM, Ollama: OPENAI_BASE_URL, OPENAI_API_KEY),
                                    anthropic:MODEL (ANTHROPIC_API_KEY), offline:extractive (default)
       --reranker KIND:URL          tei:URL, vllm:URL, cohere:URL or offline:lexical (default)
-      --abstain-below X            empty-evidence zone below this top-1 logit (default -4)
-      --weak-below X               weak-evidence zone below this top-1 logit (default 0)
+      --abstain-below X            empty-evidence zone below this top-1 logit (default ${DEFAULT_ZONE_THRESHOLDS.abstain_below})
+      --weak-below X               weak-evidence zone below this top-1 logit (default ${DEFAULT_ZONE_THRESHOLDS.weak_below})
       --system-append NAME         add prompts/clauses/NAME.md to the system prompt (repeatable)
       --concurrency N              cases generated at once (default: generator.concurrency, 4)
       --resume RUN                 finish an interrupted run (its .ledger.jsonl path or run id)`;

@@ -3,6 +3,7 @@ import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { ConfigError, InputError } from '../errors.js';
 import { formatPath, readYaml, zodProblems, type YamlSource } from '../yaml-file.js';
 import { PACKAGE_ROOT, PROMPTS_DIR } from '../paths.js';
+import { zoneThresholdProblems } from '../evidence/zones.js';
 import { ConfigSchema, type Config } from './schema.js';
 import { DEFAULT_CONFIG } from './defaults.js';
 
@@ -56,8 +57,7 @@ export interface FieldProblem {
 /** Cross-field rules, each `path: message`. */
 export function crossFieldProblems(c: Config): FieldProblem[] {
   const problems: FieldProblem[] = [];
-  if (!(c.zones.abstain_below < c.zones.weak_below))
-    problems.push({ path: ['zones', 'abstain_below'], message: `must be below weak_below (${c.zones.abstain_below} ≥ ${c.zones.weak_below})`, related: [['zones', 'weak_below']] });
+  for (const p of zoneThresholdProblems(c.zones)) problems.push({ path: ['zones', ...p.path], message: p.message, related: p.related.map((r) => ['zones', ...r]) });
   const known = new Set<string>();
   c.retrieval.channels.forEach((ch, i) => {
     if (known.has(ch.name)) problems.push({ path: ['retrieval', 'channels', i, 'name'], message: `duplicate node name '${ch.name}'` });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ZonesConfigSchema } from '../evidence/zones.js';
 
 const name = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'must be a name: letters, digits, _ . - (starting with a letter or digit)');
 
@@ -123,10 +124,7 @@ export const ConfigSchema = z
       })
       .strict()
       .optional(),
-    zones: z
-      .object({ abstain_below: z.number().default(-4), weak_below: z.number().default(0) })
-      .strict()
-      .default({ abstain_below: -4, weak_below: 0 }),
+    zones: ZonesConfigSchema,
     evidence: z
       .object({
         /** Node whose top items become the sources (default: the rerank node, else the last fusion). */

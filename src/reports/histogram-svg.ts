@@ -1,3 +1,4 @@
+import type { ZoneThresholds } from '../evidence/zones.js';
 import type { CalibrationCase, Calibration } from '../scoring/calibration.js';
 
 /**
@@ -22,6 +23,14 @@ export interface HistogramLine {
   color: string;
   /** Dashed lines for current values, solid for recommended ones. */
   dashed?: boolean;
+}
+
+/** A threshold pair's two lines (abstain_below purple, weak_below orange), each label after `prefix`. */
+export function zoneLines(t: ZoneThresholds, prefix: string, style: { dashed?: true } = {}): HistogramLine[] {
+  return [
+    { x: t.abstain_below, label: `${prefix}abstain_below`, color: '#7b3294', ...style },
+    { x: t.weak_below, label: `${prefix}weak_below`, color: '#e66101', ...style },
+  ];
 }
 
 export interface HistogramOptions {
@@ -198,13 +207,10 @@ export function histogramSvg(opts: HistogramOptions): string {
 export function calibrationSvg(opts: { cases: readonly CalibrationCase[]; calibration: Calibration; node: string; notes?: readonly string[]; binWidth?: number }): string {
   const cal = opts.calibration;
   const values = (k: string) => opts.cases.filter((c) => c.kind === k && c.top1 !== null && Number.isFinite(c.top1)).map((c) => c.top1 as number);
-  const lines: HistogramLine[] = [
-    { x: cal.current.abstain_below, label: 'current abstain_below', color: '#7b3294', dashed: true },
-    { x: cal.current.weak_below, label: 'current weak_below', color: '#e66101', dashed: true },
-  ];
+  const lines = zoneLines(cal.current, 'current ', { dashed: true });
   const p = cal.recommendation.pair;
   const role = cal.recommendation.status === 'ok' ? 'recommended' : 'closest (constraints unmet)';
-  if (p) lines.push({ x: p.abstain_below, label: `${role} abstain_below`, color: '#7b3294' }, { x: p.weak_below, label: `${role} weak_below`, color: '#e66101' });
+  if (p) lines.push(...zoneLines(p, `${role} `));
   return histogramSvg({
     title: `Top-1 score of node '${opts.node}' by case kind`,
     xLabel: 'top-1 score (logit)',

@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import { renameSync, writeFileSync } from 'node:fs';
-import { zoneOf } from '../evidence/zones.js';
+import { storedZoneThresholds, ZONES, zoneOf, type ZoneThresholds } from '../evidence/zones.js';
 import type { RunResult } from '../runs/results-schema.js';
 import type { RetrievalSummary } from '../runs/summary.js';
 import { defaultNode, runFigures, type RunFigures } from './compare-metrics.js';
 import { NOT_APPLICABLE } from '../scoring/definitions.js';
 import { fmt, pct } from './format.js';
-import { histogramSvg } from './histogram-svg.js';
+import { histogramSvg, zoneLines } from './histogram-svg.js';
 import { agreementHtml } from './html-agreement.js';
 import { CASE_COLUMNS, caseHtml, type CaseView } from './html-cases.js';
 import { esc, jsonScript } from './html-escape.js';
@@ -24,10 +24,7 @@ import { retrievalTable } from './retrieval-table.js';
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The configured zone thresholds, when the config carries them. */
-function zones(result: RunResult): { abstain_below: number; weak_below: number } | null {
-  const z = result.config.zones;
-  return isObj(z) && typeof z.abstain_below === 'number' && typeof z.weak_below === 'number' ? { abstain_below: z.abstain_below, weak_below: z.weak_below } : null;
-}
+const zones = (result: RunResult): ZoneThresholds | null => storedZoneThresholds(result.config.zones);
 
 /** Case views: the zone as recorded, or (retrieval files) from the rerank top-1 and the configured thresholds. */
 function caseViews(result: RunResult, node: string): { views: CaseView[]; scoreNode: string | null; zoneComputed: boolean } {
@@ -116,10 +113,10 @@ function zonesHtml(views: readonly CaseView[], computed: boolean): string {
     const of = views.filter((v) => v.record.kind === k);
     const count = (z: string | null) => of.filter((v) => v.zone === z).length;
     const cell = (z: string | null) => `${count(z)} (${pct(of.length ? count(z) / of.length : null)})`;
-    return [k, cell('empty'), cell('weak'), cell('normal'), String(count(null)), String(of.length)];
+    return [k, ...ZONES.map(cell), String(count(null)), String(of.length)];
   });
   if (!views.some((v) => v.zone)) return '';
-  return `<section><h2>Zone distribution</h2>${table(['kind', 'empty', 'weak', 'normal', 'no zone', 'cases'], rows, 'zones')}${
+  return `<section><h2>Zone distribution</h2>${table(['kind', ...ZONES, 'no zone', 'cases'], rows, 'zones')}${
     computed ? '<p class="meta">Zones computed from the rerank top-1 score and the configured thresholds (a retrieval file records no zone).</p>' : ''
   }</section>`;
 }
@@ -137,7 +134,7 @@ function histogramHtml(result: RunResult, views: readonly CaseView[], scoreNode:
     title: `Top-1 score by case kind${scoreNode ? ` (node ${scoreNode})` : ''}`,
     xLabel: 'top-1 score',
     series,
-    lines: t ? [{ x: t.abstain_below, label: 'abstain_below', color: '#7b3294', dashed: true }, { x: t.weak_below, label: 'weak_below', color: '#e66101', dashed: true }] : [],
+    lines: t ? zoneLines(t, '', { dashed: true }) : [],
     lineStyles: t ? { dashed: 'configured zone thresholds' } : {},
   }).replace(/^<\?xml[^>]*\?>\s*/, '');
   return `<section><h2>Top-1 scores</h2><div class="histogram">${svg}</div></section>`;

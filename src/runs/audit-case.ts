@@ -2,7 +2,7 @@ import type { Case, GateRule } from '../cases/schema.js';
 import { matchGate } from '../cases/gate.js';
 import { buildSources, systemPrompt } from '../evidence/block.js';
 import { addNeighbourhood } from '../evidence/neighbourhood.js';
-import { zoneOf } from '../evidence/zones.js';
+import { evidenceZone } from '../evidence/zones.js';
 import { redact } from '../errors.js';
 import type { ChatModel } from '../llm/types.js';
 import { checkCitations, citationValidity } from '../scoring/citations.js';
@@ -101,7 +101,7 @@ export async function auditCaseOutcome(deps: AuditDeps, c: Case): Promise<CaseOu
     const items = nodes[node]!.items;
     replyTo = new Map(items.map((i) => [i.post_id, i.reply_to_post_number] as const));
     record.top1_score = zoneNode ? (nodes[zoneNode]!.items[0]?.score ?? null) : null;
-    record.zone = zoneNode ? zoneOf(record.top1_score, config.zones) : items.length ? 'normal' : 'empty';
+    record.zone = evidenceZone({ scored: zoneNode !== null, top1: record.top1_score, candidates: items.length }, config.zones);
     record.sources = record.zone === 'empty' ? [] : buildSources(items, { count: config.evidence.sources, excerptChars: config.evidence.excerpt_chars, forumUrl: config.evidence.forum_url });
   } catch (e) {
     return fail(record, 'retrieval', e);

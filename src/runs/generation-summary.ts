@@ -1,5 +1,6 @@
 import { quantile } from '../scoring/statistics.js';
 import { meanN, type MeanN } from '../scoring/retrieval-metrics.js';
+import { noZoneCounts, type Zone } from '../evidence/zones.js';
 import type { CaseRecord } from './results-schema.js';
 
 /** A count out of the cases it applies to. */
@@ -11,7 +12,7 @@ export interface CountN {
 /** Generation figures of a run (deterministic scorers; the judge adds its own block). */
 export interface GenerationSummary {
   /** kind → zone → cases. */
-  zones: Record<string, Record<'empty' | 'weak' | 'normal', number>>;
+  zones: Record<string, Record<Zone, number>>;
   answered: number;
   /**
    * The node whose results became the sources shown to the model, and its post-level Hit@5
@@ -53,7 +54,7 @@ export function summariseGeneration(records: readonly CaseRecord[], evidenceNode
   const stance: GenerationSummary['stance_pattern'] = {};
   for (const r of records) {
     if (r.zone) {
-      zones[r.kind] ??= { empty: 0, weak: 0, normal: 0 };
+      zones[r.kind] ??= noZoneCounts();
       zones[r.kind]![r.zone]++;
     }
   }

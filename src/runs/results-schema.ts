@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ZoneSchema } from '../evidence/zones.js';
 
 /** Bumped on any incompatible change of the results file. */
 export const SCHEMA_VERSION = 1;
@@ -59,7 +60,7 @@ export const CaseRecordSchema = z
     error: z.object({ stage: z.string(), message: z.string() }).strict().optional(),
     gate: z.object({ intent: z.string(), pattern: z.string() }).strict().optional(),
     retrieval: z.record(z.string(), NodeCaseSchema).default({}),
-    zone: z.enum(['empty', 'weak', 'normal']).optional(),
+    zone: ZoneSchema.optional(),
     top1_score: z.number().nullable().optional(),
     sources: z.array(SourceSchema).optional(),
     prompt_versions: z.record(z.string(), z.string()).optional(),

@@ -3,10 +3,11 @@
  * off-topic cases falls against candidate thresholds, and which (abstain_below, weak_below)
  * pair a grid search recommends. Pure and fast: each kind's scores are sorted once and every
  * count is a binary search, O((n + T) log n) for n cases and T thresholds; the pair search
- * works on those per-threshold counts, never on cases. Zones: score < abstain_below → empty,
- * < weak_below → weak, else normal.
+ * works on those per-threshold counts, never on cases. The zone rule and counts are
+ * evidence/zones.ts's.
  */
 import { z } from 'zod';
+import { countBelow, DEFAULT_ZONE_THRESHOLDS, zoneCounts, ZoneThresholdsSchema, type ZoneThresholds } from '../evidence/zones.js';
 import { describe } from './statistics.js';
 
 /** One case as calibration sees it: `top1` is null when it has no score (no candidates, error). */
@@ -38,14 +39,10 @@ export const GridRowSchema = z
 export type GridRow = z.infer<typeof GridRowSchema>;
 
 /** Where one (abstain_below, weak_below) pair puts each kind. */
-export const ZoneFiguresSchema = z
-  .object({
-    abstain_below: z.number(),
-    weak_below: z.number(),
+export const ZoneFiguresSchema = ZoneThresholdsSchema.extend({
     in_domain: z.object({ empty: CountSchema, weak: CountSchema, normal: CountSchema }).strict(),
     off_topic: z.object({ empty: CountSchema, weak: CountSchema, normal: CountSchema, caught: CountSchema }).strict(),
-  })
-  .strict();
+  }).strict();
 export type ZoneFigures = z.infer<typeof ZoneFiguresSchema>;
 
 /** A constraint no grid pair meets, with the best value the grid can reach. */
@@ -72,9 +69,6 @@ export type Constraints = z.infer<typeof ConstraintsSchema>;
 export const GridSpecSchema = z.object({ from: z.number(), to: z.number(), step: z.number().positive() }).strict();
 export type GridSpec = z.infer<typeof GridSpecSchema>;
 
-export const ZonesSchema = z.object({ abstain_below: z.number(), weak_below: z.number() }).strict();
-export type Zones = z.infer<typeof ZonesSchema>;
-
 /** Cases left out of the figures: no top-1 score (per kind, with ids), or a kind other than the two. */
 export const ExcludedSchema = z
   .object({
@@ -86,7 +80,6 @@ export const ExcludedSchema = z
 /** Grid defaults (logits) and constraint defaults: nothing in-domain silenced, every off-topic caught. */
 export const DEFAULT_GRID: GridSpec = { from: -8, to: 4, step: 0.5 };
 export const DEFAULT_CONSTRAINTS: Constraints = { max_silenced: 0, min_caught: 1 };
-export const DEFAULT_ZONES: Zones = { abstain_below: -4, weak_below: 0 };
 /** Above this many thresholds the grid is refused (a typo such as `--step 0.00001`). */
 export const MAX_GRID = 100_000;
 
@@ -99,7 +92,7 @@ export interface CalibrationInput {
   grid?: GridSpec;
   constraints?: Constraints;
   /** The thresholds in use (config `zones`), for the cautious column and the current figures. */
-  current?: Zones;
+  current?: ZoneThresholds;
 }
 
 export interface Calibration {
@@ -121,18 +114,6 @@ export function gridThresholds(spec: GridSpec): number[] {
   const count = Math.floor((to - from) / step + 1e-9) + 1;
   if (count > MAX_GRID) throw new RangeError(`grid: ${count} thresholds from ${from} to ${to} step ${step}; at most ${MAX_GRID}`);
   return Array.from({ length: count }, (_, i) => Number((from + i * step).toFixed(10)));
-}
-
-/** How many values of an ascending array are strictly below t (lower bound). */
-export function countBelow(sorted: ArrayLike<number>, t: number): number {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if ((sorted[mid] as number) < t) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 export function count(c: number, n: number): Count {
@@ -162,11 +143,10 @@ function split(cases: readonly CalibrationCase[]) {
 }
 
 /** Where a pair puts each kind, from the sorted scores. */
-export function zoneFigures(id: Float64Array, off: Float64Array, zones: Zones): ZoneFigures {
+export function zoneFigures(id: Float64Array, off: Float64Array, zones: ZoneThresholds): ZoneFigures {
   const figure = (s: Float64Array) => {
-    const e = countBelow(s, zones.abstain_below);
-    const below = Math.max(e, countBelow(s, zones.weak_below));
-    return { empty: count(e, s.length), weak: count(below - e, s.length), normal: count(s.length - below, s.length), caught: count(below, s.length) };
+    const n = zoneCounts(s, zones);
+    return { empty: count(n.empty, s.length), weak: count(n.weak, s.length), normal: count(n.normal, s.length), caught: count(n.empty + n.weak, s.length) };
   };
   const d = figure(id);
   return { abstain_below: zones.abstain_below, weak_below: zones.weak_below, in_domain: { empty: d.empty, weak: d.weak, normal: d.normal }, off_topic: figure(off) };
@@ -227,7 +207,7 @@ function recommend(thresholds: number[], id: Float64Array, off: Float64Array, id
 export function calibrate(input: CalibrationInput): Calibration {
   const grid = input.grid ?? DEFAULT_GRID;
   const constraints = ConstraintsSchema.parse(input.constraints ?? DEFAULT_CONSTRAINTS);
-  const current = input.current ?? DEFAULT_ZONES;
+  const current = input.current ?? DEFAULT_ZONE_THRESHOLDS;
   const thresholds = gridThresholds(grid);
   const { id, off, excluded } = split(input.cases);
   const T = thresholds.length;
@@ -272,7 +252,7 @@ export const CalibrationFileSchema = z
     node: z.string(),
     /** e.g. that the scores come from an offline stand-in, not a cross-encoder. */
     notes: z.array(z.string()),
-    zones_current: ZonesSchema,
+    zones_current: ZoneThresholdsSchema,
     grid: GridSpecSchema,
     constraints: ConstraintsSchema,
     tie_rule: z.string(),
