@@ -34,16 +34,26 @@ const FAULT: Record<string, 'retry-after' | 'server-error' | 'hang' | 'bad-reque
 };
 const idOf = (req: RecordedRequest) => caseOf(chatQuestion(req)).id;
 
+/**
+ * Like a real rate limiter, the server refuses (429 again) any request that comes back inside the
+ * window its 429 announced (Retry-After: 1). A retry after the generator's own backoff (at most its
+ * 500 ms first delay) would land inside; 900 ms leaves room for a timer that fires a little early.
+ * A loaded machine can only make the retry later, so this never fails for being slow.
+ */
+const RATE_WINDOW_MS = 900;
+
 describe('ragaudit run with provider faults (real PostgreSQL, secrets in play)', { timeout: 120_000 }, () => {
-  const seen = new Map<string, number>();
+  const limitedSince = new Map<string, number>();
+  const rateLimited = status(429, { error: { message: 'Rate limit reached', type: 'requests' } }, { 'retry-after': '1' });
   const chat = chatServer({
     override: (req) => {
       const id = idOf(req);
-      const n = (seen.get(id) ?? 0) + 1;
-      seen.set(id, n);
       switch (FAULT[id]) {
-        case 'retry-after':
-          return n === 1 ? status(429, { error: { message: 'Rate limit reached', type: 'requests' } }, { 'retry-after': '1' }) : undefined;
+        case 'retry-after': {
+          const since = limitedSince.get(id);
+          if (since === undefined) limitedSince.set(id, req.at);
+          return since === undefined || req.at - since < RATE_WINDOW_MS ? rateLimited : undefined;
+        }
         case 'server-error':
           return status(500, { error: { message: 'The server had an error while processing your request.' } });
         case 'hang':
@@ -96,9 +106,9 @@ describe('ragaudit run with provider faults (real PostgreSQL, secrets in play)',
   });
 
   it('waits out a 429 Retry-After, then completes the case', () => {
-    const [first, second, ...more] = requestsOf('loake-vs-cj-price-gap');
-    expect(more).toEqual([]);
-    expect(second!.at - first!.at).toBeGreaterThanOrEqual(950);
+    // retries: 1, so the case completes only if its one retry came after the window: a retry on
+    // the backoff alone would meet a second 429 and end as an error record.
+    expect(requestsOf('loake-vs-cj-price-gap')).toHaveLength(2);
     const r = byId('loake-vs-cj-price-gap');
     expect(r.status).toBe('ok');
     expect(r.answer).toMatch(/^According to/);
@@ -119,14 +129,10 @@ describe('ragaudit run with provider faults (real PostgreSQL, secrets in play)',
   });
 
   it('ends a hung request at generator.timeout_ms', () => {
-    const [first, second, ...more] = requestsOf('vamp-folds-too-long');
-    expect(more).toEqual([]);
-    // A 1500 ms timeout, then the 500 ms first backoff (less the first request's own transit).
-    expect(second!.at - first!.at).toBeGreaterThanOrEqual(1500);
-    expect(second!.at - first!.at).toBeLessThan(6000);
+    // Two attempts (retries: 1), each ended by the configured deadline: the message names the
+    // 1500 ms of generator.timeout_ms, where the default would read 60000 ms.
+    expect(requestsOf('vamp-folds-too-long')).toHaveLength(2);
     expect(byId('vamp-folds-too-long')).toMatchObject({ status: 'error', error: { stage: 'generation', message: expect.stringMatching(/^openai: gave up after 2 attempts: request timed out after 1500 ms from http:\/\/127\.0\.0\.1:\d+\/v1$/) } });
-    // The whole run, not one default 60 s timeout per attempt.
-    expect(run.ms).toBeLessThan(30_000);
   });
 
   it('fails a 400 at once for that case alone, naming the provider but not the key', () => {

@@ -93,8 +93,9 @@ describe('a frozen connection (server accepts, then never answers)', () => {
       proxy.freeze();
       const t0 = performance.now();
       const e = await failure(db.query('SELECT 1 AS one'));
-      // Deadline: 500 ms statement timeout + 1 s margin; generous bound for a loaded machine.
-      expect(performance.now() - t0).toBeLessThan(10_000);
+      // Deadline: 500 ms statement timeout + 1 s margin. Kept only against a hang (a frozen connection
+      // never ends by itself): 10 × the 1500 ms deadline; the message below names that deadline.
+      expect(performance.now() - t0).toBeLessThan(15_000);
       expect(e.message).toBe(
         `no answer from postgres://127.0.0.1:${proxy.port}/postgres within 1500 ms (client-side deadline, past the 500 ms statement timeout): ` +
           'the connection is frozen or the server stalled; it was dropped (timeout)',
@@ -124,6 +125,7 @@ describe('the embedded demo database honours the statement timeout', () => {
     try {
       const t0 = performance.now();
       const e = await failure(db.query('SELECT pg_sleep(20)'));
+      // Kept because it is what tells a stopped query from one that ran its 20 s: 10 × the 1 s limit.
       expect(performance.now() - t0).toBeLessThan(10_000);
       expect(e.message).toMatch(/^query failed on embedded demo database \(PGlite\): the query ran longer than the statement timeout of 1000 ms \(database\.statement_timeout_ms\) and was stopped.*\(timeout\)$/);
       expect(await db.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);

@@ -3,6 +3,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { serveDuringSuite } from './servers/suite.js';
 import { z } from 'zod';
 import { ConfigError, JudgeParseError, ProviderError } from '../src/errors.js';
+import { recordingSleep } from './helpers/faults.js';
 import { AnthropicChatModel, type AnthropicChatModelOptions } from '../src/llm/anthropic.js';
 import {
   MESSAGES,
@@ -106,10 +107,11 @@ describe('AnthropicChatModel', () => {
       MESSAGES,
       status(429, anthropicError('rate_limit_error', 'slow down'), { 'retry-after': '1' }),
     );
-    await model().complete(ask);
-    const [a, b] = server.requestsTo(MESSAGES);
-    expect(b!.at - a!.at).toBeGreaterThanOrEqual(950);
-    expect(b!.at - a!.at).toBeLessThan(1500);
+    const { sleep, delays } = recordingSleep();
+    await model({ sleep }).complete(ask);
+    expect(server.count(MESSAGES)).toBe(2);
+    // The one wait is the server's 1 s, not the 5 ms backoff.
+    expect(delays).toEqual([1000]);
   });
 
   it('gives up on repeated overloads after retries + 1 requests', async () => {
@@ -124,7 +126,9 @@ describe('AnthropicChatModel', () => {
     server.enqueue(MESSAGES, hang());
     const t0 = performance.now();
     const err = await model({ timeoutMs: 300, retries: 0 }).complete(ask).catch((e: unknown) => e);
-    expect(performance.now() - t0).toBeLessThan(1200);
+    expect(server.count(MESSAGES)).toBe(1);
+    // Kept only against a hang (the suite's timeout is minutes): 10 × the 300 ms deadline.
+    expect(performance.now() - t0).toBeLessThan(3000);
     expect((err as Error).message).toBe(`anthropic: gave up after 1 attempt: request timed out after 300 ms from ${served.url}`);
     expect((err as ProviderError).details.fault).toBe('connection');
   });

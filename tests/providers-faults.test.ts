@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, ProviderError } from '../src/errors.js';
 import { AnthropicChatModel } from '../src/llm/anthropic.js';
 import { OpenAIChatModel } from '../src/llm/openai.js';
+import type { Sleep } from '../src/llm/retry.js';
 import { TeiReranker } from '../src/rerank/http-rerankers.js';
 import { OpenAIEmbedder } from '../src/retrieval/openai-embedder.js';
 import { MESSAGES, anthropicError, anthropicMessage, anthropicServer, textBlock } from './servers/anthropic-server.js';
@@ -14,7 +15,7 @@ import { CHAT, EMBEDDINGS, chatCompletion, embeddingsResponse, hashVector, openA
 import { hang, status, trickle } from './servers/provider-server.js';
 import { TEI_RERANK, rerankServer } from './servers/rerank-server.js';
 import { serveDuringSuite } from './servers/suite.js';
-import { deadPort, rejection } from './helpers/faults.js';
+import { deadPort, recordingSleep, rejection } from './helpers/faults.js';
 
 const chat = openAIServer({ dimensions: 4 });
 const chatServed = serveDuringSuite(chat);
@@ -25,7 +26,7 @@ const teiServed = serveDuringSuite(tei);
 
 const KEY = 'sk-test-faults-0123456789';
 const ask = { system: 'Be brief.', messages: [{ role: 'user' as const, content: 'Hello' }] };
-const openai = (o: { timeoutMs?: number; retries?: number; baseURL?: string } = {}) =>
+const openai = (o: { timeoutMs?: number; retries?: number; baseURL?: string; sleep?: Sleep } = {}) =>
   new OpenAIChatModel({ model: 'test-model', baseURL: `${chatServed.url}/v1`, apiKey: KEY, minDelayMs: 1, ...o });
 const anthropic = (o: { timeoutMs?: number; retries?: number } = {}) =>
   new AnthropicChatModel({ model: 'claude-test', baseURL: messagesServed.url, apiKey: KEY, minDelayMs: 1, ...o });
@@ -33,15 +34,20 @@ const anthropic = (o: { timeoutMs?: number; retries?: number } = {}) =>
 const failure = (p: Promise<unknown>) => rejection(p, ProviderError);
 
 describe('a server that sends headers, then trickles the body (12.3)', () => {
-  // Each body takes 100 ms a byte, tens of seconds in all; the deadline is 300 ms a request.
+  // Each body takes 100 ms a byte (the rerank answer, shorter, 1 s a byte): tens of seconds in all;
+  // the deadline is 300 ms a request. The time bounds below stay because a body read that ignored
+  // the deadline would still end, with the same error, only after the whole drip: each bound is
+  // 10 × what the deadlines take and well below the drip, so it tells the two apart.
   const slowChat = trickle(chatCompletion('too slow'), { everyMs: 100 });
 
   it('is cut at the deadline by the OpenAI SDK client, as a connection fault', async () => {
     chat.enqueue(CHAT, slowChat, slowChat);
+    const { sleep, delays } = recordingSleep();
     const t0 = performance.now();
-    const err = await failure(openai({ timeoutMs: 300, retries: 1 }).complete(ask));
-    expect(performance.now() - t0).toBeLessThan(5000);
+    const err = await failure(openai({ timeoutMs: 300, retries: 1, sleep }).complete(ask));
+    expect(performance.now() - t0).toBeLessThan(6000); // 10 × two 300 ms deadlines
     expect(chat.count(CHAT)).toBe(2);
+    expect(delays).toHaveLength(1);
     expect(err.details).toMatchObject({ fault: 'connection', retryable: true });
     expect(err.message).toBe(`openai: gave up after 2 attempts: request timed out after 300 ms from ${chatServed.url}/v1`);
   });
@@ -51,17 +57,21 @@ describe('a server that sends headers, then trickles the body (12.3)', () => {
     messages.enqueue(MESSAGES, slow);
     const t0 = performance.now();
     const err = await failure(anthropic({ timeoutMs: 300, retries: 0 }).complete(ask));
-    expect(performance.now() - t0).toBeLessThan(5000);
+    expect(performance.now() - t0).toBeLessThan(3000); // 10 × the 300 ms deadline
+    expect(messages.count(MESSAGES)).toBe(1);
     expect(err.details.fault).toBe('connection');
   });
 
   it('is cut at the deadline by the rerankers’ and the embedder’s own client', async () => {
-    tei.enqueue(TEI_RERANK, trickle([{ index: 0, score: 1 }], { everyMs: 200 }));
+    tei.enqueue(TEI_RERANK, trickle([{ index: 0, score: 1 }], { everyMs: 1000 }));
     chat.enqueue(EMBEDDINGS, trickle(embeddingsResponse([hashVector('a', 4)]), { everyMs: 100 }));
-    const t0 = performance.now();
+    let t0 = performance.now();
     const rerankErr = await failure(new TeiReranker({ url: teiServed.url, timeoutMs: 300, retries: 0 }).score('q', ['a']));
+    expect(performance.now() - t0).toBeLessThan(3000); // 10 × the 300 ms deadline
+    t0 = performance.now();
     const embedErr = await failure(new OpenAIEmbedder({ model: 'test-embedder', dimensions: 4, baseURL: `${chatServed.url}/v1`, timeoutMs: 300, retries: 0 }).embed(['a']));
-    expect(performance.now() - t0).toBeLessThan(8000);
+    expect(performance.now() - t0).toBeLessThan(3000); // 10 × the 300 ms deadline
+    expect([tei.count(TEI_RERANK), chat.count(EMBEDDINGS)]).toEqual([1, 1]);
     expect(rerankErr.details.fault).toBe('connection');
     expect(embedErr.details.fault).toBe('connection');
     expect(embedErr.message).toBe(`embeddings: gave up after 1 attempt: request timed out after 300 ms from ${chatServed.url}/v1/embeddings`);
@@ -76,10 +86,14 @@ describe('a server that sends headers, then trickles the body (12.3)', () => {
 
   it('a hang costs at most timeout × (retries + 1), plus the backoff', async () => {
     chat.enqueue(CHAT, hang(), hang(), hang());
+    const { sleep, delays } = recordingSleep();
     const t0 = performance.now();
-    const err = await failure(openai({ timeoutMs: 200, retries: 2 }).complete(ask));
+    const err = await failure(openai({ timeoutMs: 200, retries: 2, sleep }).complete(ask));
+    // Three attempts, each ended by its deadline, and two backoffs between them (recorded, not waited).
     expect(chat.count(CHAT)).toBe(3);
-    expect(performance.now() - t0).toBeLessThan(5000);
+    expect(delays).toHaveLength(2);
+    // Kept only against a hang (a hung socket never ends by itself): 10 × three 200 ms deadlines.
+    expect(performance.now() - t0).toBeLessThan(6000);
     expect(err.details.fault).toBe('connection');
   });
 });

@@ -4,6 +4,7 @@ import { serveDuringSuite } from './servers/suite.js';
 import { z } from 'zod';
 import { ConfigError, JudgeParseError, ProviderError } from '../src/errors.js';
 import { OpenAIChatModel, type OpenAIChatModelOptions } from '../src/llm/openai.js';
+import { recordingSleep } from './helpers/faults.js';
 import { CHAT, chatCompletion, closeSocket, hang, openAIServer, reply, status } from './servers/index.js';
 
 const KEY = 'sk-test-SECRET-abcdef123456';
@@ -89,17 +90,20 @@ describe('OpenAIChatModel', () => {
 
   it('waits out a 429 Retry-After, then succeeds', async () => {
     server.enqueue(CHAT, status(429, { error: { message: 'Rate limit reached', type: 'requests' } }, { 'retry-after': '1' }));
-    const out = await model().complete(ask);
+    const { sleep, delays } = recordingSleep();
+    const out = await model({ sleep }).complete(ask);
     expect(out.text).toBe('echo: Hello there');
-    const [a, b] = server.requestsTo(CHAT);
-    expect(b!.at - a!.at).toBeGreaterThanOrEqual(950);
-    expect(b!.at - a!.at).toBeLessThan(1500);
+    expect(server.count(CHAT)).toBe(2);
+    // The one wait is the server's 1 s, not the 5 ms backoff.
+    expect(delays).toEqual([1000]);
   });
 
   it('caps a Retry-After at maxRetryAfterMs', async () => {
     server.enqueue(CHAT, status(429, {}, { 'retry-after': '0.4' }));
-    await model({ maxRetryAfterMs: 50 }).complete(ask);
+    const { sleep, delays } = recordingSleep();
+    await model({ maxRetryAfterMs: 50, sleep }).complete(ask);
     expect(server.count(CHAT)).toBe(2);
+    expect(delays).toEqual([50]);
   });
 
   it('stops at once, as a quota fault, on a Retry-After far beyond the cap', async () => {
@@ -121,12 +125,14 @@ describe('OpenAIChatModel', () => {
 
   it('ends a hung request at the timeout', async () => {
     server.enqueue(CHAT, hang(), hang());
+    const { sleep, delays } = recordingSleep();
     const t0 = performance.now();
-    const err = await model({ timeoutMs: 300, retries: 1 }).complete(ask).catch((e: unknown) => e);
-    const took = performance.now() - t0;
+    const err = await model({ timeoutMs: 300, retries: 1, sleep }).complete(ask).catch((e: unknown) => e);
+    // Two attempts, one backoff between them; the message below names the 300 ms deadline that ended each.
     expect(server.count(CHAT)).toBe(2);
-    expect(took).toBeGreaterThanOrEqual(550);
-    expect(took).toBeLessThan(5000);
+    expect(delays).toHaveLength(1);
+    // Kept only against a hang (the suite's timeout is minutes): 10 × the 600 ms two deadlines take.
+    expect(performance.now() - t0).toBeLessThan(6000);
     expect((err as Error).message).toBe(`openai: gave up after 2 attempts: request timed out after 300 ms from ${served.url}/v1`);
     expect((err as ProviderError).details.fault).toBe('connection');
   });

@@ -72,7 +72,9 @@ describe('TeiReranker', () => {
     server.enqueue(TEI_RERANK, hang());
     const t0 = performance.now();
     const err = await new TeiReranker({ url: served.url, timeoutMs: 300, retries: 0 }).score(query, ['a']).catch((e: unknown) => e);
-    expect(performance.now() - t0).toBeLessThan(1200);
+    expect(server.count(TEI_RERANK)).toBe(1);
+    // Kept only against a hang (the suite's timeout is minutes): 10 × the 300 ms deadline.
+    expect(performance.now() - t0).toBeLessThan(3000);
     expect((err as Error).message).toBe(`tei: gave up after 1 attempt: request timed out after 300 ms from ${served.url}/rerank`);
     expect((err as ProviderError).details.fault).toBe('connection');
   });

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { JudgeParseError, ProviderError } from '../src/errors.js';
-import { HttpStatusError, classifyError, postJson, retryAfterMs, withRetry } from '../src/llm/retry.js';
+import { HttpStatusError, classifyError, postJson, retryAfterMs, sleep as realSleep, withRetry } from '../src/llm/retry.js';
 import { ProviderServer, closeSocket, hang, reply, replyText, status } from './servers/index.js';
-import { deadPort } from './helpers/faults.js';
+import { deadPort, recordingSleep } from './helpers/faults.js';
 
 const ROUTE = 'POST /thing';
 const closers: (() => Promise<void>)[] = [];
@@ -14,12 +14,6 @@ async function serve(server: ProviderServer): Promise<string> {
   const { url, close } = await server.start();
   closers.push(close);
   return `${url}/thing`;
-}
-
-/** A sleep that returns at once and records the delays asked for. */
-function recordingSleep(): { sleep: (ms: number) => Promise<void>; delays: number[] } {
-  const delays: number[] = [];
-  return { delays, sleep: async (ms: number) => void delays.push(ms) };
 }
 
 const post = (url: string, timeoutMs = 2000) => postJson(url, { q: 1 }, { provider: 'test', timeoutMs });
@@ -163,9 +157,25 @@ describe('withRetry over HTTP', () => {
     const server = new ProviderServer({ [ROUTE]: () => status(503, {}, { 'retry-after': '10' }) });
     const url = await serve(server);
     const ac = new AbortController();
-    setTimeout(() => ac.abort(new Error('cancelled')), 100);
-    const t0 = performance.now();
-    await expect(withRetry(() => post(url), { ...fast, signal: ac.signal })).rejects.toThrow('cancelled');
-    expect(performance.now() - t0).toBeLessThan(1000);
+    // The caller cancels while the retry layer waits out the 10 s: the real sleep must end there.
+    const delays: number[] = [];
+    const cancelWhileWaiting = (ms: number, signal?: AbortSignal) => {
+      delays.push(ms);
+      const waiting = realSleep(ms, signal);
+      ac.abort(new Error('cancelled'));
+      return waiting;
+    };
+    await expect(withRetry(() => post(url), { ...fast, signal: ac.signal, sleep: cancelWhileWaiting })).rejects.toThrow('cancelled');
+    expect(delays).toEqual([10_000]);
+    expect(server.count()).toBe(1);
+  });
+
+  it('the timer sleep ends at an abort, and never starts on a signal already aborted', async () => {
+    const ac = new AbortController();
+    const waiting = realSleep(600_000, ac.signal);
+    ac.abort(new Error('cancelled'));
+    // Without the abort this would wait ten minutes, past the test's timeout.
+    await expect(waiting).rejects.toThrow('cancelled');
+    await expect(realSleep(600_000, ac.signal)).rejects.toThrow('cancelled');
   });
 });

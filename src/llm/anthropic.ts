@@ -115,7 +115,7 @@ export class AnthropicChatModel implements ChatModel {
     const endpoint = `${this.baseURL}/v1/messages`;
     const { value: res, latencyMs } = await timedCall(
       async (signal) => checkMessage(await this.client.messages.create(params, { signal }), endpoint, wire?.name),
-      { provider: 'anthropic', endpoint: this.baseURL, keyEnv: 'ANTHROPIC_API_KEY', apiKey: this.apiKey, opts: this.opts },
+      { provider: 'anthropic', endpoint: this.baseURL, keyEnv: 'ANTHROPIC_API_KEY', apiKey: this.apiKey, opts: this.opts, ...(this.opts.sleep && { sleep: this.opts.sleep }) },
     );
 
     // A key the server echoes back leaves the client as *** (no ledger, cache or judge sees it).

@@ -170,7 +170,7 @@ export class OpenAIChatModel implements ChatModel {
     const endpoint = `${this.baseURL}/chat/completions`;
     const { value: res, latencyMs } = await timedCall(
       async (signal) => checkChatResponse(await this.client.chat.completions.create(body as unknown as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming, { signal }), endpoint),
-      { provider: 'openai', endpoint: this.baseURL, keyEnv: 'OPENAI_API_KEY', apiKey: this.apiKey, opts: this.opts },
+      { provider: 'openai', endpoint: this.baseURL, keyEnv: 'OPENAI_API_KEY', apiKey: this.apiKey, opts: this.opts, ...(this.opts.sleep && { sleep: this.opts.sleep }) },
     );
 
     // A key the server echoes back leaves the client as *** (no ledger, cache or judge sees it).

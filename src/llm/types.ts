@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { Sleep } from './retry.js';
 
 /** One chat message; the system prompt is passed separately. */
 export interface ChatMessage {
@@ -70,4 +71,6 @@ export interface RemoteModelOptions {
   minDelayMs?: number;
   /** Cap on a server's Retry-After, ms (default 30 000). */
   maxRetryAfterMs?: number;
+  /** How to wait between attempts (default a timer); tests pass one that records the delays. */
+  sleep?: Sleep;
 }

@@ -1,4 +1,7 @@
-/** Small helpers shared by the fault tests: a port nothing listens on, and an expected rejection. */
+/**
+ * Small helpers shared by the fault tests: a port nothing listens on, an expected rejection, and a
+ * sleep that records the delays the retry layer asks for (so no test measures a wait on the clock).
+ */
 import { createServer } from 'node:net';
 import { expect } from 'vitest';
 
@@ -19,4 +22,10 @@ export async function rejection<E extends Error>(p: Promise<unknown>, type: abst
   );
   expect(e).toBeInstanceOf(type);
   return e as E;
+}
+
+/** A sleep that returns at once and records the delays asked for (the retry layer's `sleep` option). */
+export function recordingSleep(): { sleep: (ms: number) => Promise<void>; delays: number[] } {
+  const delays: number[] = [];
+  return { delays, sleep: async (ms: number) => void delays.push(ms) };
 }

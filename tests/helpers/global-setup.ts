@@ -3,8 +3,8 @@
  * Tests reach it through `inject('pgAdminUrl')`. A missing server is a failure, not a skip:
  * the suites that need PostgreSQL must run (see .ci/run).
  */
-import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { execFileSync, spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -42,6 +42,48 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** Runs a PostgreSQL server program, as the postgres user when we are root (initdb refuses root). */
+export function pgTool(bin: string, cmd: string, args: string[]): SpawnSyncReturns<string> {
+  return process.getuid?.() === 0
+    ? spawnSync('runuser', ['-u', 'postgres', '--', join(bin, cmd), ...args], { encoding: 'utf8' })
+    : spawnSync(join(bin, cmd), args, { encoding: 'utf8' });
+}
+
+/** Runs a PostgreSQL server program and returns its output; throws with its message when it fails. */
+export function runPgTool(bin: string, cmd: string, args: string[]): string {
+  const r = pgTool(bin, cmd, args);
+  if (r.status !== 0) throw new Error(`${cmd} failed: ${r.stderr || r.stdout || r.error?.message}`);
+  return r.stdout;
+}
+
+/** Ports start-up tries when each one is taken before the server binds it. */
+export const START_TRIES = 5;
+
+/**
+ * Starts the server of `data` on a free loopback port (its socket and logs in `dir`). freePort()
+ * lets its port go before pg_ctl binds it, so another process may take the port in between; the
+ * server then logs "Address already in use" and start-up tries a new port, up to `tries` ports.
+ * Any other failure throws at once, with the server log.
+ */
+export async function startOnFreePort(
+  bin: string,
+  data: string,
+  dir: string,
+  opts: { settings?: string; pickPort?: () => Promise<number>; tries?: number } = {},
+): Promise<{ port: number; attempts: number }> {
+  const tries = opts.tries ?? START_TRIES;
+  for (let attempt = 1; ; attempt++) {
+    const port = await (opts.pickPort ?? freePort)();
+    const log = join(dir, `server-${attempt}.log`);
+    const settings = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off ${opts.settings ?? ''}`.trim();
+    const r = pgTool(bin, 'pg_ctl', ['-D', data, '-l', log, '-w', '-t', '60', '-o', settings, 'start']);
+    if (r.status === 0) return { port, attempts: attempt };
+    const said = existsSync(log) ? readFileSync(log, 'utf8') : '';
+    if (attempt < tries && /Address already in use/.test(said)) continue;
+    throw new Error(`pg_ctl start failed on port ${port} (try ${attempt} of ${tries}): ${r.stderr || r.stdout || r.error?.message}\n${said}`);
+  }
+}
+
 let stop: (() => void) | undefined;
 
 export default async function setup(project: TestProject) {
@@ -49,19 +91,11 @@ export default async function setup(project: TestProject) {
   const dir = mkdtempSync(join(tmpdir(), 'ragaudit-pg-'));
   chmodSync(dir, 0o777);
   const data = join(dir, 'data');
-  const asRoot = process.getuid?.() === 0;
-  // initdb refuses to run as root: run the server as the postgres user then.
-  const run = (cmd: string, args: string[]) => {
-    const r = asRoot ? spawnSync('runuser', ['-u', 'postgres', '--', join(bin, cmd), ...args], { encoding: 'utf8' }) : spawnSync(join(bin, cmd), args, { encoding: 'utf8' });
-    if (r.status !== 0) throw new Error(`${cmd} failed: ${r.stderr || r.stdout || r.error?.message}`);
-    return r.stdout;
-  };
-  run('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C.UTF-8', '--no-sync']);
-  const port = await freePort();
-  run('pg_ctl', ['-D', data, '-l', join(dir, 'server.log'), '-w', '-t', '60', '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=100`, 'start']);
+  runPgTool(bin, 'initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C.UTF-8', '--no-sync']);
+  const { port } = await startOnFreePort(bin, data, dir, { settings: '-c max_connections=100' });
   stop = () => {
     try {
-      run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
+      runPgTool(bin, 'pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -1,11 +1,10 @@
-import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { inject } from 'vitest';
-import { findBin, freePort } from './global-setup.js';
+import { findBin, runPgTool, startOnFreePort } from './global-setup.js';
 import type { SqlWriter } from '../../src/corpus/load-forum.js';
 
 /** Creates a fresh database on the test server; returns its URL and a writer (owner access). */
@@ -43,20 +42,14 @@ export async function startPasswordServer(password: string): Promise<{ port: num
   chmodSync(dir, 0o777);
   const pwfile = join(dir, 'pw');
   writeFileSync(pwfile, `${password}\n`, { mode: 0o644 });
-  const asRoot = process.getuid?.() === 0;
-  const run = (cmd: string, args: string[]) => {
-    const r = asRoot ? spawnSync('runuser', ['-u', 'postgres', '--', join(bin, cmd), ...args], { encoding: 'utf8' }) : spawnSync(join(bin, cmd), args, { encoding: 'utf8' });
-    if (r.status !== 0) throw new Error(`${cmd} failed: ${r.stderr || r.stdout || r.error?.message}`);
-  };
   const data = join(dir, 'data');
-  run('initdb', ['-D', data, '-U', 'postgres', '--auth-local=trust', '--auth-host=scram-sha-256', `--pwfile=${pwfile}`, '-E', 'UTF8', '--locale=C.UTF-8', '--no-sync']);
-  const port = await freePort();
-  run('pg_ctl', ['-D', data, '-l', join(dir, 'server.log'), '-w', '-t', '60', '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`, 'start']);
+  runPgTool(bin, 'initdb', ['-D', data, '-U', 'postgres', '--auth-local=trust', '--auth-host=scram-sha-256', `--pwfile=${pwfile}`, '-E', 'UTF8', '--locale=C.UTF-8', '--no-sync']);
+  const { port } = await startOnFreePort(bin, data, dir);
   return {
     port,
     stop: () => {
       try {
-        run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
+        runPgTool(bin, 'pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }
