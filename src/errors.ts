@@ -110,6 +110,16 @@ export function rememberSecrets(values: Iterable<string | undefined>): void {
 }
 
 /**
+ * True when `text` carries a secret value: one registered with {@link rememberSecrets}, or one of
+ * `extra` (values shorter than 6 characters are ignored, as when registering). The one rule every
+ * output is checked against before it is written.
+ */
+export function carriesSecret(text: string, extra: readonly (string | undefined)[] = []): boolean {
+  for (const v of secretValues) if (text.includes(v)) return true;
+  return extra.some((v) => typeof v === 'string' && v.length >= 6 && text.includes(v));
+}
+
+/**
  * Removes the registered secret values only (no rewriting by form): for text that is not a
  * message but content, such as a model's answer, which must lose an echoed key and nothing else.
  */

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { InputError, RagauditError, redact, SECRET_PARAMS } from '../errors.js';
+import { carriesSecret, InputError, redact, SECRET_PARAMS } from '../errors.js';
+import { refuseSecrets, writeArtifact, writeArtifactStream, type ArtifactWrite } from '../io/artifacts.js';
 import type { Config } from '../config/schema.js';
 import { CaseRecordSchema, RunResultSchema, type CaseRecord, type RunResult } from './results-schema.js';
 
@@ -68,9 +69,6 @@ export function configDigest(config: Record<string, unknown>): string {
 /** The header fields of a results file, validated apart from the cases (one record at a time). */
 const ResultHeaderSchema = RunResultSchema.omit({ cases: true });
 
-/** Bytes gathered before one write call. */
-const CHUNK = 1 << 20;
-
 /** JSON text placed `depth` levels deep in a document indented by one space per level. */
 const nested = (json: string, depth: number) => json.replace(/\n/g, `\n${' '.repeat(depth)}`);
 
@@ -78,7 +76,7 @@ const nested = (json: string, depth: number) => json.replace(/\n/g, `\n${' '.rep
  * Writes `<dir>/<stamp>-<name>.json` (and the digest beside it); returns the paths.
  *
  * The results JSON is streamed: the header fields, then the cases one by one, each validated and
- * serialised on its own, into a temp file renamed over the target at the end. No single string
+ * serialised on its own, through the artifact writer (temp file renamed over the target). No single string
  * holds the whole document (a run of tens of thousands of cases exceeds the longest string V8
  * can build), and the bytes are the same as `JSON.stringify(result, null, 1)`, so every reader
  * reads the files as before. On any failure the temp file is removed and no partial file is left.
@@ -90,85 +88,31 @@ export function writeResults(dir: string, result: RunResult, markdown: string, o
   if (!parsedHead.success) {
     throw new Error(`internal: results do not match the schema: ${parsedHead.error.issues.slice(0, 5).map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
   }
-  const secrets = opts.secrets ?? [];
-  // A secret must never reach a results file, whatever path it took.
-  assertNoSecrets(markdown, secrets);
-  mkdirSync(dir, { recursive: true });
-  let base = join(dir, `${stamp}-${result.name}`);
-  const tmp = `${base}.json.${process.pid}.tmp`;
-  try {
-    writeStreamed(tmp, parsedHead.data, cases, secrets);
-    // A stamp given is a run id (unique, made with the ledger): its file is replaced on resume.
-    // Without one, two runs of the same name in the same second must not replace each other.
-    if (opts.stamp !== undefined) renameSync(tmp, `${base}.json`);
-    else base = placeNew(tmp, base);
-    writeFileSync(`${base}.md.${process.pid}.tmp`, markdown);
-    renameSync(`${base}.md.${process.pid}.tmp`, `${base}.md`);
-  } catch (e) {
-    rmSync(tmp, { force: true });
-    rmSync(`${base}.md.${process.pid}.tmp`, { force: true });
-    if (e instanceof RagauditError || (e as Error).message?.startsWith('internal:')) throw e;
-    throw new RagauditError(`cannot write the results ${base}.json: ${(e as Error).message}`, { cause: e });
-  }
-  return { json: `${base}.json`, md: `${base}.md` };
-}
-
-/**
- * Moves `tmp` to `<base>.json`, or `<base>-2.json`, `-3`… when taken, without ever replacing a
- * file (a hard link fails when the name exists); returns the base used. Where hard links are not
- * supported the first free name is taken by rename.
- */
-function placeNew(tmp: string, base: string): string {
-  for (let n = 1; n <= 1000; n++) {
-    const candidate = n === 1 ? base : `${base}-${n}`;
-    try {
-      linkSync(tmp, `${candidate}.json`);
-      rmSync(tmp);
-      return candidate;
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      if (code === 'EEXIST') continue;
-      if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EXDEV' && code !== 'ENOSYS') throw e;
-      if (existsSync(`${candidate}.json`)) continue;
-      renameSync(tmp, `${candidate}.json`);
-      return candidate;
-    }
-  }
-  throw new RagauditError(`${base}.json: 1000 results files with this name already exist`);
+  const base = join(dir, `${stamp}-${result.name}`);
+  const artifact = { secrets: opts.secrets ?? [], label: 'results' };
+  // The digest is checked before the results file is written: a refused digest leaves nothing.
+  refuseSecrets(`${base}.md`, markdown, artifact.secrets);
+  // A stamp given is a run id (unique, made with the ledger): its file is replaced on resume.
+  // Without one, two runs of the same name in the same second must not replace each other.
+  const json = writeArtifactStream(`${base}.json`, (write) => streamResults(write, parsedHead.data, cases), opts.stamp !== undefined ? artifact : { ...artifact, alternative: (n) => `${base}-${n}.json` });
+  const md = `${json.slice(0, -'.json'.length)}.md`;
+  writeArtifact(md, markdown, artifact);
+  return { json, md };
 }
 
 /** The streamed body of {@link writeResults}: header fields, then each case validated on its own. */
-function writeStreamed(file: string, head: Record<string, unknown>, cases: readonly CaseRecord[], secrets: readonly string[]): void {
-  const fd = openSync(file, 'w');
-  try {
-    let pending: string[] = [];
-    let size = 0;
-    const flush = () => {
-      if (pending.length) writeSync(fd, pending.join(''));
-      pending = [];
-      size = 0;
-    };
-    const put = (text: string) => {
-      assertNoSecrets(text, secrets);
-      pending.push(text);
-      size += text.length;
-      if (size >= CHUNK) flush();
-    };
-    put('{');
-    for (const [k, v] of Object.entries(head)) if (v !== undefined) put(`\n ${JSON.stringify(k)}: ${nested(JSON.stringify(v, null, 1), 1)},`);
-    put('\n "cases": [');
-    cases.forEach((c, i) => {
-      const parsed = CaseRecordSchema.safeParse(c);
-      if (!parsed.success) {
-        throw new Error(`internal: case ${c.id} does not match the results schema: ${parsed.error.issues.slice(0, 3).map((x) => `${x.path.join('.')}: ${x.message}`).join('; ')}`);
-      }
-      put(`${i ? ',' : ''}\n  ${nested(JSON.stringify(parsed.data, null, 1), 2)}`);
-    });
-    put(cases.length ? '\n ]\n}' : ']\n}');
-    flush();
-  } finally {
-    closeSync(fd);
-  }
+function streamResults(put: ArtifactWrite, head: Record<string, unknown>, cases: readonly CaseRecord[]): void {
+  put('{');
+  for (const [k, v] of Object.entries(head)) if (v !== undefined) put(`\n ${JSON.stringify(k)}: ${nested(JSON.stringify(v, null, 1), 1)},`);
+  put('\n "cases": [');
+  cases.forEach((c, i) => {
+    const parsed = CaseRecordSchema.safeParse(c);
+    if (!parsed.success) {
+      throw new Error(`internal: case ${c.id} does not match the results schema: ${parsed.error.issues.slice(0, 3).map((x) => `${x.path.join('.')}: ${x.message}`).join('; ')}`);
+    }
+    put(`${i ? ',' : ''}\n  ${nested(JSON.stringify(parsed.data, null, 1), 2)}`);
+  });
+  put(cases.length ? '\n ]\n}' : ']\n}');
 }
 
 /** Reads and validates a results file; problems name the file and the field. */
@@ -191,9 +135,7 @@ export function readResults(file: string): RunResult {
   return parsed.data;
 }
 
-/** Throws when any known secret value (API keys, passwords in use) occurs in `text`. */
+/** Throws when any known secret value (registered, or one of `secrets`) occurs in `text`. */
 export function assertNoSecrets(text: string, secrets: readonly string[]): void {
-  for (const secret of secrets) {
-    if (secret.length >= 6 && text.includes(secret)) throw new Error('internal: refusing to write output that carries a configured secret');
-  }
+  if (carriesSecret(text, secrets)) throw new Error('internal: refusing to write output that carries a configured secret');
 }
