@@ -1,4 +1,3 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Case } from '../cases/schema.js';
 import { storedZoneThresholds, zoneOf, zoneThresholdProblems, type ZoneThresholds } from '../evidence/zones.js';
@@ -6,7 +5,8 @@ import { InputError } from '../errors.js';
 import { markdownTable, textTable, fmt } from '../reports/format.js';
 import { auditCase } from '../runs/audit-case.js';
 import { forEachConcurrent } from '../runs/pool.js';
-import { assertNoSecrets, timestamp } from '../runs/results-file.js';
+import { refuseSecrets, writeArtifact, writeJsonArtifact } from '../io/artifacts.js';
+import { timestamp } from '../runs/results-file.js';
 import type { CaseRecord, RunResult } from '../runs/results-schema.js';
 import { meanN } from '../scoring/retrieval-metrics.js';
 import type { CliIO } from './command.js';
@@ -95,13 +95,13 @@ export async function runZoneAB(base: RunResult, basePath: string, candidates: Z
     const changed = report.slice(1).map((s) => `${s.setting}: ${s.regenerated.length} cases change zone and were regenerated${s.regenerated.length ? ` (${s.regenerated.join(', ')})` : ''}${s.errors.length ? `; errors: ${s.errors.join(', ')}` : ''}`);
     const outDir = resolve(io.cwd, values.out ?? ctx.config.output_dir);
     checkOutputDir(outDir, values.out ? '--out' : 'output_dir');
-    mkdirSync(outDir, { recursive: true });
     const stem = join(outDir, `${timestamp()}-${base.name}-zone-ab`);
-    const json = JSON.stringify({ schema_version: 1, kind: 'zone-ab', base: basePath, judge: judge?.component ?? null, generator: { id: generator.id, offline: generator.offline }, warnings, settings: report }, null, 1);
+    const json = { schema_version: 1, kind: 'zone-ab', base: basePath, judge: judge?.component ?? null, generator: { id: generator.id, offline: generator.offline }, warnings, settings: report };
     const md = [`# Zone A/B from ${basePath}`, '', ...changed.map((l) => `- ${l}`), '', markdownTable(header, rows), ''].join('\n');
-    assertNoSecrets(json + md, ctx.secrets);
-    writeFileSync(`${stem}.json`, json);
-    writeFileSync(`${stem}.md`, md);
+    // Both are checked before the first is written: a refused output leaves neither.
+    refuseSecrets(`${stem}.md`, md, ctx.secrets);
+    writeJsonArtifact(`${stem}.json`, json, { secrets: ctx.secrets });
+    writeArtifact(`${stem}.md`, md, { secrets: ctx.secrets });
     io.out(`${changed.join('\n')}\n\n${textTable(header, rows)}\n\nzone A/B: ${stem}.json\n`);
     return report.some((s) => s.errors.length) ? 1 : 0;
   } finally {

@@ -1,4 +1,3 @@
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
@@ -6,7 +5,8 @@ import { DEFAULT_ZONE_THRESHOLDS, storedZoneThresholds } from '../evidence/zones
 import { InputError } from '../errors.js';
 import { fmt, markdownTable, pct, textTable } from '../reports/format.js';
 import { calibrationSvg, MAX_BINS } from '../reports/histogram-svg.js';
-import { assertNoSecrets, timestamp } from '../runs/results-file.js';
+import { refuseSecrets, writeArtifact, writeJsonArtifact } from '../io/artifacts.js';
+import { timestamp } from '../runs/results-file.js';
 import type { RunResult } from '../runs/results-schema.js';
 import { TOOL_VERSION } from '../runs/header.js';
 import {
@@ -346,13 +346,13 @@ export const calibrateCommand: Command = {
       throw new InputError(`--bin: ${e.message} (at most ${MAX_BINS} bins)`);
     }
     const md = digest(file, cal, basename(`${base}.svg`));
-    const json = JSON.stringify(file, null, 1);
-    assertNoSecrets(json + md + svg, source.secrets);
-    mkdirSync(source.outDir, { recursive: true });
-    writeFileSync(`${base}.json.tmp`, json);
-    renameSync(`${base}.json.tmp`, `${base}.json`);
-    writeFileSync(`${base}.md`, md);
-    writeFileSync(`${base}.svg`, svg);
+    // All three are checked before the first is written: a refused output leaves none of them.
+    const artifact = { secrets: source.secrets };
+    refuseSecrets(`${base}.md`, md, artifact.secrets);
+    refuseSecrets(`${base}.svg`, svg, artifact.secrets);
+    writeJsonArtifact(`${base}.json`, file, { ...artifact, schema: CalibrationFileSchema });
+    writeArtifact(`${base}.md`, md, artifact);
+    writeArtifact(`${base}.svg`, svg, artifact);
     io.out(`calibration: ${base}.json\ndigest:      ${base}.md\nhistogram:   ${base}.svg\n`);
     return 0;
   },

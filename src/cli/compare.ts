@@ -1,5 +1,5 @@
-import { mkdirSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { realpathSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { InputError } from '../errors.js';
 import { compareRuns, type LoadedRun } from '../reports/compare.js';
@@ -7,6 +7,7 @@ import { comparisonMarkdown, comparisonText } from '../reports/compare-format.js
 import { evaluateGate, GATE_METRICS, gatePairingProblem, gatePairings, loadGate, type GateResult } from '../reports/gate.js';
 import { checkOutputDir, checkOutputFile } from './output-paths.js';
 import { junitXml } from '../reports/junit.js';
+import { writeArtifact, writeJsonArtifact } from '../io/artifacts.js';
 import { timestamp } from '../runs/results-file.js';
 import { readRunResults } from './results-input.js';
 import { displayPath } from '../paths.js';
@@ -74,12 +75,6 @@ function realPath(file: string): string {
   }
 }
 
-function writeAtomic(file: string, text: string): void {
-  mkdirSync(dirname(file), { recursive: true });
-  writeFileSync(`${file}.tmp`, text);
-  renameSync(`${file}.tmp`, file);
-}
-
 export const compareCommand: Command = {
   name: 'compare',
   summary: 'compare runs one factor at a time: table, config differences, per-question changes, CIs, gate',
@@ -129,10 +124,11 @@ export const compareCommand: Command = {
 
     const base = join(outDir, `${timestamp()}-compare`);
     for (const ext of ['.md', '.json']) checkOutputFile(`${base}${ext}`, '--out', inputs);
-    writeAtomic(`${base}.md`, comparisonMarkdown(cmp, verdict));
-    writeAtomic(`${base}.json`, `${JSON.stringify({ ...cmp, pairing: pairings.map(({ line: _line, ...p }) => p), ...(verdict ? { gate: verdict } : {}) }, null, 1)}\n`);
+    writeArtifact(`${base}.md`, comparisonMarkdown(cmp, verdict));
+    const json = { schema_version: 1, kind: 'compare', ...cmp, pairing: pairings.map(({ line: _line, ...p }) => p), ...(verdict ? { gate: verdict } : {}) };
+    writeJsonArtifact(`${base}.json`, json, { trailingNewline: true });
     // Without a gate the XML still lists the regressed questions (none fails).
-    if (junitFile) writeAtomic(junitFile, junitXml(cmp, verdict ?? { file: '(no gate)', passed: true, checks: [] }));
+    if (junitFile) writeArtifact(junitFile, junitXml(cmp, verdict ?? { file: '(no gate)', passed: true, checks: [] }));
 
     io.out(`pairing (by case id):\n${pairings.map((p) => `  ${p.line}`).join('\n')}\n\n`);
     io.out(comparisonText(cmp, verdict));

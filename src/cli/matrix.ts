@@ -1,4 +1,3 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadCases } from '../cases/load.js';
@@ -7,7 +6,8 @@ import { markdownTable } from '../reports/format.js';
 import { MATRIX_HEADER, matrixMarkdown, matrixRows } from '../reports/matrix-table.js';
 import { TOOL_VERSION } from '../runs/header.js';
 import { assertSameCases, matrixLabels, matrixNodes, type MatrixEntry } from '../runs/matrix.js';
-import { assertNoSecrets, timestamp } from '../runs/results-file.js';
+import { writeArtifact } from '../io/artifacts.js';
+import { timestamp } from '../runs/results-file.js';
 import type { RetrievalSummary } from '../runs/summary.js';
 import { parseOrThrow, type Command } from './command.js';
 import { configCasePaths, loadWithOverrides, openPipeline, outputDir, PIPELINE_OPTIONS } from './common.js';
@@ -86,12 +86,9 @@ Exit codes: 0 all cases of all configs completed, 1 some cases ended in error, 2
     const createdAt = new Date();
     const casesLabel = (values.cases?.length ? values.cases.map((p) => resolve(io.cwd, p)) : configCasePaths(loadeds[0]!)).map((p) => relative(io.cwd, p) || '.').join(', ');
     const md = matrixMarkdown(entries, { cases: casesLabel, createdAt: createdAt.toISOString(), version: TOOL_VERSION });
-    assertNoSecrets(md, secrets);
     const dir = values.out ? resolve(io.cwd, values.out) : outputDir(loadeds[0]!, io);
     checkOutputDir(dir, values.out ? '--out' : 'output_dir');
-    mkdirSync(dir, { recursive: true });
-    const file = join(dir, `${timestamp(createdAt)}-matrix.md`);
-    writeFileSync(file, md);
+    const file = writeArtifact(join(dir, `${timestamp(createdAt)}-matrix.md`), md, { secrets });
     io.out(`${markdownTable(MATRIX_HEADER, matrixRows(entries))}\n\n`);
     for (const e of entries) io.out(`${e.label}: ${e.files.json}\n`);
     io.out(`table: ${file}\n`);

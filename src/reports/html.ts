@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { renameSync, writeFileSync } from 'node:fs';
 import { storedZoneThresholds, ZONES, zoneOf, type ZoneThresholds } from '../evidence/zones.js';
+import { writeArtifact } from '../io/artifacts.js';
 import type { RunResult } from '../runs/results-schema.js';
 import type { RetrievalSummary } from '../runs/summary.js';
 import { defaultNode, runFigures, type RunFigures } from './compare-metrics.js';
@@ -195,7 +195,5 @@ export function reportPathFor(resultsFile: string): string {
 
 /** Writes the report (atomically) and returns its path. */
 export function writeReport(result: RunResult, file: string, opts: { node?: string } = {}): string {
-  writeFileSync(`${file}.tmp`, reportHtml(result, opts));
-  renameSync(`${file}.tmp`, file);
-  return file;
+  return writeArtifact(file, reportHtml(result, opts));
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { carriesSecret, InputError, redact, SECRET_PARAMS } from '../errors.js';
+import { InputError, redact, SECRET_PARAMS } from '../errors.js';
 import { refuseSecrets, writeArtifact, writeArtifactStream, type ArtifactWrite } from '../io/artifacts.js';
 import type { Config } from '../config/schema.js';
 import { CaseRecordSchema, RunResultSchema, type CaseRecord, type RunResult } from './results-schema.js';
@@ -133,9 +133,4 @@ export function readResults(file: string): RunResult {
     );
   }
   return parsed.data;
-}
-
-/** Throws when any known secret value (registered, or one of `secrets`) occurs in `text`. */
-export function assertNoSecrets(text: string, secrets: readonly string[]): void {
-  if (carriesSecret(text, secrets)) throw new Error('internal: refusing to write output that carries a configured secret');
 }

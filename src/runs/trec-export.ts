@@ -1,6 +1,6 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { formatQrelsLines, formatRunLines, type TrecQrelsEntry, type TrecRunEntry } from '../scoring/trec.js';
+import { writeArtifact } from '../io/artifacts.js';
 import type { CaseRecord, RunResult } from './results-schema.js';
 
 /** Where the export finds the public posts of a topic (the run's database profile). */
@@ -52,11 +52,9 @@ function runEntries(docnos: readonly string[]): TrecRunEntry[] {
  */
 export async function writeTrecFiles(dir: string, result: RunResult, cwd: string, posts: TopicPosts): Promise<TrecExport> {
   const out = resolve(cwd, dir);
-  mkdirSync(out, { recursive: true });
   const files: string[] = [];
   const write = (name: string, text: string) => {
-    writeFileSync(join(out, name), text);
-    files.push(join(out, name));
+    files.push(writeArtifact(join(out, name), text));
     return join(out, name);
   };
   const expanded = await goldenTopicPosts(result, posts);
