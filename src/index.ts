@@ -81,6 +81,7 @@ export { createRunContext, casePaths, describeComponent, type RunContext, type C
 export { runRetrieval, type OnProgress } from './runs/retrieval-run.js';
 export { runAudit, type AuditRunOptions } from './runs/audit-run.js';
 export { buildAuditSetup, type AuditSetup } from './runs/audit-setup.js';
+export { goldenWarnings } from './runs/golden-check.js';
 export { auditCase, type AuditDeps, type CaseJudge } from './runs/audit-case.js';
 export { readResults, writeResults } from './runs/results-file.js';
 export {
@@ -101,6 +102,8 @@ export { summariseProbes, type ProbeSummary } from './runs/probe-summary.js';
 export { TOOL_VERSION } from './runs/header.js';
 export { createJudgeSetup, type JudgeSetup, type JudgeSetupOptions } from './judge/setup.js';
 export { summariseJudge, type JudgeSummary } from './judge/summary.js';
+export { configFromResults, rejudgeResults, type RejudgeOptions } from './judge/rejudge.js';
+export { agreementFigures, humanAgreement, selfConsistency, type AgreementFigures, type ConsistencyFigures } from './judge/agreement.js';
 export {
   compareRuns,
   type Comparison,
