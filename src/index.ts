@@ -1,11 +1,16 @@
 /**
  * ragaudit as a library: the same pieces the CLI is built from. Every stage is a plain module
  * with typed input and output; the runner is the only one that knows their order.
+ *
+ * The CLI is not part of this entry (importing the library must not pull in argv parsing,
+ * progress bars or console output); it is the `ragaudit` bin, and `ragaudit/cli` for a program
+ * that wants to call its `main` itself.
  */
 export * from './errors.js';
-export { loadConfig, validateConfig, type LoadedConfig } from './config/load.js';
+export { loadConfig, validateConfig, resolveFrom, type LoadedConfig, type ConfigOverride } from './config/load.js';
 export { ConfigSchema, type Config } from './config/schema.js';
-export { loadCases, loadProbes, loadGateRules, termAlternatives } from './cases/load.js';
+export { loadCases, loadProbes, loadGateRules, termAlternatives, type Located } from './cases/load.js';
+export { probeToCase } from './cases/probes.js';
 export { CaseSchema, ProbeSchema, type Case, type Probe } from './cases/schema.js';
 export { connectPostgres, pgliteClient, type SqlClient } from './corpus/sql-client.js';
 export { openDemoDatabase } from './corpus/demo-db.js';
@@ -26,21 +31,106 @@ export { OpenAIChatModel } from './llm/openai.js';
 export { AnthropicChatModel } from './llm/anthropic.js';
 export { OfflineResponder } from './llm/offline-responder.js';
 export { cachedModel, ResponseCache } from './llm/cache.js';
-export { DEFAULT_ZONE_THRESHOLDS, zoneCounts, zoneOf, type Zone, type ZoneThresholds } from './evidence/zones.js';
+export {
+  ZONES,
+  ZoneSchema,
+  ZoneThresholdsSchema,
+  ZonesConfigSchema,
+  DEFAULT_ZONE_THRESHOLDS,
+  zoneThresholdProblems,
+  storedZoneThresholds,
+  evidenceZone,
+  zoneCounts,
+  zoneOf,
+  type Zone,
+  type ZoneThresholds,
+  type ZoneThresholdProblem,
+} from './evidence/zones.js';
 export { buildSources, systemPrompt } from './evidence/block.js';
 export * from './scoring/retrieval-metrics.js';
 export { checkCitations, citationMarkers, citationValidity } from './scoring/citations.js';
 export { stanceByPattern, correctAbstention, hasCta, type Stance } from './scoring/stance-pattern.js';
 export { checkSafety } from './scoring/safety.js';
-export { calibrate } from './scoring/calibration.js';
+export {
+  calibrate,
+  gridThresholds,
+  CalibrationFileSchema,
+  DEFAULT_CONSTRAINTS,
+  DEFAULT_GRID,
+  TIE_RULE,
+  type Calibration,
+  type CalibrationCase,
+  type CalibrationFile,
+  type CalibrationInput,
+  type Constraints,
+  type GridSpec,
+  type Recommendation,
+  type ZoneFigures,
+} from './scoring/calibration.js';
+export {
+  RETRIEVAL_DEFINITIONS,
+  GENERATION_DEFINITIONS,
+  AGREEMENT_DEFINITIONS,
+  NOT_APPLICABLE,
+  metricsMarkdown,
+  type MetricDefinition,
+} from './scoring/definitions.js';
 export { pairedBootstrapCI, mcnemarExact, cohenKappa, quantile, describe } from './scoring/statistics.js';
 export { evaluateTrec, formatTrecEval, parseQrels, parseRun } from './scoring/trec.js';
-export { createRunContext, type RunContext } from './runs/context.js';
-export { runRetrieval } from './runs/retrieval-run.js';
-export { runAudit } from './runs/audit-run.js';
+export { createRunContext, casePaths, describeComponent, type RunContext, type ContextOptions, type ComponentInfo } from './runs/context.js';
+export { runRetrieval, type OnProgress } from './runs/retrieval-run.js';
+export { runAudit, type AuditRunOptions } from './runs/audit-run.js';
+export { buildAuditSetup, type AuditSetup } from './runs/audit-setup.js';
+export { goldenWarnings } from './runs/golden-check.js';
 export { auditCase, type AuditDeps, type CaseJudge } from './runs/audit-case.js';
 export { readResults, writeResults } from './runs/results-file.js';
-export { RunResultSchema, CaseRecordSchema, SCHEMA_VERSION, type RunResult, type CaseRecord } from './runs/results-schema.js';
-export { createJudgeSetup } from './judge/setup.js';
-export { reportHtml, writeReport } from './reports/html.js';
-export { main } from './cli/main.js';
+export {
+  RunResultSchema,
+  CaseRecordSchema,
+  SourceSchema,
+  CitationSchema,
+  ScoreSchema,
+  SCHEMA_VERSION,
+  type RunResult,
+  type CaseRecord,
+  type SourceRecord,
+  type ScoreRecord,
+} from './runs/results-schema.js';
+export { summariseRetrieval, type RetrievalSummary, type LatencySummary } from './runs/summary.js';
+export { summariseGeneration, type GenerationSummary } from './runs/generation-summary.js';
+export { summariseProbes, type ProbeSummary } from './runs/probe-summary.js';
+export { TOOL_VERSION } from './runs/header.js';
+export { createJudgeSetup, type JudgeSetup, type JudgeSetupOptions } from './judge/setup.js';
+export { summariseJudge, type JudgeSummary } from './judge/summary.js';
+export { configFromResults, rejudgeResults, type RejudgeOptions } from './judge/rejudge.js';
+export { agreementFigures, humanAgreement, selfConsistency, type AgreementFigures, type ConsistencyFigures } from './judge/agreement.js';
+export {
+  compareRuns,
+  type Comparison,
+  type CompareOptions,
+  type LoadedRun,
+  type RunRow,
+  type RunVsBaseline,
+  type MetricStat,
+  type CaseChange,
+  type Direction,
+} from './reports/compare.js';
+export { CASE_METRICS, type CaseMetric, type MetricKind } from './reports/compare-metrics.js';
+export { comparisonMarkdown, comparisonText } from './reports/compare-format.js';
+export {
+  GATE_METRICS,
+  loadGate,
+  evaluateGate,
+  gatePairings,
+  gatePairingProblem,
+  type GateRules,
+  type GateRule,
+  type GateResult,
+  type GateCheck,
+  type GatePairing,
+} from './reports/gate.js';
+export { junitXml } from './reports/junit.js';
+export { retrievalMarkdown } from './reports/digest.js';
+export { generationMarkdown } from './reports/generation-digest.js';
+export { judgeMarkdown } from './judge/digest.js';
+export { reportHtml, reportPathFor, writeReport } from './reports/html.js';
