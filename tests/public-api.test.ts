@@ -4,31 +4,14 @@
  * demo with the offline stand-ins it runs retrieval and a 3-case audit, reads the records and a
  * summary figure, writes and reads back the results, compares the two runs and renders the report.
  */
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { removeWorkDirs, workDir } from './helpers/work-dir.js';
 
 // The package's own name, resolved through "exports" like a dependant's import would be.
 const lib: typeof import('ragaudit') = await import('ragaudit');
 
-const REPO = resolve(import.meta.dirname, '..');
-const made: string[] = [];
-
-/** A working directory whose cache links the demo database the test set-up built once. */
-function workDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'ragaudit-public-api-'));
-  made.push(dir);
-  const shared = join(REPO, '.cache', 'ragaudit', 'demo-db');
-  mkdirSync(shared, { recursive: true });
-  mkdirSync(join(dir, 'cache'), { recursive: true });
-  symlinkSync(shared, join(dir, 'cache', 'demo-db'));
-  return dir;
-}
-
-afterAll(() => {
-  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+afterAll(removeWorkDirs);
 
 describe('public API (the built package entry)', { timeout: 180_000 }, () => {
   it('does not export the CLI; the CLI has its own subpath', async () => {
@@ -38,7 +21,7 @@ describe('public API (the built package entry)', { timeout: 180_000 }, () => {
   });
 
   it('embeds the pipeline on the demo: retrieval, a 3-case audit, compare, HTML report', async () => {
-    const dir = workDir();
+    const dir = workDir('public-api');
     const env = {};
     // The built-in demo config (no file), with its directories moved into the working directory.
     const loaded = lib.loadConfig(undefined, env, [
