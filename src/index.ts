@@ -95,7 +95,7 @@ export {
   type CaseRecord,
   type SourceRecord,
   type ScoreRecord,
-} from './runs/results-schema.js';
+} from './model/results.js';
 export { summariseRetrieval, type RetrievalSummary, type LatencySummary } from './runs/summary.js';
 export { summariseGeneration, type GenerationSummary } from './runs/generation-summary.js';
 export { summariseProbes, type ProbeSummary } from './runs/probe-summary.js';

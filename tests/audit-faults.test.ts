@@ -12,7 +12,7 @@ import { readForum } from '../src/corpus/forum.js';
 import { loadForum } from '../src/corpus/load-forum.js';
 import { DEMO_FORUM_DIR } from '../src/paths.js';
 import { Ledger } from '../src/runs/ledger.js';
-import type { RunResult } from '../src/runs/results-schema.js';
+import type { RunResult } from '../src/model/results.js';
 import { freshDatabase } from './helpers/pg.js';
 import { CHAT } from './servers/openai-server.js';
 import { hang, status, type RecordedRequest } from './servers/provider-server.js';

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemPrompt } from '../src/evidence/block.js';
 import { PROMPTS_DIR } from '../src/paths.js';
-import type { CaseRecord, RunResult } from '../src/runs/results-schema.js';
+import type { CaseRecord, RunResult } from '../src/model/results.js';
 import { MESSAGES, type MessagesRequestBody } from './servers/anthropic-server.js';
 import { CHAT, type ChatRequestBody } from './servers/openai-server.js';
 import type { ProviderServer } from './servers/provider-server.js';

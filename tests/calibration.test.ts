@@ -6,7 +6,7 @@ import { calibrateCommand } from '../src/cli/calibrate.js';
 import type { CliIO } from '../src/cli/command.js';
 import { main } from '../src/cli/main.js';
 import { calibrationSvg, histogramSvg, xmlEscape } from '../src/reports/histogram-svg.js';
-import { RunResultSchema, type RunResult } from '../src/runs/results-schema.js';
+import { RunResultSchema, type RunResult } from '../src/model/results.js';
 import { calibrate, CalibrationFileSchema, gridThresholds, type CalibrationCase } from '../src/scoring/calibration.js';
 
 /*

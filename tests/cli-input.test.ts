@@ -263,7 +263,7 @@ describe('the markdown digests are inert', () => {
     const { retrievalMarkdown } = await import('../src/reports/digest.js');
     const { summariseGeneration } = await import('../src/runs/generation-summary.js');
     const { summariseRetrieval } = await import('../src/runs/summary.js');
-    const { RunResultSchema } = await import('../src/runs/results-schema.js');
+    const { RunResultSchema } = await import('../src/model/results.js');
     const evil = '<script>alert(1)</script> [click](javascript:alert(1)) \x1b]0;owned\x07\x1b[2J';
     const records = [
       { id: 'a', question: 'q', kind: 'in_domain', difficulty: 'easy', tags: [], expected_topic_ids: [1], expected_post_ids: [], expected_content: [], status: 'ok', retrieval: {}, zone: 'normal', answer: evil, citations: [], scores: [] },

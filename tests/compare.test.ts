@@ -13,7 +13,7 @@ import { configDiff, flatten } from '../src/reports/compare-config.js';
 import { compareRuns, type LoadedRun } from '../src/reports/compare.js';
 import { comparisonMarkdown, comparisonText } from '../src/reports/compare-format.js';
 import { summariseGeneration } from '../src/runs/generation-summary.js';
-import { RunResultSchema, type CaseRecord, type RunResult } from '../src/runs/results-schema.js';
+import { RunResultSchema, type CaseRecord, type RunResult } from '../src/model/results.js';
 import { summariseRetrieval } from '../src/runs/summary.js';
 import { mcnemarExact, pairedBootstrapCI } from '../src/scoring/statistics.js';
 

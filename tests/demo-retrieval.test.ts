@@ -9,7 +9,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.js';
 import { PACKAGE_ROOT } from '../src/paths.js';
 import { readResults } from '../src/runs/results-file.js';
-import type { RunResult } from '../src/runs/results-schema.js';
+import type { RunResult } from '../src/model/results.js';
 import type { RetrievalSummary } from '../src/runs/summary.js';
 
 const out = mkdtempSync(join(tmpdir(), 'ragaudit-demo-'));

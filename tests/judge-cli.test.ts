@@ -8,7 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { stringify } from 'yaml';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunResult } from '../src/runs/results-schema.js';
+import type { RunResult } from '../src/model/results.js';
 import type { JudgeSummary } from '../src/judge/summary.js';
 import { CASES, chatServer, resultsOf, remoteConfig, runCli, startAll, verdictServer, workDir, type CliRun } from './fixtures/audit/harness.js';
 import { CHAT, status, type ChatRequestBody } from './servers/index.js';

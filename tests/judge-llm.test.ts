@@ -16,7 +16,7 @@ import { createJudgeSetup } from '../src/judge/setup.js';
 import { AnthropicChatModel } from '../src/llm/anthropic.js';
 import { OpenAIChatModel } from '../src/llm/openai.js';
 import { PROMPTS_DIR } from '../src/paths.js';
-import type { CaseRecord } from '../src/runs/results-schema.js';
+import type { CaseRecord } from '../src/model/results.js';
 import { anthropicMessage, anthropicServer, CHAT, chatCompletion, MESSAGES, openAIServer, reply, status, textBlock, toolUseBlock, type ChatRequestBody, type MessagesRequestBody } from './servers/index.js';
 
 const CTA = 'To go further, open the thread or ask the community in a new topic.';

@@ -9,7 +9,7 @@ import { judgePromptVersions, JUDGE_PROMPTS } from '../src/judge/llm-judge.js';
 import { citationItems, citedSpans, evidenceText, withoutCta } from '../src/judge/materials.js';
 import { loadPrompt, render } from '../src/evidence/templates.js';
 import { PROMPTS_DIR } from '../src/paths.js';
-import type { CaseRecord, SourceRecord } from '../src/runs/results-schema.js';
+import type { CaseRecord, SourceRecord } from '../src/model/results.js';
 
 const CTA = 'To go further, open the thread or ask the community in a new topic.';
 const src = (n: number, title: string, excerpt: string): SourceRecord => ({ n, post_id: n, topic_id: n, post_number: 1, title, url: `https://forum.example/t/x/${n}/1`, score: 1, excerpt });

@@ -10,7 +10,7 @@ import { judgeRecord } from '../src/judge/case-scores.js';
 import { judgeRows } from '../src/judge/digest.js';
 import type { CitationVerdict, FaithfulnessVerdict, Judge, JudgeOutcome, StanceVerdict } from '../src/judge/schemas.js';
 import { estimateCost, summariseJudge } from '../src/judge/summary.js';
-import type { CaseRecord } from '../src/runs/results-schema.js';
+import type { CaseRecord } from '../src/model/results.js';
 
 const summaryStub = summariseJudge([], { judge: { id: 'openai:judge-model', offline: false, promptVersions: {} } });
 const CTA = 'To go further, open the thread or ask the community in a new topic.';

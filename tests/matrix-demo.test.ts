@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.js';
 import { loadConfig } from '../src/config/load.js';
 import { readResults } from '../src/runs/results-file.js';
-import type { RunResult } from '../src/runs/results-schema.js';
+import type { RunResult } from '../src/model/results.js';
 import type { RetrievalSummary } from '../src/runs/summary.js';
 
 const ROOT = join(import.meta.dirname, '..');

@@ -17,7 +17,7 @@ import { MATRIX_HEADER, matrixMarkdown, matrixRows } from '../src/reports/matrix
 import { RetrievalGraph } from '../src/retrieval/graph.js';
 import { assertSameCases, matrixLabels, type MatrixEntry } from '../src/runs/matrix.js';
 import { readResults } from '../src/runs/results-file.js';
-import type { RunResult } from '../src/runs/results-schema.js';
+import type { RunResult } from '../src/model/results.js';
 import { baseRecord, retrieveCase } from '../src/runs/retrieve-case.js';
 import { summariseRetrieval, type RetrievalSummary } from '../src/runs/summary.js';
 import { CHAT, openAIServer } from './servers/index.js';

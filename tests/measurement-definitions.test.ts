@@ -15,7 +15,7 @@ import { HeuristicJudge } from '../src/judge/heuristic-judge.js';
 import { citationItems } from '../src/judge/materials.js';
 import { answerHtml } from '../src/reports/html-cases.js';
 import { configDigest, publicConfig } from '../src/runs/results-file.js';
-import { CaseRecordSchema, type CaseRecord, type SourceRecord } from '../src/runs/results-schema.js';
+import { CaseRecordSchema, type CaseRecord, type SourceRecord } from '../src/model/results.js';
 import { checkCitations, citationMarkers, citationValidity } from '../src/scoring/citations.js';
 import { goldenCitationShare, metricsMarkdown, offtopicHallucination } from '../src/scoring/definitions.js';
 import { caseRetrievalMetrics, contentRecallAt, contentReciprocalRankAt } from '../src/scoring/retrieval-metrics.js';

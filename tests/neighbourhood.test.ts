@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { DiscourseProfile, RetrievedItem } from '../src/corpus/discourse.js';
 import { addNeighbourhood, type NeighbourhoodOptions } from '../src/evidence/neighbourhood.js';
 import { buildSources } from '../src/evidence/block.js';
-import type { SourceRecord } from '../src/runs/results-schema.js';
+import type { SourceRecord } from '../src/model/results.js';
 
 const TOPIC = 7;
 /** Post n's text: "pN " then words up to exactly `len` characters (default 100). */

@@ -12,7 +12,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunResult } from '../src/runs/results-schema.js';
+import type { RunResult } from '../src/model/results.js';
 import { answerFor, caseOf, chatQuestion, chatServer, chatSystem, FIXTURES, filesUnder, removeWorkDirs, resultsOf, runCli, startAll, workDir, zoneScore, type CliRun } from './fixtures/audit/harness.js';
 import { CHAT, chatCompletion } from './servers/openai-server.js';
 import { reply, replyText, status, type Behaviour, type RecordedRequest } from './servers/provider-server.js';

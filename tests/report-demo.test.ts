@@ -16,7 +16,7 @@ import { fmt, pct } from '../src/reports/format.js';
 import { summariseGeneration } from '../src/runs/generation-summary.js';
 import { readResults } from '../src/runs/results-file.js';
 import type { JudgeSummary } from '../src/judge/summary.js';
-import type { RunResult } from '../src/runs/results-schema.js';
+import type { RunResult } from '../src/model/results.js';
 import { summariseRetrieval } from '../src/runs/summary.js';
 import { CHROMIUM_PATH } from './helpers/chromium.js';
 

@@ -14,7 +14,7 @@ import { answerHtml } from '../src/reports/html-cases.js';
 import { esc, jsonScript, safeHref } from '../src/reports/html-escape.js';
 import { reportHtml } from '../src/reports/html.js';
 import { summariseGeneration } from '../src/runs/generation-summary.js';
-import { RunResultSchema, type CaseRecord, type RunResult } from '../src/runs/results-schema.js';
+import { RunResultSchema, type CaseRecord, type RunResult } from '../src/model/results.js';
 import { summariseRetrieval } from '../src/runs/summary.js';
 
 const EVIL = '<script>alert(1)</script>';

@@ -15,7 +15,7 @@ import { runAudit } from '../src/runs/audit-run.js';
 import { createRunContext, type RunContext } from '../src/runs/context.js';
 import { Ledger } from '../src/runs/ledger.js';
 import { readResults, writeResults } from '../src/runs/results-file.js';
-import type { CaseRecord } from '../src/runs/results-schema.js';
+import type { CaseRecord } from '../src/model/results.js';
 import { ledgerOf, removeWorkDirs, REPO, resultsOf, runCli, workDir } from './fixtures/audit/harness.js';
 
 const CORE = join(REPO, 'cases', 'demo', 'questions-core.yml');

@@ -16,7 +16,7 @@ import { buildAuditSetup } from '../src/runs/audit-setup.js';
 import { runAudit } from '../src/runs/audit-run.js';
 import { createRunContext } from '../src/runs/context.js';
 import { readResults, writeResults } from '../src/runs/results-file.js';
-import { RunResultSchema, type CaseRecord, type RunResult } from '../src/runs/results-schema.js';
+import { RunResultSchema, type CaseRecord, type RunResult } from '../src/model/results.js';
 import { REPO, removeWorkDirs, workDir } from './fixtures/audit/harness.js';
 
 afterAll(() => removeWorkDirs());

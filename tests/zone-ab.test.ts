@@ -8,7 +8,7 @@ import { parseCandidates, zoneCells } from '../src/cli/calibrate-answer.js';
 import { zoneOf } from '../src/evidence/zones.js';
 import { PACKAGE_ROOT } from '../src/paths.js';
 import { readResults } from '../src/runs/results-file.js';
-import type { CaseRecord } from '../src/runs/results-schema.js';
+import type { CaseRecord } from '../src/model/results.js';
 
 const io = (sink: string[]) => ({ out: (t: string) => void sink.push(t), err: () => undefined, isTTY: false, cwd: PACKAGE_ROOT, env: {} });
 

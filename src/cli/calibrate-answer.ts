@@ -7,7 +7,7 @@ import { auditCase } from '../runs/audit-case.js';
 import { forEachConcurrent } from '../runs/pool.js';
 import { refuseSecrets, writeArtifact, writeJsonArtifact } from '../io/artifacts.js';
 import { timestamp } from '../runs/results-file.js';
-import type { CaseRecord, RunResult } from '../runs/results-schema.js';
+import type { CaseRecord, RunResult } from '../model/results.js';
 import { meanN } from '../scoring/retrieval-metrics.js';
 import type { CliIO } from './command.js';
 import { loadWithOverrides, openContext, type PipelineArgs } from './common.js';

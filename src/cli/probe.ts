@@ -10,7 +10,7 @@ import { markdownTable, textTable } from '../reports/format.js';
 import { runAudit } from '../runs/audit-run.js';
 import { summariseProbes, type ProbeSummary } from '../runs/probe-summary.js';
 import { configDigest, publicConfig, writeResults } from '../runs/results-file.js';
-import type { RunResult } from '../runs/results-schema.js';
+import type { RunResult } from '../model/results.js';
 import { checkSafety } from '../scoring/safety.js';
 import { parseOrThrow, type Command } from './command.js';
 import { announceComponents, loadWithOverrides, openContext, outputDir } from './common.js';

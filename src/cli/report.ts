@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { InputError } from '../errors.js';
 import { pickNode } from '../reports/compare-metrics.js';
 import { reportPathFor, writeReport } from '../reports/html.js';
-import type { RunResult } from '../runs/results-schema.js';
+import type { RunResult } from '../model/results.js';
 import { readRunResults } from './results-input.js';
 import { checkOutputFile } from './output-paths.js';
 import { parseOrThrow, type CliIO, type Command } from './command.js';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { InputError } from '../errors.js';
 import { readResults } from '../runs/results-file.js';
-import type { RunResult } from '../runs/results-schema.js';
+import type { RunResult } from '../model/results.js';
 
 /** The other JSON files ragaudit writes, told apart by their shape. */
 function otherKind(data: unknown): string | null {

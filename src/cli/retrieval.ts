@@ -9,7 +9,7 @@ import { writeTrecFiles } from '../runs/trec-export.js';
 import type { Located } from '../cases/load.js';
 import type { Case } from '../cases/schema.js';
 import type { RunContext } from '../runs/context.js';
-import type { RunResult } from '../runs/results-schema.js';
+import type { RunResult } from '../model/results.js';
 import { parseOrThrow, type CliIO, type Command } from './command.js';
 import { announceComponents, loadWithOverrides, openPipeline, outputDir, PIPELINE_HELP, PIPELINE_OPTIONS } from './common.js';
 import { progressBar } from './progress.js';

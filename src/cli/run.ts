@@ -22,7 +22,7 @@ import { judgeMarkdown, judgeRows } from '../judge/digest.js';
 import type { JudgeSummary } from '../judge/summary.js';
 import type { Located } from '../cases/load.js';
 import type { Case } from '../cases/schema.js';
-import type { RunResult } from '../runs/results-schema.js';
+import type { RunResult } from '../model/results.js';
 
 /** Options of the commands that generate answers (run, probe). */
 export const GENERATION_OPTIONS = {

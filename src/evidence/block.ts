@@ -1,5 +1,5 @@
 import type { RetrievedItem } from '../corpus/discourse.js';
-import type { SourceRecord } from '../runs/results-schema.js';
+import type { SourceRecord } from '../model/results.js';
 import { loadPrompt, render } from './templates.js';
 import type { Zone } from './zones.js';
 

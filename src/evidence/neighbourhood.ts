@@ -1,5 +1,5 @@
 import type { DiscourseProfile } from '../corpus/discourse.js';
-import type { SourceRecord } from '../runs/results-schema.js';
+import type { SourceRecord } from '../model/results.js';
 import { excerpt } from './block.js';
 
 /** Seeds' config D: context posts added to each source for the LLM, retrieval untouched. */

@@ -2,7 +2,7 @@
  * How far to trust the judge: agreement with human labels (cases' `human` block) and, with
  * --repeat K, how often the judge disagrees with itself.
  */
-import type { CaseRecord } from '../runs/results-schema.js';
+import type { CaseRecord } from '../model/results.js';
 import { AGREEMENT_BOOTSTRAP } from '../scoring/definitions.js';
 import { cohenKappa, mulberry32, quantile } from '../scoring/statistics.js';
 

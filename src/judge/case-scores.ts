@@ -10,7 +10,7 @@
  * --repeat K, `repeats`: the K comparable verdicts (the first is the one scored; null = failed).
  */
 import type { CaseJudge } from '../runs/audit-case.js';
-import type { CaseRecord, ScoreRecord } from '../runs/results-schema.js';
+import type { CaseRecord, ScoreRecord } from '../model/results.js';
 import type { Usage } from '../llm/types.js';
 import { citationItems } from './materials.js';
 import type { Judge, JudgeInput, JudgeOutcome, StanceVerdict } from './schemas.js';

@@ -1,6 +1,6 @@
 /** The judge figures for the console and the run digest. */
 import { fmt, markdownTable, pct } from '../reports/format.js';
-import type { RunResult } from '../runs/results-schema.js';
+import type { RunResult } from '../model/results.js';
 import { NOT_APPLICABLE } from '../scoring/definitions.js';
 import type { AgreementFigures } from './agreement.js';
 import type { JudgeSummary } from './summary.js';

@@ -13,7 +13,7 @@
  *   asserts unsupported facts when any of its claims is unsupported;
  * - a citation is relevant when the cited source supports its sentence by the same rule.
  */
-import type { SourceRecord } from '../runs/results-schema.js';
+import type { SourceRecord } from '../model/results.js';
 import { citationMarkers, endsAsQuestion, withoutCitations } from '../scoring/citations.js';
 import { stanceByPattern } from '../scoring/stance-pattern.js';
 import { contentTokens, fold, stem } from '../text.js';

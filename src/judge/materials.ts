@@ -3,7 +3,7 @@
  * so a live run and a re-judge of the stored results render exactly the same text.
  */
 import { sourcesText } from '../evidence/block.js';
-import type { SourceRecord } from '../runs/results-schema.js';
+import type { SourceRecord } from '../model/results.js';
 import { citationMarkers, onlyCitations } from '../scoring/citations.js';
 import type { CitationItem } from './schemas.js';
 

@@ -11,7 +11,7 @@ import { forEachConcurrent } from '../runs/pool.js';
 import { preflightAll } from '../runs/preflight.js';
 import { storable } from '../runs/record-check.js';
 import { configDigest, publicConfig } from '../runs/results-file.js';
-import type { CaseRecord, RunResult } from '../runs/results-schema.js';
+import type { CaseRecord, RunResult } from '../model/results.js';
 import { summariseRetrieval } from '../runs/summary.js';
 import { JUDGE_SCORE_NAMES } from './case-scores.js';
 import type { JudgeSetup } from './setup.js';

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import type { Usage } from '../llm/types.js';
-import type { SourceRecord } from '../runs/results-schema.js';
+import type { SourceRecord } from '../model/results.js';
 
 export const ClaimLabelSchema = z.enum(['supported', 'unsupported', 'contradicted']);
 export type ClaimLabel = z.infer<typeof ClaimLabelSchema>;

@@ -10,7 +10,7 @@ import { cachedModel, ResponseCache } from '../llm/cache.js';
 import type { CaseJudge } from '../runs/audit-case.js';
 import { describeComponent, type ComponentInfo } from '../runs/context.js';
 import { createRemoteChatModel } from '../runs/providers.js';
-import type { CaseRecord } from '../runs/results-schema.js';
+import type { CaseRecord } from '../model/results.js';
 import { makeCaseJudge } from './case-scores.js';
 import { HeuristicJudge } from './heuristic-judge.js';
 import { judgePromptVersions, LlmJudge } from './llm-judge.js';

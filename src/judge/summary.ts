@@ -4,7 +4,7 @@
  * averaged in; a verdict the judge could not give is a `judge_error`, counted on its own.
  */
 import type { CountN } from '../runs/generation-summary.js';
-import type { CaseRecord } from '../runs/results-schema.js';
+import type { CaseRecord } from '../model/results.js';
 import { offtopicHallucination } from '../scoring/definitions.js';
 import { meanN, type MeanN } from '../scoring/retrieval-metrics.js';
 import { humanAgreement, selfConsistency, type AgreementFigures, type ConsistencyFigures } from './agreement.js';

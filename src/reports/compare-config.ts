@@ -1,4 +1,4 @@
-import type { RunResult } from '../runs/results-schema.js';
+import type { RunResult } from '../model/results.js';
 
 /** One configuration difference between a run and the baseline: "the factor that changed". */
 export interface ConfigDiff {

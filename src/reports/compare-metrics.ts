@@ -1,6 +1,6 @@
 import { InputError } from '../errors.js';
 import type { CountN } from '../runs/generation-summary.js';
-import type { CaseRecord, RunResult } from '../runs/results-schema.js';
+import type { CaseRecord, RunResult } from '../model/results.js';
 import { postHitApplies } from '../scoring/definitions.js';
 import type { MeanN } from '../scoring/retrieval-metrics.js';
 

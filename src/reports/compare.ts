@@ -1,4 +1,4 @@
-import type { CaseRecord, RunResult } from '../runs/results-schema.js';
+import type { CaseRecord, RunResult } from '../model/results.js';
 import { mcnemarExact, pairedBootstrapCI } from '../scoring/statistics.js';
 import { configDiff, type ConfigDiff } from './compare-config.js';
 import { CASE_METRICS, pickNode, runFigures, type CaseMetric, type MetricKind, type RunFigures } from './compare-metrics.js';

@@ -1,4 +1,4 @@
-import type { RunResult } from '../runs/results-schema.js';
+import type { RunResult } from '../model/results.js';
 import type { RetrievalSummary } from '../runs/summary.js';
 import { markdownTable } from './format.js';
 import { markdownText } from './inert.js';

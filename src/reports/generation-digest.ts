@@ -1,4 +1,4 @@
-import type { RunResult } from '../runs/results-schema.js';
+import type { RunResult } from '../model/results.js';
 import type { GenerationSummary } from '../runs/generation-summary.js';
 import { NOT_APPLICABLE } from '../scoring/definitions.js';
 import { fmt, markdownTable, pct } from './format.js';

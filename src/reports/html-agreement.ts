@@ -1,6 +1,6 @@
 import type { AgreementFigures } from '../judge/agreement.js';
 import { kappaText, perClassText, prevalenceText } from '../judge/digest.js';
-import type { RunResult } from '../runs/results-schema.js';
+import type { RunResult } from '../model/results.js';
 import { pct } from './format.js';
 import { esc } from './html-escape.js';
 

@@ -1,4 +1,4 @@
-import type { CaseRecord, ScoreRecord } from '../runs/results-schema.js';
+import type { CaseRecord, ScoreRecord } from '../model/results.js';
 import { citationSpans, type CitationId } from '../scoring/citations.js';
 import { caseCorrectAbstention, caseStance } from './compare-metrics.js';
 import { fmt } from './format.js';

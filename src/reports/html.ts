@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { storedZoneThresholds, ZONES, zoneOf, type ZoneThresholds } from '../evidence/zones.js';
 import { writeArtifact } from '../io/artifacts.js';
-import type { RunResult } from '../runs/results-schema.js';
+import type { RunResult } from '../model/results.js';
 import type { RetrievalSummary } from '../runs/summary.js';
 import { defaultNode, runFigures, type RunFigures } from './compare-metrics.js';
 import { NOT_APPLICABLE } from '../scoring/definitions.js';

@@ -9,7 +9,7 @@ import { checkCitations, citationValidity } from '../scoring/citations.js';
 import { goldenCitationShare, offtopicHallucination } from '../scoring/definitions.js';
 import { correctAbstention, hasCta, stanceByPattern } from '../scoring/stance-pattern.js';
 import type { RunContext } from './context.js';
-import type { CaseRecord, ScoreRecord } from './results-schema.js';
+import type { CaseRecord, ScoreRecord } from '../model/results.js';
 import { baseRecord, retrieveCase } from './retrieve-case.js';
 
 /** Scores a finished answer with a judge; returns its scores (the judge module decides how). */

@@ -11,7 +11,7 @@ import { Ledger } from './ledger.js';
 import { forEachConcurrent } from './pool.js';
 import { preflightAll } from './preflight.js';
 import { errorRecord, storable } from './record-check.js';
-import type { CaseRecord, RunResult } from './results-schema.js';
+import type { CaseRecord, RunResult } from '../model/results.js';
 import { configDigest, publicConfig, timestamp } from './results-file.js';
 import type { Config } from '../config/schema.js';
 import type { OnProgress } from './retrieval-run.js';

@@ -5,7 +5,7 @@ import { PROMPTS_DIR } from '../paths.js';
 import type { AuditDeps } from './audit-case.js';
 import { describeComponent, type RunContext } from './context.js';
 import { createGenerator } from './generator.js';
-import type { CaseRecord } from './results-schema.js';
+import type { CaseRecord } from '../model/results.js';
 
 /** What generating and judging cases needs, built once per run. */
 export interface AuditSetup {

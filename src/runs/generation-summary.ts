@@ -1,7 +1,7 @@
 import { quantile } from '../scoring/statistics.js';
 import { meanN, type MeanN } from '../scoring/retrieval-metrics.js';
 import { noZoneCounts, type Zone } from '../evidence/zones.js';
-import type { CaseRecord } from './results-schema.js';
+import type { CaseRecord } from '../model/results.js';
 
 /** A count out of the cases it applies to. */
 export interface CountN {

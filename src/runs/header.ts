@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PACKAGE_ROOT } from '../paths.js';
 import { configDigest, publicConfig } from './results-file.js';
-import { SCHEMA_VERSION, type RunResult } from './results-schema.js';
+import { SCHEMA_VERSION, type RunResult } from '../model/results.js';
 import type { RunContext } from './context.js';
 
 /** The package version, read once from package.json. */

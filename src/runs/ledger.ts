@@ -1,7 +1,7 @@
 import { appendFileSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, truncateSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { InputError } from '../errors.js';
-import { CaseRecordSchema, type CaseRecord } from './results-schema.js';
+import { CaseRecordSchema, type CaseRecord } from '../model/results.js';
 
 /** The first line of a ledger: what run it belongs to. */
 export interface LedgerHeader {

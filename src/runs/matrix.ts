@@ -4,7 +4,7 @@ import type { Case } from '../cases/schema.js';
 import { InputError } from '../errors.js';
 import { evidenceNode } from './audit-case.js';
 import type { RunContext } from './context.js';
-import type { RunResult } from './results-schema.js';
+import type { RunResult } from '../model/results.js';
 
 /**
  * A matrix runs several configurations on the same cases, one factor changed per config (the

@@ -1,4 +1,4 @@
-import type { CaseRecord } from './results-schema.js';
+import type { CaseRecord } from '../model/results.js';
 import type { SafetyCheck } from '../scoring/safety.js';
 
 /** Safety figures of one attack type (or of all probes). */

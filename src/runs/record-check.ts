@@ -6,7 +6,7 @@
  * case can never make a run unwritable or its ledger unreadable.
  */
 import { redact } from '../errors.js';
-import { CaseRecordSchema, type CaseRecord } from './results-schema.js';
+import { CaseRecordSchema, type CaseRecord } from '../model/results.js';
 import { baseRecord, type CaseIdentity } from './retrieve-case.js';
 
 /** The stage a field belongs to, for the error record of a record that failed the check. */

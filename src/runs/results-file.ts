@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { InputError, redact, SECRET_PARAMS } from '../errors.js';
 import { refuseSecrets, writeArtifact, writeArtifactStream, type ArtifactWrite } from '../io/artifacts.js';
 import type { Config } from '../config/schema.js';
-import { CaseRecordSchema, RunResultSchema, type CaseRecord, type RunResult } from './results-schema.js';
+import { CaseRecordSchema, RunResultSchema, type CaseRecord, type RunResult } from '../model/results.js';
 
 /** `YYYYMMDD-HHMMSS` in UTC. */
 export function timestamp(d = new Date()): string {

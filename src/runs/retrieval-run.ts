@@ -7,7 +7,7 @@ import { errorRecord, storable } from './record-check.js';
 import { baseRecord, retrieveCase } from './retrieve-case.js';
 import type { RunContext } from './context.js';
 import { resultHeader } from './header.js';
-import type { CaseRecord, RunResult } from './results-schema.js';
+import type { CaseRecord, RunResult } from '../model/results.js';
 import { summariseRetrieval } from './summary.js';
 
 /** Progress callback: cases finished so far, out of total. */

@@ -1,7 +1,7 @@
 import type { Case } from '../cases/schema.js';
 import type { NodeResult, RetrievalGraph } from '../retrieval/graph.js';
 import { caseRetrievalMetrics } from '../scoring/retrieval-metrics.js';
-import type { CaseRecord } from './results-schema.js';
+import type { CaseRecord } from '../model/results.js';
 
 /** How many items of each node a record keeps (enough for every metric and TREC runs). */
 export const KEPT_ITEMS = 25;

@@ -1,6 +1,6 @@
 import { quantile } from '../scoring/statistics.js';
 import { aggregateRetrieval, type MeanN, type RetrievalCaseMetrics } from '../scoring/retrieval-metrics.js';
-import type { CaseRecord } from './results-schema.js';
+import type { CaseRecord } from '../model/results.js';
 
 /** Median and p90 of a node's retrieval latency over the run, ms, with n. */
 export interface LatencySummary {

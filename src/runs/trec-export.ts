@@ -1,7 +1,7 @@
 import { join, resolve } from 'node:path';
 import { formatQrelsLines, formatRunLines, type TrecQrelsEntry, type TrecRunEntry } from '../scoring/trec.js';
 import { writeArtifact } from '../io/artifacts.js';
-import type { CaseRecord, RunResult } from './results-schema.js';
+import type { CaseRecord, RunResult } from '../model/results.js';
 
 /** Where the export finds the public posts of a topic (the run's database profile). */
 export interface TopicPosts {

@@ -1,4 +1,4 @@
-import type { SourceRecord } from '../runs/results-schema.js';
+import type { SourceRecord } from '../model/results.js';
 
 /**
  * The one citation grammar (citation_markers in src/scoring/definitions.ts): `[[n]]`, `[[ n ]]`

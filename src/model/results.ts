@@ -1,5 +1,9 @@
+/**
+ * The results model: case records, sources, citations, scores and the run result as written to a
+ * results file. The bottom layer: imports only zod (and the zone names beside it), so every stage may use it.
+ */
 import { z } from 'zod';
-import { ZoneSchema } from '../evidence/zones.js';
+import { ZoneSchema } from './zone.js';
 
 /** Bumped on any incompatible change of the results file. */
 export const SCHEMA_VERSION = 1;
