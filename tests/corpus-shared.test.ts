@@ -13,7 +13,7 @@ import { readForum } from '../src/corpus/forum.js';
 import { loadForum, STRATEGIES } from '../src/corpus/load-forum.js';
 import { connectPostgres, pgliteClient, type SqlClient } from '../src/corpus/sql-client.js';
 import { DatabaseError } from '../src/errors.js';
-import { HashEmbedder, vectorLiteral } from '../src/retrieval/hash-embedder.js';
+import { HashEmbedder, vectorLiteral } from '../src/embedding/hash-embedder.js';
 import { freshDatabase } from './helpers/pg.js';
 
 const FIXTURE = join(import.meta.dirname, 'fixtures', 'forum');

@@ -14,7 +14,7 @@ import { readForum } from '../src/corpus/forum.js';
 import { loadForum } from '../src/corpus/load-forum.js';
 import { pgliteClient } from '../src/corpus/sql-client.js';
 import { PACKAGE_ROOT } from '../src/paths.js';
-import { HashEmbedder, vectorLiteral } from '../src/retrieval/hash-embedder.js';
+import { HashEmbedder, vectorLiteral } from '../src/embedding/hash-embedder.js';
 import { createRunContext, type RunContext } from '../src/runs/context.js';
 
 const EMPTY = ['Why?', 'What is it?', '🙂', '?!', 'the and of'];

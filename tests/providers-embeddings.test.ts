@@ -2,7 +2,7 @@ import { inspect } from 'node:util';
 import { describe, expect, it, vi } from 'vitest';
 import { serveDuringSuite } from './servers/suite.js';
 import { ConfigError, ProviderError } from '../src/errors.js';
-import { OpenAIEmbedder, type OpenAIEmbedderOptions } from '../src/retrieval/openai-embedder.js';
+import { OpenAIEmbedder, type OpenAIEmbedderOptions } from '../src/embedding/openai-embedder.js';
 import { EMBEDDINGS, embeddingsResponse, hashVector, openAIServer, reply, status } from './servers/index.js';
 
 const KEY = 'sk-test-SECRET-abcdef123456';

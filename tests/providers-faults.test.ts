@@ -9,7 +9,7 @@ import { AnthropicChatModel } from '../src/llm/anthropic.js';
 import { OpenAIChatModel } from '../src/llm/openai.js';
 import type { Sleep } from '../src/llm/retry.js';
 import { TeiReranker } from '../src/rerank/http-rerankers.js';
-import { OpenAIEmbedder } from '../src/retrieval/openai-embedder.js';
+import { OpenAIEmbedder } from '../src/embedding/openai-embedder.js';
 import { MESSAGES, anthropicError, anthropicMessage, anthropicServer, textBlock } from './servers/anthropic-server.js';
 import { CHAT, EMBEDDINGS, chatCompletion, embeddingsResponse, hashVector, openAIServer } from './servers/openai-server.js';
 import { hang, status, trickle } from './servers/provider-server.js';

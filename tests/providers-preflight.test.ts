@@ -9,7 +9,7 @@ import { AnthropicChatModel } from '../src/llm/anthropic.js';
 import { ResponseCache, cachedModel } from '../src/llm/cache.js';
 import { OpenAIChatModel } from '../src/llm/openai.js';
 import { CohereReranker, JinaReranker, TeiReranker } from '../src/rerank/http-rerankers.js';
-import { OpenAIEmbedder } from '../src/retrieval/openai-embedder.js';
+import { OpenAIEmbedder } from '../src/embedding/openai-embedder.js';
 import { MESSAGES, MODEL_INFO, anthropicError, anthropicServer } from './servers/anthropic-server.js';
 import { CHAT, EMBEDDINGS, MODELS, openAIServer } from './servers/openai-server.js';
 import { hang, status } from './servers/provider-server.js';

@@ -12,7 +12,7 @@ import { ProviderError, redact } from '../src/errors.js';
 import { AnthropicChatModel } from '../src/llm/anthropic.js';
 import { OpenAIChatModel } from '../src/llm/openai.js';
 import { TeiReranker } from '../src/rerank/http-rerankers.js';
-import { OpenAIEmbedder } from '../src/retrieval/openai-embedder.js';
+import { OpenAIEmbedder } from '../src/embedding/openai-embedder.js';
 import { collectSecrets } from '../src/runs/context.js';
 import { createEmbedder } from '../src/runs/providers.js';
 import { MESSAGES, anthropicMessage, anthropicServer, textBlock, toolUseBlock } from './servers/anthropic-server.js';

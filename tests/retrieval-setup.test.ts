@@ -20,7 +20,7 @@ import { checkRetrievalSetup } from '../src/corpus/retrieval-setup.js';
 import { connectPostgres, pgliteClient, type SqlClient } from '../src/corpus/sql-client.js';
 import { ConfigError } from '../src/errors.js';
 import { PACKAGE_ROOT } from '../src/paths.js';
-import { HashEmbedder } from '../src/retrieval/hash-embedder.js';
+import { HashEmbedder } from '../src/embedding/hash-embedder.js';
 import { freshDatabase, standInEmbeddingsSql } from './helpers/pg.js';
 
 const forum = readForum(join(import.meta.dirname, 'fixtures', 'forum'));

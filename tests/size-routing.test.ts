@@ -15,7 +15,7 @@ import { loadForum } from '../src/corpus/load-forum.js';
 import { pgliteClient } from '../src/corpus/sql-client.js';
 import { ConfigError } from '../src/errors.js';
 import { graphNodes, RetrievalGraph } from '../src/retrieval/graph.js';
-import { HashEmbedder } from '../src/retrieval/hash-embedder.js';
+import { HashEmbedder } from '../src/embedding/hash-embedder.js';
 
 /** A topic of `size` posts, every one about its title. */
 function topic(id: number, title: string, size: number): ForumTopic {

@@ -14,9 +14,9 @@ import { DiscourseProfile } from '../src/corpus/discourse.js';
 import type { Forum, ForumTopic } from '../src/corpus/forum.js';
 import { loadForum, postEmbeddingText, STRATEGIES } from '../src/corpus/load-forum.js';
 import { pgliteClient } from '../src/corpus/sql-client.js';
-import type { Embedder } from '../src/retrieval/embedder.js';
+import type { Embedder } from '../src/embedding/embedder.js';
 import { RetrievalGraph } from '../src/retrieval/graph.js';
-import { HashEmbedder, vectorLiteral } from '../src/retrieval/hash-embedder.js';
+import { HashEmbedder, vectorLiteral } from '../src/embedding/hash-embedder.js';
 
 const DIMS = 64;
 const OP = 'Carmina Simpson last sizing: I take a 9 UK in Loake 1880. What size should I order on the Simpson last? The toe feels roomy in photos.';

@@ -1,5 +1,5 @@
-import type { Embedder } from '../retrieval/embedder.js';
-import { vectorLiteral } from '../retrieval/hash-embedder.js';
+import type { Embedder } from '../embedding/embedder.js';
+import { vectorLiteral } from '../embedding/hash-embedder.js';
 import { EMBEDDINGS_DDL, FORUM_DDL } from './ddl.js';
 import type { Forum, ForumPost, ForumTopic } from './forum.js';
 

@@ -2,8 +2,8 @@ import type { ChannelConfig, Config } from '../config/schema.js';
 import type { DiscourseProfile, RetrievedItem } from '../corpus/discourse.js';
 import { RagauditError } from '../errors.js';
 import type { Reranker } from '../rerank/types.js';
-import type { Embedder } from './embedder.js';
-import { vectorLiteral } from './hash-embedder.js';
+import type { Embedder } from '../embedding/embedder.js';
+import { vectorLiteral } from '../embedding/hash-embedder.js';
 import { rrf, type RankedList } from './rrf.js';
 import type { TitleGate } from './title-gate.js';
 

@@ -5,7 +5,7 @@ import { openDemoDatabase } from '../corpus/demo-db.js';
 import { DiscourseProfile } from '../corpus/discourse.js';
 import { checkRetrievalSetup } from '../corpus/retrieval-setup.js';
 import { connectPostgres, type SqlClient } from '../corpus/sql-client.js';
-import type { Embedder } from '../retrieval/embedder.js';
+import type { Embedder } from '../embedding/embedder.js';
 import { RetrievalGraph } from '../retrieval/graph.js';
 import { TitleGate } from '../retrieval/title-gate.js';
 import type { Reranker } from '../rerank/types.js';
