@@ -100,9 +100,9 @@ export { summariseRetrieval, type RetrievalSummary, type LatencySummary } from '
 export { summariseGeneration, type GenerationSummary } from './runs/generation-summary.js';
 export { summariseProbes, type ProbeSummary } from './runs/probe-summary.js';
 export { TOOL_VERSION } from './runs/header.js';
-export { createJudgeSetup, type JudgeSetup, type JudgeSetupOptions } from './judge/setup.js';
+export { createJudgeSetup, type JudgeSetup, type JudgeSetupOptions } from './runs/judge-setup.js';
 export { summariseJudge, type JudgeSummary } from './judge/summary.js';
-export { configFromResults, rejudgeResults, type RejudgeOptions } from './judge/rejudge.js';
+export { configFromResults, rejudgeResults, type RejudgeOptions } from './runs/rejudge.js';
 export { agreementFigures, humanAgreement, selfConsistency, type AgreementFigures, type ConsistencyFigures } from './judge/agreement.js';
 export {
   compareRuns,
@@ -132,5 +132,5 @@ export {
 export { junitXml } from './reports/junit.js';
 export { retrievalMarkdown } from './reports/digest.js';
 export { generationMarkdown } from './reports/generation-digest.js';
-export { judgeMarkdown } from './judge/digest.js';
+export { judgeMarkdown } from './reports/judge-digest.js';
 export { reportHtml, reportPathFor, writeReport } from './reports/html.js';

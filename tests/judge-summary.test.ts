@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { agreementFigures } from '../src/judge/agreement.js';
 import { judgeRecord } from '../src/judge/case-scores.js';
-import { judgeRows } from '../src/judge/digest.js';
+import { judgeRows } from '../src/reports/judge-digest.js';
 import type { CitationVerdict, FaithfulnessVerdict, Judge, JudgeOutcome, StanceVerdict } from '../src/judge/schemas.js';
 import { estimateCost, summariseJudge } from '../src/judge/summary.js';
 import type { CaseRecord } from '../src/model/results.js';

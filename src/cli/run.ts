@@ -18,7 +18,7 @@ import { resumeHint, setResumeHint } from './interrupt.js';
 import { reportBeside } from './report.js';
 import { JUDGE_HELP, JUDGE_OPTIONS, repeatFlag, type JudgeArgs } from './judge.js';
 import { generationOverrides, joinNegativeNumbers, judgeOverrides, type GenerationFlags } from './flags.js';
-import { judgeMarkdown, judgeRows } from '../judge/digest.js';
+import { judgeMarkdown, judgeRows } from '../reports/judge-digest.js';
 import type { JudgeSummary } from '../judge/summary.js';
 import type { Located } from '../cases/load.js';
 import type { Case } from '../cases/schema.js';

@@ -9,7 +9,6 @@
  * Every judge score's details carry `tokens` {input, output} of the calls behind it and, with
  * --repeat K, `repeats`: the K comparable verdicts (the first is the one scored; null = failed).
  */
-import type { CaseJudge } from '../runs/audit-case.js';
 import type { CaseRecord, ScoreRecord } from '../model/results.js';
 import type { Usage } from '../llm/types.js';
 import { citationItems } from './materials.js';
@@ -129,6 +128,9 @@ export async function judgeRecord(record: CaseRecord, opts: CaseJudgeOptions): P
   }
   return out;
 }
+
+/** Scores a finished answer with a judge; returns its scores (the judge module decides how). */
+export type CaseJudge = (record: CaseRecord, system: string) => Promise<ScoreRecord[]>;
 
 /** The `CaseJudge` hook of the runner (the judge re-renders its evidence from the record's sources). */
 export function makeCaseJudge(opts: CaseJudgeOptions): CaseJudge {

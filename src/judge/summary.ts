@@ -3,7 +3,7 @@
  * scores over the records that finished (status ok) and were judged. Error records are never
  * averaged in; a verdict the judge could not give is a `judge_error`, counted on its own.
  */
-import type { CountN } from '../runs/generation-summary.js';
+import type { CountN } from '../scoring/retrieval-metrics.js';
 import type { CaseRecord } from '../model/results.js';
 import { offtopicHallucination } from '../scoring/definitions.js';
 import { meanN, type MeanN } from '../scoring/retrieval-metrics.js';

@@ -1,5 +1,5 @@
 import { InputError } from '../errors.js';
-import type { CountN } from '../runs/generation-summary.js';
+import type { CountN } from '../scoring/retrieval-metrics.js';
 import type { CaseRecord, RunResult } from '../model/results.js';
 import { postHitApplies } from '../scoring/definitions.js';
 import type { MeanN } from '../scoring/retrieval-metrics.js';

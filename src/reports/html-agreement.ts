@@ -1,5 +1,5 @@
 import type { AgreementFigures } from '../judge/agreement.js';
-import { kappaText, perClassText, prevalenceText } from '../judge/digest.js';
+import { kappaText, perClassText, prevalenceText } from '../reports/judge-digest.js';
 import type { RunResult } from '../model/results.js';
 import { pct } from './format.js';
 import { esc } from './html-escape.js';
@@ -8,7 +8,7 @@ import { esc } from './html-escape.js';
  * The agreement section of the HTML report of a run or a judge pass: per human-labelled field,
  * accuracy with its bootstrap interval, kappa (or "undefined" with the reason), per-class
  * agreement, label prevalence and the confusion matrix. Same wording as the terminal and the
- * markdown digest (src/judge/digest.ts).
+ * markdown digest (src/reports/judge-digest.ts).
  */
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

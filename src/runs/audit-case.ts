@@ -4,16 +4,16 @@ import { buildSources, systemPrompt } from '../evidence/block.js';
 import { addNeighbourhood } from '../evidence/neighbourhood.js';
 import { evidenceZone } from '../evidence/zones.js';
 import { redact } from '../errors.js';
+import type { CaseJudge } from '../judge/case-scores.js';
 import type { ChatModel } from '../llm/types.js';
 import { checkCitations, citationValidity } from '../scoring/citations.js';
 import { goldenCitationShare, offtopicHallucination } from '../scoring/definitions.js';
 import { correctAbstention, hasCta, stanceByPattern } from '../scoring/stance-pattern.js';
 import type { RunContext } from './context.js';
-import type { CaseRecord, ScoreRecord } from '../model/results.js';
+import type { CaseRecord } from '../model/results.js';
 import { baseRecord, retrieveCase } from './retrieve-case.js';
 
-/** Scores a finished answer with a judge; returns its scores (the judge module decides how). */
-export type CaseJudge = (record: CaseRecord, system: string) => Promise<ScoreRecord[]>;
+export type { CaseJudge };
 
 /** What generating one case needs, built once per run. */
 export interface AuditDeps {

@@ -1,6 +1,6 @@
 import { loadGateRules } from '../cases/load.js';
 import { resolveFrom } from '../config/load.js';
-import { createJudgeSetup, type JudgeSetup } from '../judge/setup.js';
+import { createJudgeSetup, type JudgeSetup } from './judge-setup.js';
 import { PROMPTS_DIR } from '../paths.js';
 import type { AuditDeps } from './audit-case.js';
 import { describeComponent, type RunContext } from './context.js';

@@ -1,13 +1,9 @@
 import { quantile } from '../scoring/statistics.js';
-import { meanN, type MeanN } from '../scoring/retrieval-metrics.js';
+import { meanN, type CountN, type MeanN } from '../scoring/retrieval-metrics.js';
 import { noZoneCounts, type Zone } from '../evidence/zones.js';
 import type { CaseRecord } from '../model/results.js';
 
-/** A count out of the cases it applies to. */
-export interface CountN {
-  count: number;
-  n: number;
-}
+export type { CountN };
 
 /** Generation figures of a run (deterministic scorers; the judge adds its own block). */
 export interface GenerationSummary {

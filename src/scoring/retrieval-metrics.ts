@@ -94,6 +94,12 @@ export function caseRetrievalMetrics(c: Pick<Case, 'expected_topic_ids' | 'expec
   };
 }
 
+/** A count out of the cases it applies to. */
+export interface CountN {
+  count: number;
+  n: number;
+}
+
 /** A mean and the number of cases it is over. */
 export interface MeanN {
   mean: number | null;

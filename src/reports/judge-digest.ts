@@ -1,9 +1,9 @@
 /** The judge figures for the console and the run digest. */
-import { fmt, markdownTable, pct } from '../reports/format.js';
+import { fmt, markdownTable, pct } from './format.js';
 import type { RunResult } from '../model/results.js';
 import { NOT_APPLICABLE } from '../scoring/definitions.js';
-import type { AgreementFigures } from './agreement.js';
-import type { JudgeSummary } from './summary.js';
+import type { AgreementFigures } from '../judge/agreement.js';
+import type { JudgeSummary } from '../judge/summary.js';
 
 const countN = (c: { count: number; n: number }) => `${c.count}/${c.n}`;
 const meanN = (m: { mean: number | null; n: number }) => `${pct(m.mean)} (n=${m.n})`;

@@ -7,15 +7,14 @@ import { join } from 'node:path';
 import type { Config } from '../config/schema.js';
 import { ConfigError } from '../errors.js';
 import { cachedModel, ResponseCache } from '../llm/cache.js';
-import type { CaseJudge } from '../runs/audit-case.js';
-import { describeComponent, type ComponentInfo } from '../runs/context.js';
-import { createRemoteChatModel } from '../runs/providers.js';
+import { describeComponent, type ComponentInfo } from './context.js';
+import { createRemoteChatModel } from './providers.js';
 import type { CaseRecord } from '../model/results.js';
-import { makeCaseJudge } from './case-scores.js';
-import { HeuristicJudge } from './heuristic-judge.js';
-import { judgePromptVersions, LlmJudge } from './llm-judge.js';
-import type { Judge } from './schemas.js';
-import { summariseJudge, type JudgeSummary } from './summary.js';
+import { makeCaseJudge, type CaseJudge } from '../judge/case-scores.js';
+import { HeuristicJudge } from '../judge/heuristic-judge.js';
+import { judgePromptVersions, LlmJudge } from '../judge/llm-judge.js';
+import type { Judge } from '../judge/schemas.js';
+import { summariseJudge, type JudgeSummary } from '../judge/summary.js';
 
 /** Everything a run needs of its judge. */
 export interface JudgeSetup {

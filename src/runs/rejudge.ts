@@ -5,16 +5,16 @@
  */
 import { ConfigSchema, type Config } from '../config/schema.js';
 import { InputError, redact } from '../errors.js';
-import { storedEvidenceNode, summariseGeneration } from '../runs/generation-summary.js';
-import { CircuitBreaker, RunStoppedError } from '../runs/breaker.js';
-import { forEachConcurrent } from '../runs/pool.js';
-import { preflightAll } from '../runs/preflight.js';
-import { storable } from '../runs/record-check.js';
-import { configDigest, publicConfig } from '../runs/results-file.js';
+import { storedEvidenceNode, summariseGeneration } from './generation-summary.js';
+import { CircuitBreaker, RunStoppedError } from './breaker.js';
+import { forEachConcurrent } from './pool.js';
+import { preflightAll } from './preflight.js';
+import { storable } from './record-check.js';
+import { configDigest, publicConfig } from './results-file.js';
 import type { CaseRecord, RunResult } from '../model/results.js';
-import { summariseRetrieval } from '../runs/summary.js';
-import { JUDGE_SCORE_NAMES } from './case-scores.js';
-import type { JudgeSetup } from './setup.js';
+import { summariseRetrieval } from './summary.js';
+import { JUDGE_SCORE_NAMES } from '../judge/case-scores.js';
+import type { JudgeSetup } from './judge-setup.js';
 
 /**
  * The config a results file was made with. Secrets were masked as `***` when it was written:
