@@ -45,7 +45,7 @@ export {
   type Zone,
   type ZoneThresholds,
   type ZoneThresholdProblem,
-} from './evidence/zones.js';
+} from './model/zones.js';
 export { buildSources, systemPrompt } from './evidence/block.js';
 export * from './scoring/retrieval-metrics.js';
 export { checkCitations, citationMarkers, citationValidity } from './scoring/citations.js';

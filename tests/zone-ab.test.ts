@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.js';
 import { parseCandidates, zoneCells } from '../src/cli/calibrate-answer.js';
-import { zoneOf } from '../src/evidence/zones.js';
+import { zoneOf } from '../src/model/zones.js';
 import { PACKAGE_ROOT } from '../src/paths.js';
 import { readResults } from '../src/runs/results-file.js';
 import type { CaseRecord } from '../src/model/results.js';

@@ -11,7 +11,7 @@ import {
   zoneOf,
   zoneThresholdProblems,
   ZonesConfigSchema,
-} from '../src/evidence/zones.js';
+} from '../src/model/zones.js';
 
 const T = { abstain_below: -4, weak_below: 0 };
 

@@ -1,6 +1,6 @@
 import { join, resolve } from 'node:path';
 import type { Case } from '../cases/schema.js';
-import { storedZoneThresholds, zoneOf, zoneThresholdProblems, type ZoneThresholds } from '../evidence/zones.js';
+import { storedZoneThresholds, zoneOf, zoneThresholdProblems, type ZoneThresholds } from '../model/zones.js';
 import { InputError } from '../errors.js';
 import { markdownTable, textTable, fmt } from '../reports/format.js';
 import { auditCase } from '../runs/audit-case.js';

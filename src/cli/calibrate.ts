@@ -1,7 +1,7 @@
 import { basename, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { DEFAULT_ZONE_THRESHOLDS, storedZoneThresholds } from '../evidence/zones.js';
+import { DEFAULT_ZONE_THRESHOLDS, storedZoneThresholds } from '../model/zones.js';
 import { InputError } from '../errors.js';
 import { fmt, markdownTable, pct, textTable } from '../reports/format.js';
 import { calibrationSvg, MAX_BINS } from '../reports/histogram-svg.js';

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { RagauditError } from '../errors.js';
-import { DEFAULT_ZONE_THRESHOLDS } from '../evidence/zones.js';
+import { DEFAULT_ZONE_THRESHOLDS } from '../model/zones.js';
 import { retrievalMarkdown } from '../reports/digest.js';
 import { generationMarkdown, generationRows } from '../reports/generation-digest.js';
 import { textTable } from '../reports/format.js';

@@ -3,7 +3,7 @@ import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { ConfigError, InputError } from '../errors.js';
 import { formatPath, readYaml, zodProblems, type YamlSource } from '../yaml-file.js';
 import { PACKAGE_ROOT, PROMPTS_DIR } from '../paths.js';
-import { zoneThresholdProblems } from '../evidence/zones.js';
+import { zoneThresholdProblems } from '../model/zones.js';
 import { ConfigSchema, type Config } from './schema.js';
 import { DEFAULT_CONFIG } from './defaults.js';
 

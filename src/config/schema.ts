@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ZonesConfigSchema } from '../evidence/zones.js';
+import { ZonesConfigSchema } from '../model/zones.js';
 
 const name = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'must be a name: letters, digits, _ . - (starting with a letter or digit)');
 

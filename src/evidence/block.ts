@@ -1,7 +1,7 @@
 import type { RetrievedItem } from '../corpus/discourse.js';
 import type { SourceRecord } from '../model/results.js';
 import { loadPrompt, render } from './templates.js';
-import type { Zone } from './zones.js';
+import type { Zone } from '../model/zones.js';
 
 /** Discourse's post URL: /t/{slug}/{topic_id}/{post_number}. */
 export function postUrl(forumUrl: string, item: Pick<RetrievedItem, 'slug' | 'topic_id' | 'post_number'>): string {

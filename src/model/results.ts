@@ -1,9 +1,9 @@
 /**
  * The results model: case records, sources, citations, scores and the run result as written to a
- * results file. The bottom layer: imports only zod (and the zone names beside it), so every stage may use it.
+ * results file. The bottom layer: imports only zod (and the zones beside it), so every stage may use it.
  */
 import { z } from 'zod';
-import { ZoneSchema } from './zone.js';
+import { ZoneSchema } from './zones.js';
 
 /** Bumped on any incompatible change of the results file. */
 export const SCHEMA_VERSION = 1;

@@ -1,4 +1,4 @@
-import type { ZoneThresholds } from '../evidence/zones.js';
+import type { ZoneThresholds } from '../model/zones.js';
 import type { CalibrationCase, Calibration } from '../scoring/calibration.js';
 
 /**

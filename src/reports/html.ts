@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { storedZoneThresholds, ZONES, zoneOf, type ZoneThresholds } from '../evidence/zones.js';
+import { storedZoneThresholds, ZONES, zoneOf, type ZoneThresholds } from '../model/zones.js';
 import { writeArtifact } from '../io/artifacts.js';
 import type { RunResult } from '../model/results.js';
 import type { RetrievalSummary } from '../runs/summary.js';

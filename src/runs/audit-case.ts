@@ -2,7 +2,7 @@ import type { Case, GateRule } from '../cases/schema.js';
 import { matchGate } from '../cases/gate.js';
 import { buildSources, systemPrompt } from '../evidence/block.js';
 import { addNeighbourhood } from '../evidence/neighbourhood.js';
-import { evidenceZone } from '../evidence/zones.js';
+import { evidenceZone } from '../model/zones.js';
 import { redact } from '../errors.js';
 import type { CaseJudge } from '../judge/case-scores.js';
 import type { ChatModel } from '../llm/types.js';

@@ -1,6 +1,6 @@
 import { quantile } from '../scoring/statistics.js';
 import { meanN, type CountN, type MeanN } from '../scoring/retrieval-metrics.js';
-import { noZoneCounts, type Zone } from '../evidence/zones.js';
+import { noZoneCounts, type Zone } from '../model/zones.js';
 import type { CaseRecord } from '../model/results.js';
 
 export type { CountN };

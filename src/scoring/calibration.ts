@@ -4,10 +4,10 @@
  * pair a grid search recommends. Pure and fast: each kind's scores are sorted once and every
  * count is a binary search, O((n + T) log n) for n cases and T thresholds; the pair search
  * works on those per-threshold counts, never on cases. The zone rule and counts are
- * evidence/zones.ts's.
+ * model/zones.ts's.
  */
 import { z } from 'zod';
-import { countBelow, DEFAULT_ZONE_THRESHOLDS, zoneCounts, ZoneThresholdsSchema, type ZoneThresholds } from '../evidence/zones.js';
+import { countBelow, DEFAULT_ZONE_THRESHOLDS, zoneCounts, ZoneThresholdsSchema, type ZoneThresholds } from '../model/zones.js';
 import { describe } from './statistics.js';
 
 /** One case as calibration sees it: `top1` is null when it has no score (no candidates, error). */

@@ -2,12 +2,15 @@
  * Evidence zones (seeds §4.4), the one home of their rule: a question's top-1 cross-encoder score
  * s puts it in `empty` when s < abstain_below, in `weak` when s < weak_below, else in `normal`
  * (strict `<`: a score equal to a threshold is in the zone above it). No evidence is `empty`.
- * Imports only zod and the model, so every stage (config, runs, scoring, reports) may import it.
+ * Part of the model: imports only zod, so every stage (config, evidence, runs, scoring, reports) may import it.
  */
 import { z } from 'zod';
-import { ZONES, ZoneSchema, type Zone } from '../model/zone.js';
 
-export { ZONES, ZoneSchema, type Zone };
+/** The zones, from least to most evidence. */
+export const ZONES = ['empty', 'weak', 'normal'] as const;
+export const ZoneSchema = z.enum(ZONES);
+/** The evidence zone a question's top-1 cross-encoder score puts it in. */
+export type Zone = z.infer<typeof ZoneSchema>;
 
 export interface ZoneThresholds {
   /** Below this top-1 logit the evidence block is empty (default −4). */
