@@ -82,7 +82,8 @@ export { runRetrieval, type OnProgress } from './runs/retrieval-run.js';
 export { runAudit, type AuditRunOptions } from './runs/audit-run.js';
 export { buildAuditSetup, type AuditSetup } from './runs/audit-setup.js';
 export { goldenWarnings } from './runs/golden-check.js';
-export { auditCase, type AuditDeps, type CaseJudge } from './runs/audit-case.js';
+export { auditCase, type AuditDeps } from './runs/audit-case.js';
+export type { CaseJudge } from './judge/case-scores.js';
 export { readResults, writeResults } from './runs/results-file.js';
 export {
   RunResultSchema,

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { serveDuringSuite } from './servers/suite.js';
 import { z } from 'zod';
-import { ResponseCache, cachedModel, canonicalJson, requestKeyParts } from '../src/llm/cache.js';
+import { ResponseCache, cachedModel, requestKeyParts } from '../src/llm/cache.js';
+import { canonicalJson } from '../src/llm/remote.js';
 import { OpenAIChatModel } from '../src/llm/openai.js';
 import { CHAT, chatCompletion, openAIServer, reply } from './servers/index.js';
 

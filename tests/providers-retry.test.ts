@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { JudgeParseError, ProviderError } from '../src/errors.js';
-import { HttpStatusError, classifyError, postJson, retryAfterMs, sleep as realSleep, withRetry } from '../src/llm/retry.js';
+import { classifyError, retryAfterMs } from '../src/llm/faults.js';
+import { HttpStatusError, postJson } from '../src/llm/http.js';
+import { sleep as realSleep, withRetry } from '../src/llm/retry.js';
 import { ProviderServer, closeSocket, hang, reply, replyText, status } from './servers/index.js';
 import { deadPort, recordingSleep } from './helpers/faults.js';
 

@@ -12,8 +12,6 @@ import type { ChatModel, Completion, CompletionRequest } from './types.js';
 import { wireSchema } from './openai.js';
 import { canonicalJson } from './remote.js';
 
-export { canonicalJson };
-
 /** A cache file as read back: anything else (torn, hand-edited, older shape) is a miss. */
 const CacheFileSchema = z.object({
   version: z.literal(1),

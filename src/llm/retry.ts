@@ -9,8 +9,6 @@ import { ProviderError } from '../errors.js';
 import { classifyError, scrub, toProviderError } from './faults.js';
 import { withDeadline } from './http.js';
 
-export { HttpStatusError, RequestTimeoutError, postJson, withDeadline } from './http.js';
-export { classifyError, isRetryableStatus, retryAfterMs, type ErrorClass } from './faults.js';
 
 /** A Retry-After beyond this many times the cap means a quota or rate window, not a hiccup. */
 export const FAR_RETRY_AFTER_FACTOR = 10;

@@ -13,7 +13,6 @@ import type { RunContext } from './context.js';
 import type { CaseRecord } from '../model/results.js';
 import { baseRecord, retrieveCase } from './retrieve-case.js';
 
-export type { CaseJudge };
 
 /** What generating one case needs, built once per run. */
 export interface AuditDeps {

@@ -3,7 +3,6 @@ import { meanN, type CountN, type MeanN } from '../scoring/retrieval-metrics.js'
 import { noZoneCounts, type Zone } from '../model/zones.js';
 import type { CaseRecord } from '../model/results.js';
 
-export type { CountN };
 
 /** Generation figures of a run (deterministic scorers; the judge adds its own block). */
 export interface GenerationSummary {
