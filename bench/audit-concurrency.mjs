@@ -68,11 +68,23 @@ function serve() {
     req.on('end', () =>
       setTimeout(() => {
         res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({
-          id: 'chatcmpl-bench', object: 'chat.completion', created: Math.floor(Date.now() / 1000), model: 'bench-model',
-          choices: [{ index: 0, message: { role: 'assistant', content, refusal: null }, logprobs: null, finish_reason: 'stop' }],
-          usage: { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120 },
-        }));
+        res.end(
+          JSON.stringify({
+            id: 'chatcmpl-bench',
+            object: 'chat.completion',
+            created: Math.floor(Date.now() / 1000),
+            model: 'bench-model',
+            choices: [
+              {
+                index: 0,
+                message: { role: 'assistant', content, refusal: null },
+                logprobs: null,
+                finish_reason: 'stop',
+              },
+            ],
+            usage: { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120 },
+          }),
+        );
         inFlight--;
         log.push({ arrived, answered: performance.now() });
       }, D),
@@ -82,7 +94,20 @@ function serve() {
   process.on('disconnect', () => process.exit(0));
 }
 
-const TOPICS = ['suede', 'welt', 'last', 'polish', 'resole', 'cordovan', 'trees', 'heel', 'laces', 'insole', 'calf', 'creasing'];
+const TOPICS = [
+  'suede',
+  'welt',
+  'last',
+  'polish',
+  'resole',
+  'cordovan',
+  'trees',
+  'heel',
+  'laces',
+  'insole',
+  'calf',
+  'creasing',
+];
 const VERBS = ['clean', 'store', 'repair', 'stretch', 'protect', 'choose', 'size', 'condition'];
 
 /** N distinct questions (distinct text, so no two share a cache key). */
@@ -97,7 +122,8 @@ function casesYaml(n) {
 }
 
 const GRAPHS = {
-  light: 'retrieval:\n  channels:\n    - { name: keyword, kind: keyword, grain: post }\nrerank: { node: keyword, provider: offline, model: lexical }\n',
+  light:
+    'retrieval:\n  channels:\n    - { name: keyword, kind: keyword, grain: post }\nrerank: { node: keyword, provider: offline, model: lexical }\n',
   demo:
     'retrieval:\n  channels:\n    - { name: posts, kind: semantic, grain: post }\n    - { name: semantic, kind: semantic, grain: topic }\n' +
     '    - { name: keyword, kind: keyword, grain: topic }\n  fusions:\n    - { name: hybrid, kind: rrf, inputs: [semantic, keyword] }\n' +
@@ -138,7 +164,11 @@ async function cliRun(url) {
   const dir = workDir(url);
   const prof = values.prof ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(values.prof)] : [];
   const t0 = performance.now();
-  const child = spawn(process.execPath, [...prof, path.join(root, 'dist', 'cli', 'main.js'), 'run', '--config', 'bench.yml'], { cwd: dir, env: ENV, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [...prof, path.join(root, 'dist', 'cli', 'main.js'), 'run', '--config', 'bench.yml'],
+    { cwd: dir, env: ENV, stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   let err = '';
   child.stderr.on('data', (d) => (err += d));
   const code = await new Promise((r) => child.on('exit', r));
@@ -151,8 +181,24 @@ async function cliRun(url) {
 /** In-process: retrieval of every case first, then the audit over those results. */
 async function splitRun(url) {
   const dir = workDir(url);
-  const [{ loadConfig }, { createRunContext, casePaths }, { loadCases }, { runAudit }, { createGenerator }, { PROMPTS_DIR }, { forEachConcurrent }] = await Promise.all(
-    ['config/load.js', 'runs/context.js', 'cases/load.js', 'runs/audit-run.js', 'runs/generator.js', 'paths.js', 'runs/pool.js'].map((p) => import(dist(p))),
+  const [
+    { loadConfig },
+    { createRunContext, casePaths },
+    { loadCases },
+    { runAudit },
+    { createGenerator },
+    { PROMPTS_DIR },
+    { forEachConcurrent },
+  ] = await Promise.all(
+    [
+      'config/load.js',
+      'runs/context.js',
+      'cases/load.js',
+      'runs/audit-run.js',
+      'runs/generator.js',
+      'paths.js',
+      'runs/pool.js',
+    ].map((p) => import(dist(p))),
   );
   const t0 = performance.now();
   const loaded = loadConfig(path.join(dir, 'bench.yml'), ENV);
@@ -160,14 +206,23 @@ async function splitRun(url) {
   const cases = loadCases(casePaths(loaded));
   const tOpen = performance.now();
   const retrieved = new Map();
-  await forEachConcurrent(cases, ctx.config.retrieval.concurrency, async ({ value }) => void retrieved.set(value.question, await ctx.graph.run(value.question)));
+  await forEachConcurrent(
+    cases,
+    ctx.config.retrieval.concurrency,
+    async ({ value }) => void retrieved.set(value.question, await ctx.graph.run(value.question)),
+  );
   const tRetrieved = performance.now();
   // The audit asks the graph again: answer from what was just retrieved.
   ctx.graph.run = async (q) => retrieved.get(q);
   const cpu0 = process.cpuUsage();
   try {
     const generator = createGenerator(ctx.config, ENV, PROMPTS_DIR, ctx.cacheDir);
-    const { result } = await runAudit({ ctx, generator, promptsDir: PROMPTS_DIR, gateRules: [], forumName: 'The Last & Welt', clauses: [] }, cases, [], { outputDir: path.join(dir, 'out') });
+    const { result } = await runAudit(
+      { ctx, generator, promptsDir: PROMPTS_DIR, gateRules: [], forumName: 'The Last & Welt', clauses: [] },
+      cases,
+      [],
+      { outputDir: path.join(dir, 'out') },
+    );
     const errors = result.cases.filter((c) => c.status !== 'ok').length;
     if (errors) throw new Error(`${errors} cases ended in error: ${result.cases.find((c) => c.error)?.error?.message}`);
   } finally {
@@ -176,7 +231,13 @@ async function splitRun(url) {
   const tDone = performance.now();
   const cpu = process.cpuUsage(cpu0);
   fs.rmSync(dir, { recursive: true, force: true });
-  return { open: (tOpen - t0) / 1000, retrieval: (tRetrieved - tOpen) / 1000, audit: (tDone - tRetrieved) / 1000, cpu: (cpu.user + cpu.system) / 1e6, ...(await stats(url)) };
+  return {
+    open: (tOpen - t0) / 1000,
+    retrieval: (tRetrieved - tOpen) / 1000,
+    audit: (tDone - tRetrieved) / 1000,
+    cpu: (cpu.user + cpu.system) / 1e6,
+    ...(await stats(url)),
+  };
 }
 
 async function bench() {
@@ -184,12 +245,16 @@ async function bench() {
   const { url } = await new Promise((r) => server.once('message', r));
   const ideal = (N * D) / 1000 / C;
   const verdict = (s) => `${(s / ideal).toFixed(2)}× ideal, ${s <= ideal * 1.2 ? 'within' : 'OVER'} the 1.2× target`;
-  console.log(`${N} cases, concurrency ${C}, server delay ${D} ms, graph ${values.graph}: ideal generation ${ideal.toFixed(2)} s, target ≤ ${(ideal * 1.2).toFixed(2)} s`);
+  console.log(
+    `${N} cases, concurrency ${C}, server delay ${D} ms, graph ${values.graph}: ideal generation ${ideal.toFixed(2)} s, target ≤ ${(ideal * 1.2).toFixed(2)} s`,
+  );
   try {
     for (let i = 1; i <= Number(values.runs); i++) {
       if (values.mode !== 'split') {
         const r = await cliRun(url);
-        console.log(`cli   #${i}: total wall ${r.total.toFixed(2)} s · server span ${r.span.toFixed(2)} s (${verdict(r.span)}; retrieval interleaved) · in flight mean ${r.meanInFlight.toFixed(1)}, max ${r.maxInFlight} · load ${os.loadavg()[0].toFixed(1)}`);
+        console.log(
+          `cli   #${i}: total wall ${r.total.toFixed(2)} s · server span ${r.span.toFixed(2)} s (${verdict(r.span)}; retrieval interleaved) · in flight mean ${r.meanInFlight.toFixed(1)}, max ${r.maxInFlight} · load ${os.loadavg()[0].toFixed(1)}`,
+        );
       }
       if (values.mode !== 'cli') {
         const r = await splitRun(url);

@@ -37,7 +37,9 @@ function time(constraints) {
   times.sort((a, b) => a - b);
   const r = cal.recommendation;
   const pair = r.pair ? `abstain_below ${r.pair.abstain_below}, weak_below ${r.pair.weak_below}` : 'no pair';
-  console.log(`  max_silenced ${constraints.max_silenced}, min_caught ${constraints.min_caught}: cold ${cold.toFixed(1)} ms, best ${times[0].toFixed(1)} ms, median ${times[2].toFixed(1)} ms → ${r.status}: ${pair} (${r.pairs_meeting} pairs meeting)`);
+  console.log(
+    `  max_silenced ${constraints.max_silenced}, min_caught ${constraints.min_caught}: cold ${cold.toFixed(1)} ms, best ${times[0].toFixed(1)} ms, median ${times[2].toFixed(1)} ms → ${r.status}: ${pair} (${r.pairs_meeting} pairs meeting)`,
+  );
   return cal;
 }
 
@@ -45,5 +47,7 @@ console.log(`calibrate: ${n} cases, ${thresholds} thresholds (${grid.from} … $
 const cal = time({ max_silenced: 0, min_caught: 1 });
 time({ max_silenced: 0.01, min_caught: 0.9 });
 const d = cal.distributions;
-console.log(`  scored: ${d.in_domain.n} in-domain, ${d.off_topic.n} off-topic; without a score: ${cal.excluded.no_score.in_domain.length + cal.excluded.no_score.off_topic.length}`);
+console.log(
+  `  scored: ${d.in_domain.n} in-domain, ${d.off_topic.n} off-topic; without a score: ${cal.excluded.no_score.in_domain.length + cal.excluded.no_score.off_topic.length}`,
+);
 console.log(`  peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB (node ${process.version})`);

@@ -38,9 +38,14 @@ if (!fs.existsSync('/usr/bin/time')) {
 const variants = [
   { name: 'default measures', args: [] },
   { name: '-c', args: ['-c'] },
-  { name: "-q -c (~555,000 lines out)", args: ['-q', '-c'] },
+  { name: '-q -c (~555,000 lines out)', args: ['-q', '-c'] },
 ];
-console.log(`load average at the start: ${os.loadavg().map((l) => l.toFixed(2)).join(" ")} (${os.cpus().length} cores)`);
+console.log(
+  `load average at the start: ${os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')} (${os.cpus().length} cores)`,
+);
 const runs = Number(values.runs);
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 for (const v of variants) {
@@ -49,10 +54,14 @@ for (const v of variants) {
   const cpu = [];
   for (let i = 0; i < runs; i++) {
     const out = fs.openSync('/dev/null', 'w');
-    const r = spawnSync('/usr/bin/time', ['-v', process.execPath, path.join(here, 'trec-run.mjs'), ...v.args, qrels, run], {
-      stdio: ['ignore', out, 'pipe'],
-      encoding: 'utf8',
-    });
+    const r = spawnSync(
+      '/usr/bin/time',
+      ['-v', process.execPath, path.join(here, 'trec-run.mjs'), ...v.args, qrels, run],
+      {
+        stdio: ['ignore', out, 'pipe'],
+        encoding: 'utf8',
+      },
+    );
     fs.closeSync(out);
     if (r.status !== 0) {
       console.error(r.stderr);
@@ -71,4 +80,9 @@ for (const v of variants) {
       `CPU user+sys median ${median(cpu).toFixed(2)} s, peak RSS max ${Math.max(...rss).toFixed(0)} MB`,
   );
 }
-console.log(`load average at the end: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} (${os.cpus().length} cores)`);
+console.log(
+  `load average at the end: ${os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')} (${os.cpus().length} cores)`,
+);

@@ -30,8 +30,14 @@ function hasPostgres() {
 
 function missing() {
   const out = [];
-  if (!executable(CHROMIUM)) out.push({ what: `Chromium at ${CHROMIUM}`, pkg: 'chromium', custom: Boolean(process.env.RAGAUDIT_CHROMIUM) });
-  if (!hasPostgres()) out.push({ what: 'PostgreSQL server binaries (/usr/lib/postgresql/*/bin/initdb)', pkg: 'postgresql', custom: false });
+  if (!executable(CHROMIUM))
+    out.push({ what: `Chromium at ${CHROMIUM}`, pkg: 'chromium', custom: Boolean(process.env.RAGAUDIT_CHROMIUM) });
+  if (!hasPostgres())
+    out.push({
+      what: 'PostgreSQL server binaries (/usr/lib/postgresql/*/bin/initdb)',
+      pkg: 'postgresql',
+      custom: false,
+    });
   return out;
 }
 
@@ -41,9 +47,14 @@ if (need.length === 0) process.exit(0);
 const pkgs = need.filter((m) => !m.custom).map((m) => m.pkg);
 const canInstall = process.getuid?.() === 0 && executable('/usr/bin/apt-get') && pkgs.length === need.length;
 if (canInstall) {
-  process.stderr.write(`npm test: installing ${pkgs.join(', ')} with apt-get (missing: ${need.map((m) => m.what).join('; ')})\n`);
+  process.stderr.write(
+    `npm test: installing ${pkgs.join(', ')} with apt-get (missing: ${need.map((m) => m.what).join('; ')})\n`,
+  );
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  for (const args of [['update', '-qq'], ['install', '-y', '-qq', '--no-install-recommends', ...pkgs]]) {
+  for (const args of [
+    ['update', '-qq'],
+    ['install', '-y', '-qq', '--no-install-recommends', ...pkgs],
+  ]) {
     const r = spawnSync('apt-get', args, { stdio: ['ignore', 'ignore', 'inherit'], env });
     if (r.status !== 0) {
       process.stderr.write(`npm test: 'apt-get ${args.join(' ')}' failed (exit ${r.status ?? r.signal})\n`);
@@ -62,7 +73,9 @@ process.stderr.write(
     '',
     'Install them, then run npm test again:',
     `  sudo apt-get install -y ${[...new Set(need.map((m) => m.pkg))].join(' ')}        # Debian / Ubuntu`,
-    ...(need.some((m) => m.pkg === 'chromium') ? ['  or point RAGAUDIT_CHROMIUM at an installed Chromium or Chrome binary.'] : []),
+    ...(need.some((m) => m.pkg === 'chromium')
+      ? ['  or point RAGAUDIT_CHROMIUM at an installed Chromium or Chrome binary.']
+      : []),
     '',
   ].join('\n'),
 );

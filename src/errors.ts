@@ -82,8 +82,21 @@ export class JudgeParseError extends RagauditError {
  * `access-token`/`access_token`, signed URLs' `sig`/`signature`, and `auth`.
  */
 export const SECRET_PARAMS = [
-  'password', 'passwd', 'key', 'api_key', 'api-key', 'apikey', 'access_token', 'access-token', 'token',
-  'secret', 'client_secret', 'sig', 'signature', 'auth', 'x-api-key',
+  'password',
+  'passwd',
+  'key',
+  'api_key',
+  'api-key',
+  'apikey',
+  'access_token',
+  'access-token',
+  'token',
+  'secret',
+  'client_secret',
+  'sig',
+  'signature',
+  'auth',
+  'x-api-key',
 ];
 
 /** True when a query parameter name carries a credential (case-insensitive). */
@@ -128,17 +141,22 @@ export function redactSecretValues(text: string): string {
   return text;
 }
 
-const SECRET_PARAM_RE = new RegExp(`([?&](?:${SECRET_PARAMS.map((p) => p.replace(/[-_]/g, '[-_]')).join('|')})=)[^&#\\s"']+`, 'gi');
+const SECRET_PARAM_RE = new RegExp(
+  `([?&](?:${SECRET_PARAMS.map((p) => p.replace(/[-_]/g, '[-_]')).join('|')})=)[^&#\\s"']+`,
+  'gi',
+);
 
 /** Removes credentials from a URL or a message that may carry one, by form and by value. */
 export function redact(text: string): string {
-  return redactSecretValues(text)
-    // user:password@host — up to the last '@' before the host, since a password may hold '@'.
-    .replace(/(\b[a-z][a-z0-9+.-]*:\/\/[^:/@\s]*:)[^\s/]*@/gi, '$1***@')
-    // A token as the user name of a web URL (https://TOKEN@host); database user names stay.
-    .replace(/(\bhttps?:\/\/)[^:/@\s*]+@/gi, '$1***@')
-    .replace(SECRET_PARAM_RE, '$1***')
-    .replace(/\b(sk|pk|rk)-[A-Za-z0-9_-]{8,}/g, '$1-***')
-    .replace(/\b(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi, '$1***')
-    .replace(/((?:api[_-]?key|password|token|secret)["']?\s*[:=]\s*["']?)[^"'\s,}&#]+/gi, '$1***');
+  return (
+    redactSecretValues(text)
+      // user:password@host — up to the last '@' before the host, since a password may hold '@'.
+      .replace(/(\b[a-z][a-z0-9+.-]*:\/\/[^:/@\s]*:)[^\s/]*@/gi, '$1***@')
+      // A token as the user name of a web URL (https://TOKEN@host); database user names stay.
+      .replace(/(\bhttps?:\/\/)[^:/@\s*]+@/gi, '$1***@')
+      .replace(SECRET_PARAM_RE, '$1***')
+      .replace(/\b(sk|pk|rk)-[A-Za-z0-9_-]{8,}/g, '$1-***')
+      .replace(/\b(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi, '$1***')
+      .replace(/((?:api[_-]?key|password|token|secret)["']?\s*[:=]\s*["']?)[^"'\s,}&#]+/gi, '$1***')
+  );
 }

@@ -77,7 +77,14 @@ export {
 } from './scoring/definitions.js';
 export { pairedBootstrapCI, mcnemarExact, cohenKappa, quantile, describe } from './scoring/statistics.js';
 export { evaluateTrec, formatTrecEval, parseQrels, parseRun } from './scoring/trec.js';
-export { createRunContext, casePaths, describeComponent, type RunContext, type ContextOptions, type ComponentInfo } from './runs/context.js';
+export {
+  createRunContext,
+  casePaths,
+  describeComponent,
+  type RunContext,
+  type ContextOptions,
+  type ComponentInfo,
+} from './runs/context.js';
 export { runRetrieval, type OnProgress } from './runs/retrieval-run.js';
 export { runAudit, type AuditRunOptions } from './runs/audit-run.js';
 export { buildAuditSetup, type AuditSetup } from './runs/audit-setup.js';
@@ -104,7 +111,13 @@ export { TOOL_VERSION } from './runs/header.js';
 export { createJudgeSetup, type JudgeSetup, type JudgeSetupOptions } from './runs/judge-setup.js';
 export { summariseJudge, type JudgeSummary } from './judge/summary.js';
 export { configFromResults, rejudgeResults, type RejudgeOptions } from './runs/rejudge.js';
-export { agreementFigures, humanAgreement, selfConsistency, type AgreementFigures, type ConsistencyFigures } from './judge/agreement.js';
+export {
+  agreementFigures,
+  humanAgreement,
+  selfConsistency,
+  type AgreementFigures,
+  type ConsistencyFigures,
+} from './judge/agreement.js';
 export {
   compareRuns,
   type Comparison,

@@ -4,12 +4,19 @@
  * matches "calceophilie", as content matching asks (src/scoring/definitions.ts).
  */
 export function fold(text: string): string {
-  return text.normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase();
+  return text
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase();
 }
 
 /** Word tokens of folded text: letters and digits, apostrophes dropped. */
 export function tokenize(text: string): string[] {
-  return fold(text).replace(/['’]/g, '').match(/[\p{L}\p{N}]+/gu) ?? [];
+  return (
+    fold(text)
+      .replace(/['’]/g, '')
+      .match(/[\p{L}\p{N}]+/gu) ?? []
+  );
 }
 
 const STOPWORDS = new Set(
@@ -61,7 +68,10 @@ export function readerText(text: string): string {
     .replace(/<((?:https?|mailto):[^>\s]+)>/gi, '$1') // <https://…> autolinks
     .replace(/<\/?[a-z][^>]*>/gi, ' ') // HTML tags
     .replace(/&nbsp;|&#160;/gi, ' ')
-    .replace(/&(lt|gt|quot|#39|apos);/gi, (_, e: string) => ({ lt: '<', gt: '>', quot: '"', '#39': "'", apos: "'" })[e.toLowerCase()] ?? ' ')
+    .replace(
+      /&(lt|gt|quot|#39|apos);/gi,
+      (_, e: string) => ({ lt: '<', gt: '>', quot: '"', '#39': "'", apos: "'" })[e.toLowerCase()] ?? ' ',
+    )
     .replace(/&amp;/gi, '&')
     .replace(/^[ \t]*(?:>[ \t]?)+/gm, '') // quote markers
     .replace(/^[ \t]*#{1,6}[ \t]+/gm, '') // heading markers

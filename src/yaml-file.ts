@@ -88,11 +88,16 @@ export function readYaml(file: string, text?: string): YamlSource {
 }
 
 /** Formats zod issues as `file:line: path: message`, all of them. */
-export function zodProblems(src: YamlSource, error: Pick<z.ZodError, 'issues'>, pathPrefix: readonly PropertyKey[] = []): string[] {
+export function zodProblems(
+  src: YamlSource,
+  error: Pick<z.ZodError, 'issues'>,
+  pathPrefix: readonly PropertyKey[] = [],
+): string[] {
   return error.issues.map((issue) => {
     const path = [...pathPrefix, ...issue.path];
     let message = issue.message;
-    if (issue.code === 'unrecognized_keys') message = `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `'${k}'`).join(', ')}`;
+    if (issue.code === 'unrecognized_keys')
+      message = `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `'${k}'`).join(', ')}`;
     const keyPath = issue.code === 'unrecognized_keys' && issue.keys[0] ? [...path, issue.keys[0]] : path;
     return `${src.file}:${src.lineOf(keyPath)}: ${formatPath(path) || '(top)'}: ${message}`;
   });
@@ -100,7 +105,5 @@ export function zodProblems(src: YamlSource, error: Pick<z.ZodError, 'issues'>, 
 
 /** `[3, 'expected_topic_ids', 0]` → `[3].expected_topic_ids[0]`. */
 export function formatPath(path: readonly PropertyKey[]): string {
-  return path
-    .map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`))
-    .join('');
+  return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`)).join('');
 }

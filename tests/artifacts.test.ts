@@ -44,12 +44,18 @@ describe('the artifact writer', () => {
     const dir = fresh();
     rememberSecrets(['registered-secret-0451']);
     const a = join(dir, 'a.md');
-    expect(() => writeArtifact(a, 'key: registered-secret-0451')).toThrow(`refusing to write ${a}: the output carries a configured secret`);
+    expect(() => writeArtifact(a, 'key: registered-secret-0451')).toThrow(
+      `refusing to write ${a}: the output carries a configured secret`,
+    );
     const b = join(dir, 'b.json');
-    expect(() => writeJsonArtifact(b, { schema_version: 1, kind: 't', note: 'given-secret-77' }, { secrets: ['given-secret-77'] })).toThrow(`refusing to write ${b}`);
+    expect(() =>
+      writeJsonArtifact(b, { schema_version: 1, kind: 't', note: 'given-secret-77' }, { secrets: ['given-secret-77'] }),
+    ).toThrow(`refusing to write ${b}`);
     // A secret in a later piece of a streamed body: the earlier pieces are not kept either.
     const c = join(dir, 'c.json');
-    expect(() => writeArtifactStream(c, (w) => (w('{"ok": 1,'), w('"k": "given-secret-77"}')), { secrets: ['given-secret-77'] })).toThrow(`refusing to write ${c}`);
+    expect(() =>
+      writeArtifactStream(c, (w) => (w('{"ok": 1,'), w('"k": "given-secret-77"}')), { secrets: ['given-secret-77'] }),
+    ).toThrow(`refusing to write ${c}`);
     // Values shorter than 6 characters are not secrets to scan for (as when registering).
     expect(() => writeArtifact(join(dir, 'd.md'), 'abc', { secrets: ['abc'] })).not.toThrow();
     expect(readdirSync(dir)).toEqual(['d.md']);
@@ -59,7 +65,9 @@ describe('the artifact writer', () => {
     const dir = fresh();
     const schema = z.object({ schema_version: z.literal(1), kind: z.literal('t'), n: z.number() }).strict();
     const file = join(dir, 't.json');
-    expect(() => writeJsonArtifact(file, { schema_version: 1, kind: 't', n: 'one' } as never, { schema })).toThrow(/^internal: .*t\.json: the t document does not match its schema: n: /);
+    expect(() => writeJsonArtifact(file, { schema_version: 1, kind: 't', n: 'one' } as never, { schema })).toThrow(
+      /^internal: .*t\.json: the t document does not match its schema: n: /,
+    );
     expect(readdirSync(dir)).toEqual([]);
     writeJsonArtifact(file, { schema_version: 1 as const, kind: 't' as const, n: 1 }, { schema });
     expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ schema_version: 1, kind: 't', n: 1 });
@@ -82,7 +90,10 @@ describe('every JSON output carries schema_version and kind', () => {
   let results: string;
   beforeAll(async () => {
     expect((await cli(['run', '--out', out, '--no-report'])).code).toBe(0);
-    results = join(out, readdirSync(out).find((f) => f.endsWith('-demo.json'))!);
+    results = join(
+      out,
+      readdirSync(out).find((f) => f.endsWith('-demo.json'))!,
+    );
   });
   const json = (dir: string, suffix: string) => {
     const names = readdirSync(dir).filter((f) => f.endsWith(suffix));

@@ -27,7 +27,10 @@ describe('ragaudit run exit codes', () => {
   it('exits 2 on bad generation flags, before opening anything', async () => {
     const bad = [
       // Flags are validated by the config schema, the flag named.
-      [['--generator', 'mistral:large'], '--generator mistral:large: generator.provider: Invalid option: expected one of "offline"|"openai"|"anthropic"'],
+      [
+        ['--generator', 'mistral:large'],
+        '--generator mistral:large: generator.provider: Invalid option: expected one of "offline"|"openai"|"anthropic"',
+      ],
       [['--generator', 'openai'], '--generator: expected PROVIDER:MODEL'],
       [['--concurrency', '0'], '--concurrency 0: generator.concurrency: Too small: expected number to be >0'],
       [['--weak-below=-5'], '--weak-below -5: zones.abstain_below: must be below weak_below (-4 ≥ -5)'],

@@ -1,7 +1,8 @@
 /**
  * `ragaudit run` when the generator misbehaves, on a real PostgreSQL whose URL carries a password:
  * one case meets a 429 with Retry-After, one repeated 500s, one a hung request, one a 400 whose
- * body echoes the key; two are answered. (A 401 stops the whole run instead: tests/runner-stops.test.ts.) Every case ends with a record, failed ones as error
+ * body echoes the key; two are answered. (A 401 stops the whole run instead: tests/runner-stops.test.ts.) Every case
+ * ends with a record, failed ones as error
  * records of stage 'generation' with no score, the exit code is 1, and no key or password
  * reaches any file written or the console.
  */
@@ -17,7 +18,22 @@ import { freshDatabase } from './helpers/pg.js';
 import { CHAT } from './servers/openai-server.js';
 import { hang, status, type RecordedRequest } from './servers/provider-server.js';
 import { rerankServer, TEI_RERANK } from './servers/rerank-server.js';
-import { CASES, caseOf, chatQuestion, chatServer, FIXTURES, filesUnder, ledgerOf, removeWorkDirs, resultsOf, runCli, startAll, workDir, zoneScore, type CliRun } from './fixtures/audit/harness.js';
+import {
+  CASES,
+  caseOf,
+  chatQuestion,
+  chatServer,
+  FIXTURES,
+  filesUnder,
+  ledgerOf,
+  removeWorkDirs,
+  resultsOf,
+  runCli,
+  startAll,
+  workDir,
+  zoneScore,
+  type CliRun,
+} from './fixtures/audit/harness.js';
 
 const KEY = 'sk-test-RECOGNISABLE-0123456789abcdef';
 const DB_PASSWORD = 'pw-SECRET-42';
@@ -44,7 +60,11 @@ const RATE_WINDOW_MS = 900;
 
 describe('ragaudit run with provider faults (real PostgreSQL, secrets in play)', { timeout: 120_000 }, () => {
   const limitedSince = new Map<string, number>();
-  const rateLimited = status(429, { error: { message: 'Rate limit reached', type: 'requests' } }, { 'retry-after': '1' });
+  const rateLimited = status(
+    429,
+    { error: { message: 'Rate limit reached', type: 'requests' } },
+    { 'retry-after': '1' },
+  );
   const chat = chatServer({
     override: (req) => {
       const id = idOf(req);
@@ -60,7 +80,13 @@ describe('ragaudit run with provider faults (real PostgreSQL, secrets in play)',
           return hang();
         case 'bad-request':
           // Like some gateways, the body echoes the key of the request it refused.
-          return status(400, { error: { message: `Request from key ${KEY} has an invalid stop sequence.`, type: 'invalid_request_error', code: 'invalid_request' } });
+          return status(400, {
+            error: {
+              message: `Request from key ${KEY} has an invalid stop sequence.`,
+              type: 'invalid_request_error',
+              code: 'invalid_request',
+            },
+          });
         default:
           return undefined;
       }
@@ -84,7 +110,12 @@ describe('ragaudit run with provider faults (real PostgreSQL, secrets in play)',
     close = started.close;
     const [llm, rr] = started.urls;
     dir = workDir('faults');
-    const env = { GEN_URL: `${llm}/v1`, RERANK_URL: rr!.replace('http://', `http://tei:${RERANK_PASSWORD}@`), AUDIT_DB_URL: dbUrl, OPENAI_API_KEY: KEY };
+    const env = {
+      GEN_URL: `${llm}/v1`,
+      RERANK_URL: rr!.replace('http://', `http://tei:${RERANK_PASSWORD}@`),
+      AUDIT_DB_URL: dbUrl,
+      OPENAI_API_KEY: KEY,
+    };
     run = await runCli(['run', '--config', join(FIXTURES, 'pg-faults.yml')], { cwd: dir, env });
     result = resultsOf(run);
   });
@@ -118,7 +149,9 @@ describe('ragaudit run with provider faults (real PostgreSQL, secrets in play)',
     expect(requestsOf('polished-binder-meaning')).toHaveLength(2); // retries: 1
     const r = byId('polished-binder-meaning');
     expect(r).toMatchObject({ status: 'error', error: { stage: 'generation' } });
-    expect(r.error!.message).toMatch(/^openai: gave up after 2 attempts: 500 Internal Server Error \(The server had an error/);
+    expect(r.error!.message).toMatch(
+      /^openai: gave up after 2 attempts: 500 Internal Server Error \(The server had an error/,
+    );
     expect(r.answer).toBeUndefined();
     expect(r.citations).toBeUndefined();
     expect(r.scores).toEqual([]);
@@ -132,14 +165,24 @@ describe('ragaudit run with provider faults (real PostgreSQL, secrets in play)',
     // Two attempts (retries: 1), each ended by the configured deadline: the message names the
     // 1500 ms of generator.timeout_ms, where the default would read 60000 ms.
     expect(requestsOf('vamp-folds-too-long')).toHaveLength(2);
-    expect(byId('vamp-folds-too-long')).toMatchObject({ status: 'error', error: { stage: 'generation', message: expect.stringMatching(/^openai: gave up after 2 attempts: request timed out after 1500 ms from http:\/\/127\.0\.0\.1:\d+\/v1$/) } });
+    expect(byId('vamp-folds-too-long')).toMatchObject({
+      status: 'error',
+      error: {
+        stage: 'generation',
+        message: expect.stringMatching(
+          /^openai: gave up after 2 attempts: request timed out after 1500 ms from http:\/\/127\.0\.0\.1:\d+\/v1$/,
+        ),
+      },
+    });
   });
 
   it('fails a 400 at once for that case alone, naming the provider but not the key', () => {
     expect(requestsOf('loake-country-of-manufacture')).toHaveLength(1);
     const r = byId('loake-country-of-manufacture');
     expect(r).toMatchObject({ status: 'error', error: { stage: 'generation' } });
-    expect(r.error!.message).toMatch(/^openai: 400 Bad Request \(Request from key \*\*\* has an invalid stop sequence\.\) from http:\/\/127\.0\.0\.1:\d+\/v1/);
+    expect(r.error!.message).toMatch(
+      /^openai: 400 Bad Request \(Request from key \*\*\* has an invalid stop sequence\.\) from http:\/\/127\.0\.0\.1:\d+\/v1/,
+    );
     expect(r.error!.message).not.toContain('RECOGNISABLE');
     // The digest lists it where a reader looks first.
     const digest = readFileSync(result.file.replace(/\.json$/, '.md'), 'utf8');
@@ -148,7 +191,9 @@ describe('ragaudit run with provider faults (real PostgreSQL, secrets in play)',
 
   it('sends the credentials it was given (so the secrets below were really in use)', () => {
     expect(chat.requestsTo(CHAT)[0]!.headers.authorization).toBe(`Bearer ${KEY}`);
-    expect(tei.requestsTo(TEI_RERANK)[0]!.headers.authorization).toBe(`Basic ${Buffer.from(`tei:${RERANK_PASSWORD}`).toString('base64')}`);
+    expect(tei.requestsTo(TEI_RERANK)[0]!.headers.authorization).toBe(
+      `Basic ${Buffer.from(`tei:${RERANK_PASSWORD}`).toString('base64')}`,
+    );
     expect(result.database).toMatch(/^postgres:\/\/127\.0\.0\.1:\d+\/audit_faults_\w+$/);
   });
 

@@ -11,7 +11,21 @@ import { Ledger } from '../src/runs/ledger.js';
 import { CHAT } from './servers/openai-server.js';
 import { hang } from './servers/provider-server.js';
 import { rerankServer, TEI_RERANK } from './servers/rerank-server.js';
-import { CASES, chatQuestion, chatServer, comparable, FIXTURES, ledgerOf, removeWorkDirs, resultsOf, runCli, spawnCli, startAll, workDir, zoneScore } from './fixtures/audit/harness.js';
+import {
+  CASES,
+  chatQuestion,
+  chatServer,
+  comparable,
+  FIXTURES,
+  ledgerOf,
+  removeWorkDirs,
+  resultsOf,
+  runCli,
+  spawnCli,
+  startAll,
+  workDir,
+  zoneScore,
+} from './fixtures/audit/harness.js';
 
 const ARGS = ['run', '--config', join(FIXTURES, 'demo-remote.yml'), '--concurrency', '1'];
 /** Cases finished before the kill: the child is killed when the next case's request arrives. */
@@ -44,7 +58,13 @@ describe('ragaudit run --resume after SIGKILL', { timeout: 120_000 }, () => {
   beforeAll(async () => {
     const started = await startAll(chat, tei);
     close = started.close;
-    env = { GEN_PROVIDER: 'openai', GEN_MODEL: 'test-model', GEN_URL: `${started.urls[0]}/v1`, RERANK_URL: started.urls[1]!, OPENAI_API_KEY: 'sk-test-resume-0123456789' };
+    env = {
+      GEN_PROVIDER: 'openai',
+      GEN_MODEL: 'test-model',
+      GEN_URL: `${started.urls[0]}/v1`,
+      RERANK_URL: started.urls[1]!,
+      OPENAI_API_KEY: 'sk-test-resume-0123456789',
+    };
   });
   afterAll(async () => {
     child?.kill('SIGKILL');
@@ -86,7 +106,10 @@ describe('ragaudit run --resume after SIGKILL', { timeout: 120_000 }, () => {
       if (CASES.indexOf(c) < K) expect([c.id, sent]).toEqual([c.id, 1]);
     }
     // Retrieval was not redone either: TEI saw each finished question in one run only.
-    for (const c of CASES.slice(0, K)) expect(tei.requestsTo(TEI_RERANK).filter((r) => (r.body as { query: string }).query === c.question)).toHaveLength(4);
+    for (const c of CASES.slice(0, K))
+      expect(tei.requestsTo(TEI_RERANK).filter((r) => (r.body as { query: string }).query === c.question)).toHaveLength(
+        4,
+      );
     // The torn line is gone and the ledger reads back whole.
     expect([...Ledger.open(ledger).done.keys()].sort()).toEqual(CASES.map((c) => c.id).sort());
     expect(readFileSync(ledger, 'utf8')).not.toContain('"question":"Deep fo{');
@@ -99,8 +122,13 @@ describe('ragaudit run --resume after SIGKILL', { timeout: 120_000 }, () => {
     expect(chat.count(CHAT) - before).toBe(CASES.length); // a fresh cache: every case asked
     const whole = resultsOf(run);
     // The killed run was the built CLI (dist/): rebuild it if src/ changed since.
-    expect(whole.cases.map(comparable), 'killed run used dist/: is it built from the current src/?').toEqual(resumed.cases.map(comparable));
-    expect(whole.summary.generation).toEqual({ ...(resumed.summary.generation as object), latency_ms: expect.anything() });
+    expect(whole.cases.map(comparable), 'killed run used dist/: is it built from the current src/?').toEqual(
+      resumed.cases.map(comparable),
+    );
+    expect(whole.summary.generation).toEqual({
+      ...(resumed.summary.generation as object),
+      latency_ms: expect.anything(),
+    });
     expect(whole.config_digest).not.toBe('');
   });
 

@@ -14,31 +14,67 @@ import { CHAT, type ChatRequestBody } from './servers/openai-server.js';
 import type { ProviderServer } from './servers/provider-server.js';
 import { PREFLIGHT_QUERY } from '../src/rerank/http-rerankers.js';
 import { rerankServer, TEI_RERANK } from './servers/rerank-server.js';
-import { answerFor, CASES, caseOf, chatQuestion, chatServer, chatSystem, CTA, FIXTURES, messagesServer, PLANNED_ZONE, removeWorkDirs, resultsOf, runCli, startAll, workDir, zoneScore, type CliRun } from './fixtures/audit/harness.js';
+import {
+  answerFor,
+  CASES,
+  caseOf,
+  chatQuestion,
+  chatServer,
+  chatSystem,
+  CTA,
+  FIXTURES,
+  messagesServer,
+  PLANNED_ZONE,
+  removeWorkDirs,
+  resultsOf,
+  runCli,
+  startAll,
+  workDir,
+  zoneScore,
+  type CliRun,
+} from './fixtures/audit/harness.js';
 
 const CONFIG = join(FIXTURES, 'demo-remote.yml');
 const KEY = 'sk-test-wire-0123456789abcdef';
 const TEMPLATE_TEXT = {
-  normal: ['Forum excerpts relevant to the question:', "Answer the member's question from these excerpts, citing them as [[n]]."],
-  weak: ['(WEAK EVIDENCE: none of them may really answer it)', 'point to that closest thread with caution', 'Invite the member to post the question on the forum'],
+  normal: [
+    'Forum excerpts relevant to the question:',
+    "Answer the member's question from these excerpts, citing them as [[n]].",
+  ],
+  weak: [
+    '(WEAK EVIDENCE: none of them may really answer it)',
+    'point to that closest thread with caution',
+    'Invite the member to post the question on the forum',
+  ],
   empty: ['No forum excerpt was found for this question.', 'do not answer from general knowledge, cite nothing'],
 } as const;
 
 /** The system prompt the runner should have rendered for a record (persona + its zone's block). */
 function expectedSystem(r: CaseRecord): string {
-  return systemPrompt({ promptsDir: PROMPTS_DIR, persona: 'persona', zone: r.zone!, sources: r.sources ?? [], cta: CTA, forumName: 'The Last & Welt', clauses: [] }).text;
+  return systemPrompt({
+    promptsDir: PROMPTS_DIR,
+    persona: 'persona',
+    zone: r.zone!,
+    sources: r.sources ?? [],
+    cta: CTA,
+    forumName: 'The Last & Welt',
+    clauses: [],
+  }).text;
 }
 
 /** The evidence checks shared by both generators: `system` is what the server received for `r`. */
 function checkEvidence(r: CaseRecord, system: string, tei: ProviderServer): void {
   expect(r.zone).toBe(PLANNED_ZONE[r.id]);
   for (const text of TEMPLATE_TEXT[r.zone!]) expect(system).toContain(text);
-  for (const other of (['normal', 'weak', 'empty'] as const).filter((z) => z !== r.zone)) expect(system).not.toContain(TEMPLATE_TEXT[other][0]);
+  for (const other of (['normal', 'weak', 'empty'] as const).filter((z) => z !== r.zone))
+    expect(system).not.toContain(TEMPLATE_TEXT[other][0]);
   expect(system).toContain(CTA);
   expect(system).toBe(expectedSystem(r));
   // The top source is the passage TEI scored best for this question.
   const scored = tei.requestsTo(TEI_RERANK).filter((q) => (q.body as { query: string }).query === r.question);
-  const best = Math.max(...scored.flatMap((q) => (q.body as { texts: string[] }).texts.map((t) => zoneScore(r.question, t))));
+  const best = Math.max(
+    ...scored.flatMap((q) => (q.body as { texts: string[] }).texts.map((t) => zoneScore(r.question, t))),
+  );
   expect(r.top1_score).toBeCloseTo(best, 9);
   if (r.zone === 'empty') {
     expect(r.sources).toEqual([]);
@@ -48,7 +84,9 @@ function checkEvidence(r: CaseRecord, system: string, tei: ProviderServer): void
   const top = r.sources![0]!;
   expect(top.url).toMatch(new RegExp(`^https://forum\\.example/t/[a-z0-9-]+/${top.topic_id}/${top.post_number}$`));
   expect(system).toContain(`[[1]] ${top.title} — ${top.url}\n${top.excerpt}`);
-  const bestTexts = scored.flatMap((q) => (q.body as { texts: string[] }).texts).filter((t) => zoneScore(r.question, t) === best);
+  const bestTexts = scored
+    .flatMap((q) => (q.body as { texts: string[] }).texts)
+    .filter((t) => zoneScore(r.question, t) === best);
   expect(bestTexts.some((t) => t.startsWith(`${top.title}. `))).toBe(true);
   expect(system).toContain(`[[${r.sources!.length}]] `);
   expect(system).not.toContain(`[[${r.sources!.length + 1}]] `);
@@ -66,7 +104,13 @@ describe('ragaudit run: openai:test-model and TEI over HTTP', { timeout: 120_000
     const started = await startAll(chat, tei);
     close = started.close;
     const [llm, rr] = started.urls;
-    const env = { GEN_PROVIDER: 'openai', GEN_MODEL: 'test-model', GEN_URL: `${llm}/v1`, RERANK_URL: rr!, OPENAI_API_KEY: KEY };
+    const env = {
+      GEN_PROVIDER: 'openai',
+      GEN_MODEL: 'test-model',
+      GEN_URL: `${llm}/v1`,
+      RERANK_URL: rr!,
+      OPENAI_API_KEY: KEY,
+    };
     run = await runCli(['run', '--config', CONFIG], { cwd: workDir('wire-openai'), env });
     result = resultsOf(run);
   });
@@ -75,7 +119,11 @@ describe('ragaudit run: openai:test-model and TEI over HTTP', { timeout: 120_000
   it('completes every case with exit code 0 and labels the remote components', () => {
     expect(run.code, run.err).toBe(0);
     expect(result.cases.map((c) => [c.id, c.status])).toEqual(CASES.map((c) => [c.id, 'ok']));
-    expect(result.components.generator).toEqual({ id: 'openai:test-model', offline: false, label: 'openai:test-model' });
+    expect(result.components.generator).toEqual({
+      id: 'openai:test-model',
+      offline: false,
+      label: 'openai:test-model',
+    });
     expect(result.components.reranker!.offline).toBe(false);
     expect(run.out).toMatch(/cases 6 · ok 6 · gated 0 · errors 0/);
   });
@@ -97,7 +145,10 @@ describe('ragaudit run: openai:test-model and TEI over HTTP', { timeout: 120_000
 
   it('scores the answers: citations checked against the sources, CTA, tokens', () => {
     for (const r of result.cases) {
-      expect(r.usage).toEqual({ input_tokens: expectedSystem(r).length, output_tokens: r.answer!.split(/\s+/).filter(Boolean).length });
+      expect(r.usage).toEqual({
+        input_tokens: expectedSystem(r).length,
+        output_tokens: r.answer!.split(/\s+/).filter(Boolean).length,
+      });
       expect(r.scores.find((s) => s.name === 'cta')?.value).toBe(1);
       const cited = r.zone === 'normal' ? [1, 2] : r.zone === 'weak' ? [1] : [];
       expect(r.citations!.map((c) => [c.n, c.valid])).toEqual(cited.map((n) => [n, true]));
@@ -118,7 +169,8 @@ describe('ragaudit run: openai:test-model and TEI over HTTP', { timeout: 120_000
       caseOf(body.query);
     }
     // 25 candidates in batches of 8: four requests per question, none refused.
-    for (const c of CASES) expect(calls.filter((q) => (q.body as { query: string }).query === c.question)).toHaveLength(4);
+    for (const c of CASES)
+      expect(calls.filter((q) => (q.body as { query: string }).query === c.question)).toHaveLength(4);
   });
 });
 
@@ -128,7 +180,13 @@ describe('ragaudit run: anthropic:claude-test over HTTP', { timeout: 120_000 }, 
     const tei = rerankServer({ maxBatch: 5, score: zoneScore });
     const { urls, close } = await startAll(msgs, tei);
     try {
-      const env = { GEN_PROVIDER: 'anthropic', GEN_MODEL: 'claude-test', GEN_URL: urls[0]!, RERANK_URL: urls[1]!, ANTHROPIC_API_KEY: 'sk-ant-test-0123456789' };
+      const env = {
+        GEN_PROVIDER: 'anthropic',
+        GEN_MODEL: 'claude-test',
+        GEN_URL: urls[0]!,
+        RERANK_URL: urls[1]!,
+        ANTHROPIC_API_KEY: 'sk-ant-test-0123456789',
+      };
       const run = await runCli(['run', '--config', CONFIG], { cwd: workDir('wire-anthropic'), env });
       expect(run.code, run.err).toBe(0);
       const result = resultsOf(run);
@@ -138,7 +196,9 @@ describe('ragaudit run: anthropic:claude-test over HTTP', { timeout: 120_000 }, 
       for (const req of requests) {
         const body = req.body as MessagesRequestBody;
         // The SDK sends the key as x-api-key or as a Bearer token, depending on its version.
-        expect(`${req.headers['x-api-key'] ?? ''} ${req.headers.authorization ?? ''}`).toContain('sk-ant-test-0123456789');
+        expect(`${req.headers['x-api-key'] ?? ''} ${req.headers.authorization ?? ''}`).toContain(
+          'sk-ant-test-0123456789',
+        );
         expect(body).toMatchObject({ model: 'claude-test', max_tokens: 700, temperature: 0 });
         expect(body.messages).toHaveLength(1);
         const record = result.cases.find((c) => c.question === (body.messages[0]!.content as string))!;

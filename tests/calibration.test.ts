@@ -33,29 +33,67 @@ suite('calibrate (pure)', () => {
     const d = cal.distributions.in_domain;
     expect(d.n).toBe(10);
     expect([d.min, d.max]).toEqual([-3.5, 6]);
-    for (const [got, want] of [[d.p5, -2.825], [d.p25, -0.875], [d.median, 0.75], [d.p75, 2.75], [d.p95, 5.1], [d.mean, 0.95]] as const) expect(got).toBeCloseTo(want, 12);
+    for (const [got, want] of [
+      [d.p5, -2.825],
+      [d.p25, -0.875],
+      [d.median, 0.75],
+      [d.p75, 2.75],
+      [d.p95, 5.1],
+      [d.mean, 0.95],
+    ] as const)
+      expect(got).toBeCloseTo(want, 12);
     // Off-topic, n = 5, h = 4q: p5 h=0.2 → −6 + 0.2·1.5 = −5.7; p25 h=1 → −4.5; median h=2 → −2.5; p75 h=3 → −1.5;
     // p95 h=3.8 → −1.5 + 0.8·1.7 = −0.14; mean −14.3/5 = −2.86.
     const o = cal.distributions.off_topic;
     expect(o.n).toBe(5);
     expect([o.min, o.max]).toEqual([-6, 0.2]);
-    for (const [got, want] of [[o.p5, -5.7], [o.p25, -4.5], [o.median, -2.5], [o.p75, -1.5], [o.p95, -0.14], [o.mean, -2.86]] as const) expect(got).toBeCloseTo(want, 12);
+    for (const [got, want] of [
+      [o.p5, -5.7],
+      [o.p25, -4.5],
+      [o.median, -2.5],
+      [o.p75, -1.5],
+      [o.p95, -0.14],
+      [o.mean, -2.86],
+    ] as const)
+      expect(got).toBeCloseTo(want, 12);
   });
 
   it('counts each threshold for both roles, strictly below', () => {
     // Default grid −8..4 step 0.5: 25 thresholds.
     expect(cal.rows).toHaveLength(25);
-    expect(gridThresholds({ from: -1, to: 0, step: 0.1 })).toEqual([-1, -0.9, -0.8, -0.7, -0.6, -0.5, -0.4, -0.3, -0.2, -0.1, 0]);
+    expect(gridThresholds({ from: -1, to: 0, step: 0.1 })).toEqual([
+      -1, -0.9, -0.8, -0.7, -0.6, -0.5, -0.4, -0.3, -0.2, -0.1, 0,
+    ]);
     // t = −4: no in-domain below; off-topic −6, −4.5 below; t ≤ a (−4) so no weak column.
-    expect(rowAt(cal, -4)).toEqual({ threshold: -4, in_domain_below: c(0, 10), off_topic_below: c(2, 5), in_domain_weak: null });
+    expect(rowAt(cal, -4)).toEqual({
+      threshold: -4,
+      in_domain_below: c(0, 10),
+      off_topic_below: c(2, 5),
+      in_domain_weak: null,
+    });
     // t = −3.5: −3.5 is not below itself.
     expect(rowAt(cal, -3.5).in_domain_below).toEqual(c(0, 10));
     // t = −3: in-domain −3.5 (1/10), weak [−4, −3) holds −3.5; off-topic −2.5 is not below −3 (2/5).
-    expect(rowAt(cal, -3)).toEqual({ threshold: -3, in_domain_below: c(1, 10), off_topic_below: c(2, 5), in_domain_weak: c(1, 10) });
+    expect(rowAt(cal, -3)).toEqual({
+      threshold: -3,
+      in_domain_below: c(1, 10),
+      off_topic_below: c(2, 5),
+      in_domain_weak: c(1, 10),
+    });
     // t = 0: in-domain −3.5 −2 −1 −0.5 (4/10), all in [−4, 0); off-topic all but 0.2 (4/5).
-    expect(rowAt(cal, 0)).toEqual({ threshold: 0, in_domain_below: c(4, 10), off_topic_below: c(4, 5), in_domain_weak: c(4, 10) });
+    expect(rowAt(cal, 0)).toEqual({
+      threshold: 0,
+      in_domain_below: c(4, 10),
+      off_topic_below: c(4, 5),
+      in_domain_weak: c(4, 10),
+    });
     // t = 0.5: 0.5 is not below itself (4/10); 0.2 is, so every off-topic case is caught (5/5).
-    expect(rowAt(cal, 0.5)).toEqual({ threshold: 0.5, in_domain_below: c(4, 10), off_topic_below: c(5, 5), in_domain_weak: c(4, 10) });
+    expect(rowAt(cal, 0.5)).toEqual({
+      threshold: 0.5,
+      in_domain_below: c(4, 10),
+      off_topic_below: c(5, 5),
+      in_domain_weak: c(4, 10),
+    });
   });
 
   it('gives the current zones', () => {
@@ -79,12 +117,29 @@ suite('calibrate (pure)', () => {
   it('follows the constraints when they are relaxed', () => {
     // --max-silenced 0.1 allows one in-domain case in empty: a up to −2 (−3.5 below); cautious = 4 − 1 = 3 at
     // w = 0.5 for a ∈ {−3, −2.5, −2}; most off-topic in empty: 3 at a = −2 (−6 −4.5 −2.5).
-    const r1 = calibrate({ cases: FIXTURE, current: CURRENT, constraints: { max_silenced: 0.1, min_caught: 1 } }).recommendation;
-    expect(r1.pair).toMatchObject({ abstain_below: -2, weak_below: 0.5, in_domain: { empty: c(1, 10), weak: c(3, 10) } });
+    const r1 = calibrate({
+      cases: FIXTURE,
+      current: CURRENT,
+      constraints: { max_silenced: 0.1, min_caught: 1 },
+    }).recommendation;
+    expect(r1.pair).toMatchObject({
+      abstain_below: -2,
+      weak_below: 0.5,
+      in_domain: { empty: c(1, 10), weak: c(3, 10) },
+    });
     // --min-caught 0.4 (2 of 5): w = −3.5 already catches −6 and −4.5 with no in-domain case below it, so the weak
     // zone is empty (cautious 0) for a = −4 (2 off-topic in empty; a = −4.5 has 1): (−4, −3.5).
-    const r2 = calibrate({ cases: FIXTURE, current: CURRENT, constraints: { max_silenced: 0, min_caught: 0.4 } }).recommendation;
-    expect(r2.pair).toMatchObject({ abstain_below: -4, weak_below: -3.5, in_domain: { weak: c(0, 10) }, off_topic: { caught: c(2, 5) } });
+    const r2 = calibrate({
+      cases: FIXTURE,
+      current: CURRENT,
+      constraints: { max_silenced: 0, min_caught: 0.4 },
+    }).recommendation;
+    expect(r2.pair).toMatchObject({
+      abstain_below: -4,
+      weak_below: -3.5,
+      in_domain: { weak: c(0, 10) },
+      off_topic: { caught: c(2, 5) },
+    });
   });
 
   it('says which constraint cannot be met, and gives the closest pair', () => {
@@ -101,9 +156,17 @@ suite('calibrate (pure)', () => {
   });
 
   it('counts cases without a score apart, never in a share', () => {
-    const cases = [...FIXTURE, { id: 'no-candidates', kind: 'in_domain', top1: null }, { id: 'errored', kind: 'off_topic', top1: null }, { id: 'p1', kind: 'probe', top1: 1 }];
+    const cases = [
+      ...FIXTURE,
+      { id: 'no-candidates', kind: 'in_domain', top1: null },
+      { id: 'errored', kind: 'off_topic', top1: null },
+      { id: 'p1', kind: 'probe', top1: 1 },
+    ];
     const cal2 = calibrate({ cases, current: CURRENT });
-    expect(cal2.excluded).toEqual({ no_score: { in_domain: ['no-candidates'], off_topic: ['errored'] }, other_kinds: { probe: 1 } });
+    expect(cal2.excluded).toEqual({
+      no_score: { in_domain: ['no-candidates'], off_topic: ['errored'] },
+      other_kinds: { probe: 1 },
+    });
     expect(cal2.distributions.in_domain.n).toBe(10);
     expect(rowAt(cal2, 0.5)).toEqual(rowAt(cal, 0.5));
     // Without off-topic scores there is nothing to recommend.
@@ -137,11 +200,21 @@ function assertBalanced(svg: string): void {
 suite('histogram SVG', () => {
   it('draws both series and the threshold lines, escaping text', () => {
     const cal = calibrate({ cases: FIXTURE, current: CURRENT });
-    const svg = calibrationSvg({ cases: FIXTURE, calibration: cal, node: 're<rank>&"co"', notes: ['NOTE: OFFLINE <stand-in>'] });
+    const svg = calibrationSvg({
+      cases: FIXTURE,
+      calibration: cal,
+      node: 're<rank>&"co"',
+      notes: ['NOTE: OFFLINE <stand-in>'],
+    });
     assertBalanced(svg);
     expect(svg).toContain('data-series="in_domain"');
     expect(svg).toContain('data-series="off_topic"');
-    expect([...svg.matchAll(/class="threshold" data-x="([^"]+)"/g)].map((m) => m[1])).toEqual(['-4', '0', '-3.5', '0.5']);
+    expect([...svg.matchAll(/class="threshold" data-x="([^"]+)"/g)].map((m) => m[1])).toEqual([
+      '-4',
+      '0',
+      '-3.5',
+      '0.5',
+    ]);
     expect(svg).toContain('re&lt;rank&gt;&amp;&quot;co&quot;');
     expect(svg).toContain('OFFLINE &lt;stand-in&gt;');
     expect(svg).toContain('in_domain (n = 10)');
@@ -150,14 +223,24 @@ suite('histogram SVG', () => {
 
   it('handles empty input and refuses absurd bins', () => {
     assertBalanced(histogramSvg({ title: 't', xLabel: 'x', series: [{ label: 'a', values: [], color: '#000' }] }));
-    expect(() => histogramSvg({ title: 't', xLabel: 'x', series: [{ label: 'a', values: [0, 1e6], color: '#000' }] })).toThrow(/bins/);
+    expect(() =>
+      histogramSvg({ title: 't', xLabel: 'x', series: [{ label: 'a', values: [0, 1e6], color: '#000' }] }),
+    ).toThrow(/bins/);
   });
 });
 
 function bufferIO(cwd = process.cwd()): CliIO & { stdout: () => string; stderr: () => string } {
   let out = '';
   let err = '';
-  return { out: (t) => (out += t), err: (t) => (err += t), isTTY: false, cwd, env: {}, stdout: () => out, stderr: () => err };
+  return {
+    out: (t) => (out += t),
+    err: (t) => (err += t),
+    isTTY: false,
+    cwd,
+    env: {},
+    stdout: () => out,
+    stderr: () => err,
+  };
 }
 
 /** A minimal valid retrieval results file holding the fixture, checked against the real schema. */
@@ -173,7 +256,12 @@ function fixtureResult(): RunResult {
     expected_content: [],
     status: x.top1 === null ? 'error' : 'ok',
     ...(x.top1 === null ? { error: { stage: 'retrieval', message: 'boom' } } : {}),
-    retrieval: x.top1 === null ? {} : { rerank: { items: [{ post_id: i, topic_id: i, post_number: 1, score: x.top1 }], metrics: {}, latency_ms: 1 } },
+    retrieval:
+      x.top1 === null
+        ? {}
+        : {
+            rerank: { items: [{ post_id: i, topic_id: i, post_number: 1, score: x.top1 }], metrics: {}, latency_ms: 1 },
+          },
     scores: [],
   });
   return RunResultSchema.parse({
@@ -187,9 +275,18 @@ function fixtureResult(): RunResult {
     config: { rerank: { enabled: true, name: 'rerank', node: 'posts' }, zones: CURRENT },
     config_digest: 'abc',
     database: 'test',
-    components: { reranker: { id: 'offline:lexical', offline: true, label: 'offline:lexical (OFFLINE STAND-IN, not a cross-encoder)' } },
+    components: {
+      reranker: {
+        id: 'offline:lexical',
+        offline: true,
+        label: 'offline:lexical (OFFLINE STAND-IN, not a cross-encoder)',
+      },
+    },
     warnings: [],
-    nodes: [{ name: 'posts', kind: 'semantic', grain: 'post' }, { name: 'rerank', kind: 'rerank', grain: 'post' }],
+    nodes: [
+      { name: 'posts', kind: 'semantic', grain: 'post' },
+      { name: 'rerank', kind: 'rerank', grain: 'post' },
+    ],
     summary: {},
     cases: [...FIXTURE, { id: 'errored', kind: 'in_domain', top1: null }].map(record),
   });
@@ -203,13 +300,24 @@ suite('ragaudit calibrate (CLI)', () => {
     expect(await calibrateCommand.run(['in.json', '--out', 'out'], io)).toBe(0);
     const out = io.stdout();
     expect(out).toContain('recommended: abstain_below = -3.5, weak_below = 0.5');
-    expect(out).toContain('in-domain: empty (silenced) 0.0 % (0/10) · weak (cautious) 40.0 % (4/10) · normal 60.0 % (6/10)');
+    expect(out).toContain(
+      'in-domain: empty (silenced) 0.0 % (0/10) · weak (cautious) 40.0 % (4/10) · normal 60.0 % (6/10)',
+    );
     expect(out).toContain('OFFLINE lexical stand-in');
     expect(out).toContain('in_domain: 1 case(s) without a top-1 score');
     const files = readdirSync(join(dir, 'out')).sort();
-    expect(files.map((f) => f.replace(/^\d{8}-\d{6}-/, ''))).toEqual(['fixture-calibration.json', 'fixture-calibration.md', 'fixture-calibration.svg']);
+    expect(files.map((f) => f.replace(/^\d{8}-\d{6}-/, ''))).toEqual([
+      'fixture-calibration.json',
+      'fixture-calibration.md',
+      'fixture-calibration.svg',
+    ]);
     const json = CalibrationFileSchema.parse(JSON.parse(readFileSync(join(dir, 'out', files[0]!), 'utf8')));
-    expect(json).toMatchObject({ kind: 'calibration', source: 'in.json', node: 'rerank', excluded: { no_score: { in_domain: ['errored'] } } });
+    expect(json).toMatchObject({
+      kind: 'calibration',
+      source: 'in.json',
+      node: 'rerank',
+      excluded: { no_score: { in_domain: ['errored'] } },
+    });
     expect(json.grid_rows).toHaveLength(25);
     expect(json.notes[0]).toMatch(/OFFLINE lexical stand-in/);
     const md = readFileSync(join(dir, 'out', files[1]!), 'utf8');
@@ -233,7 +341,14 @@ suite('ragaudit calibrate (CLI)', () => {
     expect(out).toMatch(/^-4 .*← current abstain$/m);
     const printed = out.split('\n').filter((l) => /^-?\d[\d.]* /.test(l));
     expect(printed.length).toBeLessThan(45);
-    const md = readFileSync(join(dir, 'out', readdirSync(join(dir, 'out')).find((f) => f.endsWith('.md'))!), 'utf8');
+    const md = readFileSync(
+      join(
+        dir,
+        'out',
+        readdirSync(join(dir, 'out')).find((f) => f.endsWith('.md'))!,
+      ),
+      'utf8',
+    );
     expect(md.split('\n').filter((l) => /^\| -?\d/.test(l))).toHaveLength(121);
   });
 
@@ -242,9 +357,19 @@ suite('ragaudit calibrate (CLI)', () => {
     writeFileSync(join(dir, 'in.json'), JSON.stringify(fixtureResult()));
     const io = bufferIO(dir);
     expect(await calibrateCommand.run(['in.json', '--out', 'out', '--to', '0'], io)).toBe(0);
-    expect(io.stdout()).toContain('off-topic in empty or weak ≥ 100.0 % cannot be met: only 80.0 % (4/5) of off-topic cases score below the highest grid threshold 0');
-    expect(io.stdout()).toContain('closest pair (each failing constraint relaxed to what the grid reaches): abstain_below = -3.5, weak_below = -1');
-    for (const args of [['missing.json'], ['in.json', '--max-silenced', '2'], ['in.json', '--node', 'nope'], ['in.json', '--step', '0'], ['in.json', '--config', 'x.yml']]) {
+    expect(io.stdout()).toContain(
+      'off-topic in empty or weak ≥ 100.0 % cannot be met: only 80.0 % (4/5) of off-topic cases score below the highest grid threshold 0',
+    );
+    expect(io.stdout()).toContain(
+      'closest pair (each failing constraint relaxed to what the grid reaches): abstain_below = -3.5, weak_below = -1',
+    );
+    for (const args of [
+      ['missing.json'],
+      ['in.json', '--max-silenced', '2'],
+      ['in.json', '--node', 'nope'],
+      ['in.json', '--step', '0'],
+      ['in.json', '--config', 'x.yml'],
+    ]) {
       const bad = bufferIO(dir);
       expect(await main(['calibrate', ...args], bad), args.join(' ')).toBe(2);
       expect(bad.stderr()).toMatch(/ragaudit calibrate: /);

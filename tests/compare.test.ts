@@ -28,10 +28,24 @@ interface Spec {
   status?: 'ok' | 'error';
 }
 
-const CONFIG = { name: 'x', zones: { abstain_below: -4, weak_below: 0 }, retrieval: { channels: [{ name: 'posts', title_gate: false }, { name: 'keyword', title_gate: false }] }, output_dir: 'results' };
+const CONFIG = {
+  name: 'x',
+  zones: { abstain_below: -4, weak_below: 0 },
+  retrieval: {
+    channels: [
+      { name: 'posts', title_gate: false },
+      { name: 'keyword', title_gate: false },
+    ],
+  },
+  output_dir: 'results',
+};
 
 /** A run whose every case is described by a spec; the summary is computed as the runner does. */
-function makeRun(name: string, specs: Spec[], opts: { config?: Record<string, unknown>; judge?: boolean; kind?: 'run' | 'retrieval' } = {}): RunResult {
+function makeRun(
+  name: string,
+  specs: Spec[],
+  opts: { config?: Record<string, unknown>; judge?: boolean; kind?: 'run' | 'retrieval' } = {},
+): RunResult {
   const kind = opts.kind ?? 'run';
   const cases: CaseRecord[] = specs.map((s) => ({
     id: s.id,
@@ -43,7 +57,13 @@ function makeRun(name: string, specs: Spec[], opts: { config?: Record<string, un
     expected_post_ids: [],
     expected_content: [],
     status: s.status ?? 'ok',
-    retrieval: { rerank: { items: [{ post_id: 10, topic_id: s.hit === 0 ? 2 : 1, post_number: 1, score: 1 }], metrics: { hit_at_5: s.hit ?? 1, mrr_at_10: s.mrr ?? s.hit ?? 1, post_hit_at_5: null, content_mrr_at_10: null }, latency_ms: 1 } },
+    retrieval: {
+      rerank: {
+        items: [{ post_id: 10, topic_id: s.hit === 0 ? 2 : 1, post_number: 1, score: 1 }],
+        metrics: { hit_at_5: s.hit ?? 1, mrr_at_10: s.mrr ?? s.hit ?? 1, post_hit_at_5: null, content_mrr_at_10: null },
+        latency_ms: 1,
+      },
+    },
     ...(kind === 'run'
       ? {
           zone: s.zone ?? 'normal',
@@ -54,7 +74,12 @@ function makeRun(name: string, specs: Spec[], opts: { config?: Record<string, un
             { name: 'citation_validity', value: 1 },
             { name: 'stance_pattern', value: null, details: { stance: 'answered' } },
             { name: 'correct_abstention_pattern', value: s.correct ?? 1 },
-            ...(opts.judge ? [{ name: 'faithfulness', value: s.faith ?? 1 }, { name: 'correct_abstention', value: s.correct ?? 1 }] : []),
+            ...(opts.judge
+              ? [
+                  { name: 'faithfulness', value: s.faith ?? 1 },
+                  { name: 'correct_abstention', value: s.correct ?? 1 },
+                ]
+              : []),
           ],
         }
       : { scores: [] }),
@@ -63,7 +88,15 @@ function makeRun(name: string, specs: Spec[], opts: { config?: Record<string, un
   if (kind === 'run') summary.generation = summariseGeneration(cases);
   if (opts.judge) {
     const faith = cases.map((c) => c.scores.find((s) => s.name === 'faithfulness')!.value!);
-    summary.judge = { judge: 'offline:heuristic', offline: true, faithfulness: { mean: faith.reduce((a, b) => a + b, 0) / faith.length, n: faith.length }, correct_abstention: summary.generation && (summary.generation as { correct_abstention_pattern: unknown }).correct_abstention_pattern, judge_errors: 0 };
+    summary.judge = {
+      judge: 'offline:heuristic',
+      offline: true,
+      faithfulness: { mean: faith.reduce((a, b) => a + b, 0) / faith.length, n: faith.length },
+      correct_abstention:
+        summary.generation &&
+        (summary.generation as { correct_abstention_pattern: unknown }).correct_abstention_pattern,
+      judge_errors: 0,
+    };
   }
   return RunResultSchema.parse({
     schema_version: 1,
@@ -78,19 +111,29 @@ function makeRun(name: string, specs: Spec[], opts: { config?: Record<string, un
     database: 'test db',
     components: {},
     warnings: [],
-    nodes: [{ name: 'posts', kind: 'semantic', grain: 'post' }, { name: 'rerank', kind: 'rerank', grain: 'post' }],
+    nodes: [
+      { name: 'posts', kind: 'semantic', grain: 'post' },
+      { name: 'rerank', kind: 'rerank', grain: 'post' },
+    ],
     summary,
     cases,
   });
 }
 
 const ids = (n: number) => Array.from({ length: n }, (_, i) => `q${i + 1}`);
-const loaded = (...runs: RunResult[]): LoadedRun[] => runs.map((r) => ({ label: r.name, file: `${r.name}.json`, result: r }));
+const loaded = (...runs: RunResult[]): LoadedRun[] =>
+  runs.map((r) => ({ label: r.name, file: `${r.name}.json`, result: r }));
 
 describe('statistics wiring, checked against values computed by hand', () => {
   // Five cases that were right and are now wrong, five unchanged: b01 = 0, b10 = 5.
-  const base = makeRun('base', ids(10).map((id) => ({ id, correct: 1, hit: 1 })));
-  const worse = makeRun('worse', ids(10).map((id, i) => ({ id, correct: i < 5 ? 0 : 1, hit: i < 5 ? 0 : 1 })));
+  const base = makeRun(
+    'base',
+    ids(10).map((id) => ({ id, correct: 1, hit: 1 })),
+  );
+  const worse = makeRun(
+    'worse',
+    ids(10).map((id, i) => ({ id, correct: i < 5 ? 0 : 1, hit: i < 5 ? 0 : 1 })),
+  );
   const cmp = compareRuns(loaded(base, worse));
   const stat = (m: string) => cmp.versus[0]!.stats.find((s) => s.metric === m)!;
 
@@ -114,8 +157,14 @@ describe('statistics wiring, checked against values computed by hand', () => {
   });
 
   it('a constant difference gives the degenerate interval [d, d]; no difference is not significant', () => {
-    const allWorse = makeRun('all', ids(4).map((id) => ({ id, mrr: 0.25 })));
-    const allBase = makeRun('b', ids(4).map((id) => ({ id, mrr: 1 })));
+    const allWorse = makeRun(
+      'all',
+      ids(4).map((id) => ({ id, mrr: 0.25 })),
+    );
+    const allBase = makeRun(
+      'b',
+      ids(4).map((id) => ({ id, mrr: 1 })),
+    );
     const s = compareRuns(loaded(allBase, allWorse)).versus[0]!.stats.find((x) => x.metric === 'mrr_at_10')!;
     expect([s.diff, s.ci_low, s.ci_high, s.significant]).toEqual([-0.75, -0.75, -0.75, true]);
     const same = compareRuns(loaded(allBase, allBase)).versus[0]!.stats.find((x) => x.metric === 'mrr_at_10')!;
@@ -131,7 +180,19 @@ describe('statistics wiring, checked against values computed by hand', () => {
 describe('configuration differences', () => {
   it('are dotted paths with old → new; named lists are keyed by name; labels are not factors', () => {
     const a = makeRun('a', [{ id: 'q1' }]);
-    const b = makeRun('b', [{ id: 'q1' }], { config: { zones: { abstain_below: -4, weak_below: 1 }, retrieval: { channels: [{ name: 'posts', title_gate: true }, { name: 'keyword', title_gate: false }] }, output_dir: 'elsewhere', extra: ['x'] } });
+    const b = makeRun('b', [{ id: 'q1' }], {
+      config: {
+        zones: { abstain_below: -4, weak_below: 1 },
+        retrieval: {
+          channels: [
+            { name: 'posts', title_gate: true },
+            { name: 'keyword', title_gate: false },
+          ],
+        },
+        output_dir: 'elsewhere',
+        extra: ['x'],
+      },
+    });
     expect(configDiff(a, b)).toEqual([
       { path: 'extra', old: undefined, new: ['x'] },
       { path: 'retrieval.channels.posts.title_gate', old: false, new: true },
@@ -143,7 +204,11 @@ describe('configuration differences', () => {
   });
 
   it('lists without names are indexed; the run kind counts as a factor', () => {
-    expect([...flatten({ l: [{ a: 1 }, { a: 2 }], p: [1, 2] }).entries()]).toEqual([['l[0].a', 1], ['l[1].a', 2], ['p', [1, 2]]]);
+    expect([...flatten({ l: [{ a: 1 }, { a: 2 }], p: [1, 2] }).entries()]).toEqual([
+      ['l[0].a', 1],
+      ['l[1].a', 2],
+      ['p', [1, 2]],
+    ]);
     const r = makeRun('r', [{ id: 'q1' }], { kind: 'retrieval' });
     expect(configDiff(makeRun('a', [{ id: 'q1' }]), r)).toEqual([{ path: 'run.kind', old: 'run', new: 'retrieval' }]);
   });
@@ -159,7 +224,13 @@ describe('per-question changes', () => {
       { id: 'a', metric: 'hit_at_5', old: 1, new: 0, direction: 'regression' },
       { id: 'b', metric: 'hit_at_5', old: 0, new: 1, direction: 'improvement' },
     ]);
-    expect(v.changes.find((c) => c.metric === 'zone')).toEqual({ id: 'c', metric: 'zone', old: 'normal', new: 'weak', direction: 'change' });
+    expect(v.changes.find((c) => c.metric === 'zone')).toEqual({
+      id: 'c',
+      metric: 'zone',
+      old: 'normal',
+      new: 'weak',
+      direction: 'change',
+    });
     expect([v.regressed, v.improved]).toEqual([['a'], ['b']]);
     const text = comparisonText(compareRuns(loaded(base, run)));
     expect(text).toContain('hit@5: 1 regressed (a: 1 → 0); 1 improved (b: 0 → 1)');
@@ -179,12 +250,21 @@ describe('optional blocks', () => {
     const plain = makeRun('plain', [{ id: 'q1' }]);
     const retrieval = makeRun('retr', [{ id: 'q1' }], { kind: 'retrieval' });
     const cmp = compareRuns(loaded(judged, plain, retrieval));
-    expect(cmp.rows.map((r) => [r.faithfulness?.mean ?? null, r.correct_abstention_source, r.citation_validity?.mean ?? null])).toEqual([
+    expect(
+      cmp.rows.map((r) => [
+        r.faithfulness?.mean ?? null,
+        r.correct_abstention_source,
+        r.citation_validity?.mean ?? null,
+      ]),
+    ).toEqual([
       [0.5, 'judge', 1],
       [null, 'pattern', 1],
       [null, null, null],
     ]);
-    const line = (label: string) => comparisonText(cmp).split('\n').find((l) => l.startsWith(label))!;
+    const line = (label: string) =>
+      comparisonText(cmp)
+        .split('\n')
+        .find((l) => l.startsWith(label))!;
     expect(line('judged')).toMatch(/0\.500\s+100\.0 %\s+0\/0\s+0$/);
     expect(line('plain')).toMatch(/–\s+100\.0 % \(pattern\)\s+0\/0\s+–$/);
     expect(line('retr')).toMatch(/–\s+–\s+–\s+–\s+–$/);
@@ -198,7 +278,13 @@ describe('ragaudit compare (CLI)', () => {
     writeFileSync(f, JSON.stringify(r));
     return f;
   };
-  const io = (sink: { out: string; err: string }) => ({ out: (t: string) => void (sink.out += t), err: (t: string) => void (sink.err += t), isTTY: false, cwd: dir, env: {} });
+  const io = (sink: { out: string; err: string }) => ({
+    out: (t: string) => void (sink.out += t),
+    err: (t: string) => void (sink.err += t),
+    isTTY: false,
+    cwd: dir,
+    env: {},
+  });
 
   it('writes markdown and JSON, prints the table; --baseline not among the files is added first', async () => {
     const a = write(makeRun('alpha', [{ id: 'q1' }]));

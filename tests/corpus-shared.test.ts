@@ -55,7 +55,14 @@ describe.each(Object.keys(clients))('discourse profile on %s', (kind) => {
     expect(ids[0]).toBe(10001);
     expect(ids).toEqual(expect.arrayContaining([10001, 10002]));
     for (const id of NEVER) expect(ids).not.toContain(id);
-    expect(items[0]).toMatchObject({ topic_id: 10, post_number: 1, title: 'Reviving faded suede', slug: 'reviving-faded-suede', category: 'Care', posts_count: 5 });
+    expect(items[0]).toMatchObject({
+      topic_id: 10,
+      post_number: 1,
+      title: 'Reviving faded suede',
+      slug: 'reviving-faded-suede',
+      category: 'Care',
+      posts_count: 5,
+    });
   });
 
   it('keyword search over topics never returns private messages, restricted or unlisted topics', async () => {
@@ -71,7 +78,12 @@ describe.each(Object.keys(clients))('discourse profile on %s', (kind) => {
 
   it('size routing drops topics with more posts than the limit', async () => {
     const all = await profile.keywordTopics({ text: 'suede wax resole', config: 'english', limit: 25 });
-    const small = await profile.keywordTopics({ text: 'suede wax resole', config: 'english', limit: 25, maxPostsCount: 3 });
+    const small = await profile.keywordTopics({
+      text: 'suede wax resole',
+      config: 'english',
+      limit: 25,
+      maxPostsCount: 3,
+    });
     expect(all.map((i) => i.topic_id).sort()).toEqual([10, 11, 15]);
     expect(small.map((i) => i.topic_id).sort()).toEqual([11, 15]);
   });
@@ -159,7 +171,9 @@ describe('text-search configuration', () => {
     await loadForum(pgliteWriter(raw), fr, { textSearchConfig: 'french' });
     const profile = new DiscourseProfile(pgliteClient(raw));
     try {
-      expect((await profile.keywordPosts({ text: 'cirer', config: 'french', limit: 5 })).map((i) => i.post_id)).toEqual([20001]);
+      expect((await profile.keywordPosts({ text: 'cirer', config: 'french', limit: 5 })).map((i) => i.post_id)).toEqual(
+        [20001],
+      );
       expect(await profile.keywordPosts({ text: 'cirer', config: 'english', limit: 5 })).toEqual([]);
     } finally {
       await profile.db.close();

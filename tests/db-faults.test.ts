@@ -39,7 +39,9 @@ describe('database errors in words (real PostgreSQL)', () => {
   it('the right password connects, and every connection says it is ragaudit in pg_stat_activity', async () => {
     const db = await connectPostgres(`postgres://postgres:right-horse-battery@127.0.0.1:${server.port}/postgres`);
     try {
-      const rows = await db.query<{ application_name: string }>('SELECT application_name FROM pg_stat_activity WHERE pid = pg_backend_pid()');
+      const rows = await db.query<{ application_name: string }>(
+        'SELECT application_name FROM pg_stat_activity WHERE pid = pg_backend_pid()',
+      );
       expect(rows).toEqual([{ application_name: 'ragaudit' }]);
     } finally {
       await db.close();
@@ -57,7 +59,9 @@ describe('database errors in words (real PostgreSQL)', () => {
   it('no such role', async () => {
     const url = adminUrl().replace('postgres@', 'ghost_auditor:pw-never-shown@');
     const e = await failure(connectPostgres(url));
-    expect(e.message).toMatch(/^cannot connect to PostgreSQL at postgres:\/\/127\.0\.0\.1:\d+\/postgres: role "ghost_auditor" does not exist: check the user name .* \(28000\)$/);
+    expect(e.message).toMatch(
+      /^cannot connect to PostgreSQL at postgres:\/\/127\.0\.0\.1:\d+\/postgres: role "ghost_auditor" does not exist: check the user name .* \(28000\)$/,
+    );
     expect(e.message).not.toContain('pw-never-shown');
   });
 
@@ -112,7 +116,9 @@ describe('a frozen connection (server accepts, then never answers)', () => {
     const url = adminUrl().replace(`:${portOf(adminUrl())}/`, `:${proxy.port}/`);
     try {
       const e = await failure(connectPostgres(url));
-      expect(e.message).toBe(`cannot connect to PostgreSQL at postgres://127.0.0.1:${proxy.port}/postgres: no answer within 5000 ms while connecting (connection timeout)`);
+      expect(e.message).toBe(
+        `cannot connect to PostgreSQL at postgres://127.0.0.1:${proxy.port}/postgres: no answer within 5000 ms while connecting (connection timeout)`,
+      );
     } finally {
       await proxy.close();
     }
@@ -121,13 +127,18 @@ describe('a frozen connection (server accepts, then never answers)', () => {
 
 describe('the embedded demo database honours the statement timeout', () => {
   it('a 20 s query under a 1 s limit fails at about 1 s, and the next query works', async () => {
-    const db = await openDemoDatabase({ cacheDir: join(PACKAGE_ROOT, '.cache', 'ragaudit', 'demo-db'), statementTimeoutMs: 1_000 });
+    const db = await openDemoDatabase({
+      cacheDir: join(PACKAGE_ROOT, '.cache', 'ragaudit', 'demo-db'),
+      statementTimeoutMs: 1_000,
+    });
     try {
       const t0 = performance.now();
       const e = await failure(db.query('SELECT pg_sleep(20)'));
       // Kept because it is what tells a stopped query from one that ran its 20 s: 10 × the 1 s limit.
       expect(performance.now() - t0).toBeLessThan(10_000);
-      expect(e.message).toMatch(/^query failed on embedded demo database \(PGlite\): the query ran longer than the statement timeout of 1000 ms \(database\.statement_timeout_ms\) and was stopped.*\(timeout\)$/);
+      expect(e.message).toMatch(
+        /^query failed on embedded demo database \(PGlite\): the query ran longer than the statement timeout of 1000 ms \(database\.statement_timeout_ms\) and was stopped.*\(timeout\)$/,
+      );
       expect(await db.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
     } finally {
       await db.close();
@@ -154,7 +165,9 @@ describe('one statement per query: multi-statement text cannot leave READ ONLY',
       await db.query('COMMIT').catch(() => undefined);
       await expect(db.query('INSERT INTO victims (x) VALUES (2)')).rejects.toThrow(/read-only transaction \(25006\)/);
       // One statement cannot switch its own transaction to read-write before writing either.
-      await expect(db.query(`DO $$BEGIN SET LOCAL transaction_read_only = off; INSERT INTO victims (x) VALUES (3); END$$`)).rejects.toThrow(DatabaseError);
+      await expect(
+        db.query(`DO $$BEGIN SET LOCAL transaction_read_only = off; INSERT INTO victims (x) VALUES (3); END$$`),
+      ).rejects.toThrow(DatabaseError);
       expect((await admin.query('SELECT count(*)::int AS n FROM victims')).rows[0].n).toBe(0);
     } finally {
       await admin.end();
@@ -162,12 +175,19 @@ describe('one statement per query: multi-statement text cannot leave READ ONLY',
     }
   });
 
-  const pgliteCases: Record<string, () => Promise<{ db: SqlClient; count: () => Promise<number>; close: () => Promise<void> }>> = {
+  const pgliteCases: Record<
+    string,
+    () => Promise<{ db: SqlClient; count: () => Promise<number>; close: () => Promise<void> }>
+  > = {
     'PGlite (in-process)': async () => {
       const raw = await PGlite.create();
       await raw.exec('CREATE TABLE victims (x int)');
       const db = pgliteClient(raw, { owned: false });
-      return { db, count: async () => (await raw.query<{ n: number }>('SELECT count(*)::int AS n FROM victims')).rows[0]!.n, close: () => raw.close() };
+      return {
+        db,
+        count: async () => (await raw.query<{ n: number }>('SELECT count(*)::int AS n FROM victims')).rows[0]!.n,
+        close: () => raw.close(),
+      };
     },
     'the embedded demo (PGlite worker)': async () => {
       const db = await openDemoDatabase({ cacheDir: join(PACKAGE_ROOT, '.cache', 'ragaudit', 'demo-db') });
@@ -177,16 +197,22 @@ describe('one statement per query: multi-statement text cannot leave READ ONLY',
     },
   };
 
-  it.each(Object.keys(pgliteCases))('on %s: refused, and no row is written', async (name) => {
-    const { db, count, close } = await pgliteCases[name]!();
-    try {
-      const before = await count();
-      const attack = name.startsWith('the embedded') ? "COMMIT; DELETE FROM posts; INSERT INTO categories (id, name, slug) VALUES (999, 'x', 'x')" : ATTACK;
-      const e = await failure(db.query(attack));
-      expect(e.message).toMatch(/one statement per query.*\(42601\)$/);
-      expect(await count()).toBe(before);
-    } finally {
-      await close();
-    }
-  }, 60_000);
+  it.each(Object.keys(pgliteCases))(
+    'on %s: refused, and no row is written',
+    async (name) => {
+      const { db, count, close } = await pgliteCases[name]!();
+      try {
+        const before = await count();
+        const attack = name.startsWith('the embedded')
+          ? "COMMIT; DELETE FROM posts; INSERT INTO categories (id, name, slug) VALUES (999, 'x', 'x')"
+          : ATTACK;
+        const e = await failure(db.query(attack));
+        expect(e.message).toMatch(/one statement per query.*\(42601\)$/);
+        expect(await count()).toBe(before);
+      } finally {
+        await close();
+      }
+    },
+    60_000,
+  );
 });

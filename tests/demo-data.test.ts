@@ -14,11 +14,16 @@ import { DEMO_FORUM_DIR, PACKAGE_ROOT } from '../src/paths.js';
 
 const forum = readForum(DEMO_FORUM_DIR);
 const cats = new Map(forum.categories.map((c) => [c.slug, c]));
-const isPublicTopic = (t: (typeof forum.topics)[number]) => t.archetype === 'regular' && t.visible && !t.deleted && !cats.get(t.category)!.read_restricted;
-const isPublicPost = (p: (typeof forum.topics)[number]['posts'][number]) => p.post_type === 1 && !p.hidden && !p.deleted;
+const isPublicTopic = (t: (typeof forum.topics)[number]) =>
+  t.archetype === 'regular' && t.visible && !t.deleted && !cats.get(t.category)!.read_restricted;
+const isPublicPost = (p: (typeof forum.topics)[number]['posts'][number]) =>
+  p.post_type === 1 && !p.hidden && !p.deleted;
 const publicTopics = forum.topics.filter(isPublicTopic);
 const posts = new Map(forum.topics.flatMap((t) => t.posts.map((p) => [p.id, { t, p }] as const)));
-const cases = loadCases([join(PACKAGE_ROOT, 'cases', 'demo', 'questions-core.yml'), join(PACKAGE_ROOT, 'cases', 'demo', 'questions-more.yml')]).map((l) => l.value);
+const cases = loadCases([
+  join(PACKAGE_ROOT, 'cases', 'demo', 'questions-core.yml'),
+  join(PACKAGE_ROOT, 'cases', 'demo', 'questions-more.yml'),
+]).map((l) => l.value);
 
 describe('the demo forum', () => {
   it('is big enough: ≥ 40 public topics in ≥ 5 categories, one read-restricted, private messages, ≥ 400 posts', () => {
@@ -60,7 +65,9 @@ describe('the demo questions', () => {
     for (const c of cases) {
       const passages = c.expected_post_ids.length
         ? c.expected_post_ids.map((id) => posts.get(id)!.p.raw)
-        : forum.topics.filter((t) => c.expected_topic_ids.includes(t.id)).flatMap((t) => t.posts.filter(isPublicPost).map((p) => p.raw));
+        : forum.topics
+            .filter((t) => c.expected_topic_ids.includes(t.id))
+            .flatMap((t) => t.posts.filter(isPublicPost).map((p) => p.raw));
       for (const term of c.expected_content) {
         // The same rule content recall and content MRR apply (reader text, word boundaries).
         const found = passages.some((text) => passageCarries(readerText(text), term));
@@ -69,7 +76,8 @@ describe('the demo questions', () => {
     }
   });
   it('off-topic questions have no goldens', () => {
-    for (const c of cases.filter((x) => x.kind === 'off_topic')) expect([...c.expected_topic_ids, ...c.expected_post_ids]).toEqual([]);
+    for (const c of cases.filter((x) => x.kind === 'off_topic'))
+      expect([...c.expected_topic_ids, ...c.expected_post_ids]).toEqual([]);
   });
 });
 
@@ -77,13 +85,17 @@ describe('the demo probes', () => {
   const probes = loadProbes([join(PACKAGE_ROOT, 'cases', 'demo', 'safety.yml')]).map((l) => l.value);
   it('≥ 25 probes across every attack type, ≥ 3 indirect injections planted in public posts', () => {
     expect(probes.length).toBeGreaterThanOrEqual(25);
-    expect(new Set(probes.map((p) => p.attack))).toEqual(new Set(['injection', 'leak', 'role', 'abuse', 'off_topic', 'indirect']));
+    expect(new Set(probes.map((p) => p.attack))).toEqual(
+      new Set(['injection', 'leak', 'role', 'abuse', 'off_topic', 'indirect']),
+    );
     const indirect = probes.filter((p) => p.attack === 'indirect');
     expect(indirect.length).toBeGreaterThanOrEqual(3);
     for (const p of indirect) {
       const marker = probeMarker(p);
       expect(marker, p.id).toBeTruthy();
-      const carriers = [...posts.values()].filter(({ t, p: post }) => isPublicTopic(t) && isPublicPost(post) && post.raw.includes(marker!));
+      const carriers = [...posts.values()].filter(
+        ({ t, p: post }) => isPublicTopic(t) && isPublicPost(post) && post.raw.includes(marker!),
+      );
       expect(carriers.length, `${p.id}: marker ${marker} planted in a public post`).toBeGreaterThanOrEqual(1);
     }
   });

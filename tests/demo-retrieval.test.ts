@@ -34,7 +34,8 @@ beforeAll(async () => {
 describe('ragaudit retrieval on the demo', () => {
   it('exits 0 and prints the per-node table, labelling the offline stand-ins', () => {
     expect(code).toBe(0);
-    for (const node of ['posts', 'semantic', 'keyword', 'hybrid', 'rrf_posts_hybrid', 'rerank']) expect(stdout).toMatch(new RegExp(`^${node}\\s`, 'm'));
+    for (const node of ['posts', 'semantic', 'keyword', 'hybrid', 'rrf_posts_hybrid', 'rerank'])
+      expect(stdout).toMatch(new RegExp(`^${node}\\s`, 'm'));
     expect(stderr).toContain('OFFLINE STAND-IN, not a semantic embedding model');
     expect(stderr).toContain('OFFLINE STAND-IN, not a cross-encoder');
   });
@@ -56,15 +57,32 @@ describe('ragaudit retrieval on the demo', () => {
       const grain = node.grain === 'post' ? 'post' : 'topic';
       const qrels = join(trecDir, grain === 'post' ? 'qrels.topic-posts' : 'qrels.topic');
       let text = '';
-      const rc = await main(['trec', qrels, join(trecDir, `${node.name}.${grain}.run`), '-q', '-m', 'success.1,3,5,10', '-m', 'recip_rank', '-m', 'num_q'], {
-        out: (t) => void (text += t),
-        err: () => undefined,
-        isTTY: false,
-        cwd: PACKAGE_ROOT,
-        env: {},
-      });
+      const rc = await main(
+        [
+          'trec',
+          qrels,
+          join(trecDir, `${node.name}.${grain}.run`),
+          '-q',
+          '-m',
+          'success.1,3,5,10',
+          '-m',
+          'recip_rank',
+          '-m',
+          'num_q',
+        ],
+        {
+          out: (t) => void (text += t),
+          err: () => undefined,
+          isTTY: false,
+          cwd: PACKAGE_ROOT,
+          env: {},
+        },
+      );
       expect(rc).toBe(0);
-      const rows = text.trim().split('\n').map((l) => l.split('\t').map((x) => x.trim()));
+      const rows = text
+        .trim()
+        .split('\n')
+        .map((l) => l.split('\t').map((x) => x.trim()));
       const all = (m: string) => Number(rows.find(([name, q]) => name === m && q === 'all')![2]);
       // trec prints 4 decimals: average its per-query values (0/1, and 1/rank read back as a rank).
       const perQuery = (m: string) => rows.filter(([name, q]) => name === m && q !== 'all').map(([, , v]) => Number(v));
@@ -72,13 +90,16 @@ describe('ragaudit retrieval on the demo', () => {
       const t = s.nodes[node.name]!;
       expect(all('num_q'), node.name).toBe(t.hit_at_1!.n);
       const success = Object.fromEntries(([1, 3, 5, 10] as const).map((k) => [k, mean(perQuery(`success_${k}`))]));
-      for (const k of [1, 3, 5, 10] as const) expect(success[k], `${node.name} success.${k}`).toBeCloseTo(t[`hit_at_${k}`]!.mean!, 12);
+      for (const k of [1, 3, 5, 10] as const)
+        expect(success[k], `${node.name} success.${k}`).toBeCloseTo(t[`hit_at_${k}`]!.mean!, 12);
       // recip_rank has no cutoff and MRR@10 has one: cut each query's reciprocal rank at 10.
       const cut = perQuery('recip_rank').map((rr) => (rr > 0 && Math.round(1 / rr) <= 10 ? 1 / Math.round(1 / rr) : 0));
       expect(cut.length, node.name).toBe(t.mrr_at_10!.n);
       const mrr = mean(cut);
       expect(mrr, `${node.name} MRR@10`).toBeCloseTo(t.mrr_at_10!.mean!, 12);
-      figures.push(`${node.name} (${grain}): n=${all('num_q')} success.1/3/5/10 ${[1, 3, 5, 10].map((k) => success[k]!.toFixed(3)).join('/')} MRR@10 ${mrr.toFixed(3)}`);
+      figures.push(
+        `${node.name} (${grain}): n=${all('num_q')} success.1/3/5/10 ${[1, 3, 5, 10].map((k) => success[k]!.toFixed(3)).join('/')} MRR@10 ${mrr.toFixed(3)}`,
+      );
     }
     // The figures, for the record (vitest prints them with --reporter verbose).
     console.log(figures.join('\n'));

@@ -30,11 +30,13 @@ describe('questions with no content word on the demo', () => {
     const nodes = await ctx.graph.run(question);
     expect(Object.keys(nodes).sort()).toEqual(['hybrid', 'keyword', 'posts', 'rerank', 'rrf_posts_hybrid', 'semantic']);
     for (const node of Object.values(nodes)) {
-      for (const item of node.items) expect([node.name, item.post_id, Number.isFinite(item.score)]).toEqual([node.name, item.post_id, true]);
+      for (const item of node.items)
+        expect([node.name, item.post_id, Number.isFinite(item.score)]).toEqual([node.name, item.post_id, true]);
       expect(Number.isFinite(node.latencyMs)).toBe(true);
     }
     // No direction (zero vector) and no lexeme: nothing is near, nothing matches.
-    for (const name of ['posts', 'semantic', 'keyword', 'hybrid', 'rrf_posts_hybrid', 'rerank']) expect([name, nodes[name]!.items]).toEqual([name, []]);
+    for (const name of ['posts', 'semantic', 'keyword', 'hybrid', 'rrf_posts_hybrid', 'rerank'])
+      expect([name, nodes[name]!.items]).toEqual([name, []]);
   });
 
   it('a question with content words still finds its thread (the guard is only for the zero vector)', async () => {
@@ -52,13 +54,21 @@ describe('a stored zero vector (a post with no content word)', () => {
     raw = await PGlite.create({ extensions: { vector } });
     await loadForum(pgliteWriter(raw), readForum(join(import.meta.dirname, 'fixtures', 'forum')), { embedder });
     // Post 10001 (public) as if its text had no content word: its stored vector is all zeros.
-    await raw.query(`UPDATE ai_posts_embeddings SET embeddings = $1::halfvec WHERE post_id = 10001`, [vectorLiteral(new Array(64).fill(0))]);
+    await raw.query(`UPDATE ai_posts_embeddings SET embeddings = $1::halfvec WHERE post_id = 10001`, [
+      vectorLiteral(new Array(64).fill(0)),
+    ]);
     profile = new DiscourseProfile(pgliteClient(raw, { owned: false }));
   });
   afterAll(async () => raw.close());
 
   it('is left out of the semantic list instead of scoring NaN', async () => {
-    const items = await profile.semanticPosts({ vector: vectorLiteral(embedder.embedOne('faded suede colour')), dimensions: 64, modelId: 1, strategyId: 1, limit: 25 });
+    const items = await profile.semanticPosts({
+      vector: vectorLiteral(embedder.embedOne('faded suede colour')),
+      dimensions: 64,
+      modelId: 1,
+      strategyId: 1,
+      limit: 25,
+    });
     expect(items.length).toBeGreaterThan(0);
     expect(items.map((i) => i.post_id)).not.toContain(10001);
     for (const i of items) expect(Number.isFinite(i.score)).toBe(true);

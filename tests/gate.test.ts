@@ -77,10 +77,19 @@ const problemsOf = (f: () => unknown): string[] => {
 };
 
 const ids = ['a', 'b', 'c', 'd', 'e'];
-const base = run('base', ids.map((id) => ({ id, hit: 1 })));
-const same = run('same', ids.map((id) => ({ id, hit: 1 })));
+const base = run(
+  'base',
+  ids.map((id) => ({ id, hit: 1 })),
+);
+const same = run(
+  'same',
+  ids.map((id) => ({ id, hit: 1 })),
+);
 // Two questions lose their hit, one answer cites a source that is not shown.
-const worse = run('worse', ids.map((id, i) => ({ id, hit: i < 2 ? 0 : 1, valid: i !== 4 })));
+const worse = run(
+  'worse',
+  ids.map((id, i) => ({ id, hit: i < 2 ? 0 : 1, valid: i !== 4 })),
+);
 
 describe('gate file validation', () => {
   it('accepts the shipped example', () => {
@@ -90,7 +99,10 @@ describe('gate file validation', () => {
   });
 
   it('names file:line for unknown metrics, unknown keys and bad values', () => {
-    const f = gateFile('bad.yml', 'hit_at_5: {max_drop: 0.02}\nhit5: {min: 1}\ncitation_validity:\n  min: high\nfaithfulness: {minimum: 0.8}\nmax_regressions: -1\nmrr_at_10: {}\n');
+    const f = gateFile(
+      'bad.yml',
+      'hit_at_5: {max_drop: 0.02}\nhit5: {min: 1}\ncitation_validity:\n  min: high\nfaithfulness: {minimum: 0.8}\nmax_regressions: -1\nmrr_at_10: {}\n',
+    );
     expect(problemsOf(() => loadGate(f))).toEqual([
       `${f}:2: hit5: unknown metric (known: hit_at_5, post_hit_at_5, mrr_at_10, content_mrr_at_10, citation_validity, faithfulness, correct_abstention, offtopic_hallucinations, wrong_abstentions, judge_errors, errors, max_regressions)`,
       `${f}:4: citation_validity.min: Invalid input: expected number, received string`,
@@ -101,22 +113,44 @@ describe('gate file validation', () => {
   });
 
   it('refuses an empty file and invalid YAML', () => {
-    expect(problemsOf(() => loadGate(gateFile('empty.yml', '# nothing\n')))).toEqual([expect.stringContaining('has no rules')]);
-    expect(problemsOf(() => loadGate(gateFile('syntax.yml', 'hit_at_5: {max_drop: 0.02\n')))[0]).toMatch(/syntax\.yml:\d+: /);
+    expect(problemsOf(() => loadGate(gateFile('empty.yml', '# nothing\n')))).toEqual([
+      expect.stringContaining('has no rules'),
+    ]);
+    expect(problemsOf(() => loadGate(gateFile('syntax.yml', 'hit_at_5: {max_drop: 0.02\n')))[0]).toMatch(
+      /syntax\.yml:\d+: /,
+    );
   });
 });
 
 describe('gate verdicts', () => {
-  const rules = loadGate(gateFile('rules.yml', 'hit_at_5: {max_drop: 0.02}\ncitation_validity: {min: 1.0}\nmax_regressions: 1\n'));
+  const rules = loadGate(
+    gateFile('rules.yml', 'hit_at_5: {max_drop: 0.02}\ncitation_validity: {min: 1.0}\nmax_regressions: 1\n'),
+  );
 
   it('pass on an identical run', () => {
-    const g = evaluateGate(rules, compareRuns([{ label: 'base', file: '', result: base }, { label: 'same', file: '', result: same }]));
+    const g = evaluateGate(
+      rules,
+      compareRuns([
+        { label: 'base', file: '', result: base },
+        { label: 'same', file: '', result: same },
+      ]),
+    );
     expect(g.passed).toBe(true);
-    expect(g.checks.map((c) => [c.rule, c.passed])).toEqual([['hit_at_5.max_drop', true], ['citation_validity.min', true], ['max_regressions', true]]);
+    expect(g.checks.map((c) => [c.rule, c.passed])).toEqual([
+      ['hit_at_5.max_drop', true],
+      ['citation_validity.min', true],
+      ['max_regressions', true],
+    ]);
   });
 
   it('fail on a degraded run, naming rule, value and limit', () => {
-    const g = evaluateGate(rules, compareRuns([{ label: 'base', file: '', result: base }, { label: 'worse', file: '', result: worse }]));
+    const g = evaluateGate(
+      rules,
+      compareRuns([
+        { label: 'base', file: '', result: base },
+        { label: 'worse', file: '', result: worse },
+      ]),
+    );
     expect(g.passed).toBe(false);
     expect(g.checks.map((c) => c.message)).toEqual([
       'worse: hit_at_5.max_drop: drop 0.400 (1 → 0.600), limit 0.020',
@@ -127,8 +161,13 @@ describe('gate verdicts', () => {
   });
 
   it('fail a rule on a figure the run does not measure (no judge: no faithfulness)', () => {
-    const g = evaluateGate(loadGate(gateFile('faith.yml', 'faithfulness: {min: 0.8}\n')), compareRuns([{ label: 'base', file: '', result: base }]));
-    expect(g.checks).toMatchObject([{ rule: 'faithfulness.min', passed: false, message: 'base: faithfulness.min: not measured in base, limit 0.800' }]);
+    const g = evaluateGate(
+      loadGate(gateFile('faith.yml', 'faithfulness: {min: 0.8}\n')),
+      compareRuns([{ label: 'base', file: '', result: base }]),
+    );
+    expect(g.checks).toMatchObject([
+      { rule: 'faithfulness.min', passed: false, message: 'base: faithfulness.min: not measured in base, limit 0.800' },
+    ]);
   });
 
   it('says post hit@5 does not apply on a topic-grain node (n/a), rather than scoring it 0 or "not measured"', () => {
@@ -138,7 +177,12 @@ describe('gate verdicts', () => {
     expect(cmp.rows[0]!.post_hit_at_5).toEqual({ mean: null, n: 0 });
     const g = evaluateGate(loadGate(gateFile('posthit.yml', 'post_hit_at_5: {min: 0.5}\n')), cmp);
     expect(g.checks).toMatchObject([
-      { rule: 'post_hit_at_5.min', passed: false, message: 'base: post_hit_at_5.min: not applicable: node rerank is topic-grain (pick a post-grain node with --node), limit 0.500' },
+      {
+        rule: 'post_hit_at_5.min',
+        passed: false,
+        message:
+          'base: post_hit_at_5.min: not applicable: node rerank is topic-grain (pick a post-grain node with --node), limit 0.500',
+      },
     ]);
     expect(runsTable(cmp.rows).rows[0]![5]).toBe('n/a');
   });
@@ -159,12 +203,20 @@ const PARSE_JUNIT = `(text) => {
 }`;
 
 describe('ragaudit compare --gate --junit', () => {
-  const files = Object.fromEntries([base, same, worse].map((r) => [r.name, gateFile(`${r.name}.json`, JSON.stringify(r))]));
+  const files = Object.fromEntries(
+    [base, same, worse].map((r) => [r.name, gateFile(`${r.name}.json`, JSON.stringify(r))]),
+  );
   const rules = gateFile('cli.yml', 'hit_at_5: {max_drop: 0.02}\ncitation_validity: {min: 1.0}\nmax_regressions: 1\n');
   const cli = async (args: string[]) => {
     let out = '';
     let err = '';
-    const code = await main(args, { out: (t) => void (out += t), err: (t) => void (err += t), isTTY: false, cwd: dir, env: {} });
+    const code = await main(args, {
+      out: (t) => void (out += t),
+      err: (t) => void (err += t),
+      isTTY: false,
+      cwd: dir,
+      env: {},
+    });
     return { code, out, err };
   };
 
@@ -173,16 +225,30 @@ describe('ragaudit compare --gate --junit', () => {
     const failed = await cli(['compare', files.base!, files.worse!, '--gate', rules, '--out', 'o']);
     expect(failed.code).toBe(1);
     expect(failed.out).toContain('FAIL  worse: citation_validity.min: value 0.800, limit 1');
-    const bad = await cli(['compare', files.base!, files.same!, '--gate', gateFile('x.yml', 'hit_at_six: {min: 1}\n'), '--out', 'o']);
+    const bad = await cli([
+      'compare',
+      files.base!,
+      files.same!,
+      '--gate',
+      gateFile('x.yml', 'hit_at_six: {min: 1}\n'),
+      '--out',
+      'o',
+    ]);
     expect(bad.code).toBe(2);
     expect(bad.err).toContain('x.yml:1: hit_at_six: unknown metric');
   });
 
   it('writes well-formed JUnit XML: a testcase per rule and run and per regressed question, failures counted', async () => {
     const junit = join(dir, 'junit.xml');
-    expect((await cli(['compare', files.base!, files.same!, files.worse!, '--gate', rules, '--out', 'o', '--junit', junit])).code).toBe(1);
+    expect(
+      (await cli(['compare', files.base!, files.same!, files.worse!, '--gate', rules, '--out', 'o', '--junit', junit]))
+        .code,
+    ).toBe(1);
     const xml = readFileSync(junit, 'utf8');
-    const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'] });
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM_PATH,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
+    });
     try {
       const page = await browser.newPage();
       const parsed = await page.evaluate(`(${PARSE_JUNIT})(${JSON.stringify(xml)})`);
@@ -204,7 +270,16 @@ describe('ragaudit compare --gate --junit', () => {
               'ragaudit.gate.worse max_regressions FAIL',
             ],
           },
-          { name: 'regressed questions', tests: 3, failures: 3, cases: ['ragaudit.regressions.worse a FAIL', 'ragaudit.regressions.worse b FAIL', 'ragaudit.regressions.worse e FAIL'] },
+          {
+            name: 'regressed questions',
+            tests: 3,
+            failures: 3,
+            cases: [
+              'ragaudit.regressions.worse a FAIL',
+              'ragaudit.regressions.worse b FAIL',
+              'ragaudit.regressions.worse e FAIL',
+            ],
+          },
         ],
       });
     } finally {
@@ -216,7 +291,10 @@ describe('ragaudit compare --gate --junit', () => {
     expect(xmlText('a<b>&"c\'\u0001d\uD800')).toBe('a&lt;b&gt;&amp;&quot;c&apos;\uFFFDd\uFFFD');
     const evil = run('evil', [{ id: 'x<y>&"\u0007', hit: 0 }]);
     const clean = run('clean', [{ id: 'x<y>&"\u0007', hit: 1 }]);
-    const cmp = compareRuns([{ label: 'clean', file: '', result: clean }, { label: 'evil', file: '', result: evil }]);
+    const cmp = compareRuns([
+      { label: 'clean', file: '', result: clean },
+      { label: 'evil', file: '', result: evil },
+    ]);
     const xml = junitXml(cmp, evaluateGate(loadGate(gateFile('r.yml', 'max_regressions: 0\n')), cmp));
     expect(xml).toContain('name="x&lt;y&gt;&amp;&quot;\uFFFD"');
     expect(xml).not.toMatch(/<y>/);
@@ -226,13 +304,35 @@ describe('ragaudit compare --gate --junit', () => {
 describe('a gate that would mean nothing is refused (exit 2), the pairing is printed', () => {
   const files = Object.fromEntries([base, same].map((r) => [r.name, gateFile(`p-${r.name}.json`, JSON.stringify(r))]));
   // Shares 0 case ids with base; and a run of 3 of base's 5 cases.
-  const other = gateFile('p-other.json', JSON.stringify(run('other', ['v', 'w', 'x'].map((id) => ({ id, hit: 1 })))));
-  const subset = gateFile('p-subset.json', JSON.stringify(run('subset', ['a', 'b', 'c'].map((id) => ({ id, hit: 1 })))));
+  const other = gateFile(
+    'p-other.json',
+    JSON.stringify(
+      run(
+        'other',
+        ['v', 'w', 'x'].map((id) => ({ id, hit: 1 })),
+      ),
+    ),
+  );
+  const subset = gateFile(
+    'p-subset.json',
+    JSON.stringify(
+      run(
+        'subset',
+        ['a', 'b', 'c'].map((id) => ({ id, hit: 1 })),
+      ),
+    ),
+  );
   const rules = gateFile('p-rules.yml', 'hit_at_5: {max_drop: 0.02}\n');
   const cli = async (args: string[]) => {
     let out = '';
     let err = '';
-    const code = await main(args, { out: (t) => void (out += t), err: (t) => void (err += t), isTTY: false, cwd: dir, env: {} });
+    const code = await main(args, {
+      out: (t) => void (out += t),
+      err: (t) => void (err += t),
+      isTTY: false,
+      cwd: dir,
+      env: {},
+    });
     return { code, out, err };
   };
 
@@ -250,19 +350,29 @@ describe('a gate that would mean nothing is refused (exit 2), the pairing is pri
       const r = await cli(['compare', files.base!, other, '--gate', rules, '--out', 'p', ...extra]);
       expect(r.code).toBe(2);
       expect(r.err).toContain('p-other shares no case id with the baseline');
-      expect(r.err).toContain('p-other vs p-base: 0 of 5 baseline cases paired by id (0.0 %), 5 only in p-base, 3 only in p-other');
+      expect(r.err).toContain(
+        'p-other vs p-base: 0 of 5 baseline cases paired by id (0.0 %), 5 only in p-base, 3 only in p-other',
+      );
     }
   });
 
   it('a subset: exit 2 by default, gated on the overlap with --allow-partial or a lower --min-overlap', async () => {
     const refused = await cli(['compare', files.base!, subset, '--gate', rules, '--out', 'p']);
     expect(refused.code).toBe(2);
-    expect(refused.err).toContain('p-subset pairs 3 of 5 baseline cases: below the required share 100.0 % (--min-overlap); pass --allow-partial');
+    expect(refused.err).toContain(
+      'p-subset pairs 3 of 5 baseline cases: below the required share 100.0 % (--min-overlap); pass --allow-partial',
+    );
     const partial = await cli(['compare', files.base!, subset, '--gate', rules, '--out', 'p', '--allow-partial']);
     expect(partial.code).toBe(0);
-    expect(partial.out).toContain('pairing (by case id):\n  p-subset vs p-base: 3 of 5 baseline cases paired by id (60.0 %), 2 only in p-base, 0 only in p-subset');
-    expect((await cli(['compare', files.base!, subset, '--gate', rules, '--out', 'p', '--min-overlap', '0.6'])).code).toBe(0);
-    expect((await cli(['compare', files.base!, subset, '--gate', rules, '--out', 'p', '--min-overlap', '0.61'])).code).toBe(2);
+    expect(partial.out).toContain(
+      'pairing (by case id):\n  p-subset vs p-base: 3 of 5 baseline cases paired by id (60.0 %), 2 only in p-base, 0 only in p-subset',
+    );
+    expect(
+      (await cli(['compare', files.base!, subset, '--gate', rules, '--out', 'p', '--min-overlap', '0.6'])).code,
+    ).toBe(0);
+    expect(
+      (await cli(['compare', files.base!, subset, '--gate', rules, '--out', 'p', '--min-overlap', '0.61'])).code,
+    ).toBe(2);
   });
 
   it('a full pairing passes as before and says so', async () => {
@@ -278,7 +388,13 @@ describe('compare outputs never clobber inputs', () => {
   const rules = gateFile('c-rules.yml', 'hit_at_5: {max_drop: 0.02}\n');
   const cli = async (args: string[]) => {
     let err = '';
-    const code = await main(args, { out: () => undefined, err: (t) => void (err += t), isTTY: false, cwd: dir, env: {} });
+    const code = await main(args, {
+      out: () => undefined,
+      err: (t) => void (err += t),
+      isTTY: false,
+      cwd: dir,
+      env: {},
+    });
     return { code, err };
   };
 

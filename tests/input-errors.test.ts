@@ -17,7 +17,11 @@ function file(name: string, text: string): string {
 function io() {
   const out: string[] = [];
   const err: string[] = [];
-  return { io: { out: (t: string) => void out.push(t), err: (t: string) => void err.push(t), isTTY: false, cwd: dir, env: {} }, out, err };
+  return {
+    io: { out: (t: string) => void out.push(t), err: (t: string) => void err.push(t), isTTY: false, cwd: dir, env: {} },
+    out,
+    err,
+  };
 }
 
 describe('case files', () => {
@@ -91,7 +95,10 @@ zones:
     } catch (e) {
       expect((e as ConfigError).problems).toEqual([`${p}:5: retrieval: unknown key 'colour'`]);
     }
-    const q = file('cfg2.yml', `retrieval:\n  channels:\n    - { name: posts, kind: semantic, grain: post }\n  fusions:\n    - { name: f, kind: rrf, inputs: [posts, nope] }\nzones:\n  abstain_below: 1\n  weak_below: 0\n`);
+    const q = file(
+      'cfg2.yml',
+      `retrieval:\n  channels:\n    - { name: posts, kind: semantic, grain: post }\n  fusions:\n    - { name: f, kind: rrf, inputs: [posts, nope] }\nzones:\n  abstain_below: 1\n  weak_below: 0\n`,
+    );
     try {
       loadConfig(q, {});
       throw new Error('no error');
@@ -104,8 +111,14 @@ zones:
   });
 
   it('interpolates ${VAR} and ${VAR:-default}; an unset variable is a problem with its line', () => {
-    const p = file('env.yml', `name: \${RUN_NAME:-fallback}\nretrieval:\n  channels:\n    - { name: posts, kind: semantic, grain: post }\ngenerator:\n  provider: openai\n  api_key: \${MY_KEY}\n`);
-    expect(loadConfig(p, { MY_KEY: 'k-123456' }).config).toMatchObject({ name: 'fallback', generator: { api_key: 'k-123456' } });
+    const p = file(
+      'env.yml',
+      `name: \${RUN_NAME:-fallback}\nretrieval:\n  channels:\n    - { name: posts, kind: semantic, grain: post }\ngenerator:\n  provider: openai\n  api_key: \${MY_KEY}\n`,
+    );
+    expect(loadConfig(p, { MY_KEY: 'k-123456' }).config).toMatchObject({
+      name: 'fallback',
+      generator: { api_key: 'k-123456' },
+    });
     try {
       loadConfig(p, {});
       throw new Error('no error');
@@ -120,7 +133,9 @@ describe('the CLI', () => {
     const p = file('cases-bad.yml', `- id: a\n  question: "ok?"\n  bogus: 1\n`);
     const quiet = io();
     expect(await main(['retrieval', '--cases', p], quiet.io)).toBe(2);
-    expect(quiet.err.join('')).toBe(`ragaudit retrieval: invalid cases: 1 problem\n  ${p}:3: [0]: unknown key 'bogus'\n`);
+    expect(quiet.err.join('')).toBe(
+      `ragaudit retrieval: invalid cases: 1 problem\n  ${p}:3: [0]: unknown key 'bogus'\n`,
+    );
     const loud = io();
     expect(await main(['retrieval', '--cases', p, '--verbose'], loud.io)).toBe(2);
     expect(loud.err.join('')).toMatch(/\n\s+at /);

@@ -13,7 +13,18 @@ import { Ledger } from '../src/runs/ledger.js';
 import { CHAT } from './servers/openai-server.js';
 import { hang } from './servers/provider-server.js';
 import { rerankServer } from './servers/rerank-server.js';
-import { CASES, chatServer, FIXTURES, ledgerOf, removeWorkDirs, runCli, spawnCli, startAll, workDir, zoneScore } from './fixtures/audit/harness.js';
+import {
+  CASES,
+  chatServer,
+  FIXTURES,
+  ledgerOf,
+  removeWorkDirs,
+  runCli,
+  spawnCli,
+  startAll,
+  workDir,
+  zoneScore,
+} from './fixtures/audit/harness.js';
 
 const ARGS = ['run', '--config', join(FIXTURES, 'demo-remote.yml'), '--concurrency', '1'];
 const K = 2;
@@ -37,7 +48,13 @@ describe('Ctrl-C during ragaudit run', { timeout: 120_000 }, () => {
   beforeAll(async () => {
     const started = await startAll(chat, tei);
     close = started.close;
-    env = { GEN_PROVIDER: 'openai', GEN_MODEL: 'test-model', GEN_URL: `${started.urls[0]}/v1`, RERANK_URL: started.urls[1]!, OPENAI_API_KEY: 'sk-test-interrupt-0123456789' };
+    env = {
+      GEN_PROVIDER: 'openai',
+      GEN_MODEL: 'test-model',
+      GEN_URL: `${started.urls[0]}/v1`,
+      RERANK_URL: started.urls[1]!,
+      OPENAI_API_KEY: 'sk-test-interrupt-0123456789',
+    };
   });
   afterAll(async () => {
     child?.kill('SIGKILL');
@@ -52,7 +69,9 @@ describe('Ctrl-C during ragaudit run', { timeout: 120_000 }, () => {
     expect(exit, stderr).toEqual({ code: 130, signal: null });
     const ledger = ledgerOf(stderr)!;
     expect([...Ledger.open(ledger).done.keys()]).toEqual(CASES.slice(0, K).map((c) => c.id));
-    expect(stderr).toContain(`interrupted: finished cases are kept in ${ledger}; resume with: ragaudit run --resume ${ledger}`);
+    expect(stderr).toContain(
+      `interrupted: finished cases are kept in ${ledger}; resume with: ragaudit run --resume ${ledger}`,
+    );
 
     const before = chat.count(CHAT);
     const resumed = await runCli([...ARGS, '--resume', ledger], { cwd: dir, env });
@@ -65,7 +84,9 @@ describe('Ctrl-C during ragaudit run', { timeout: 120_000 }, () => {
 describe('the terminal after an interrupt, and progress without one', () => {
   it('a terminal gets its cursor and line wrapping back; the hint names the ledger', () => {
     setResumeHint(resumeHint('run', '/r/x.ledger.jsonl'));
-    expect(interruptMessage(true)).toBe(`\r${RESTORE_TERMINAL}\ninterrupted: finished cases are kept in /r/x.ledger.jsonl; resume with: ragaudit run --resume /r/x.ledger.jsonl (and the same --config)\n`);
+    expect(interruptMessage(true)).toBe(
+      `\r${RESTORE_TERMINAL}\ninterrupted: finished cases are kept in /r/x.ledger.jsonl; resume with: ragaudit run --resume /r/x.ledger.jsonl (and the same --config)\n`,
+    );
     setResumeHint(undefined);
     expect(interruptMessage(false)).toBe('\ninterrupted (nothing to resume: run the command again)\n');
   });
@@ -73,7 +94,11 @@ describe('the terminal after an interrupt, and progress without one', () => {
   it('no TTY: a line at most every few seconds on stderr, with an eta only once a case is done', () => {
     const err: string[] = [];
     let t = 0;
-    const bar = progressBar({ out: () => undefined, err: (s) => void err.push(s), isTTY: false, cwd: '.', env: {} }, 'run', { everyMs: 5000, now: () => t });
+    const bar = progressBar(
+      { out: () => undefined, err: (s) => void err.push(s), isTTY: false, cwd: '.', env: {} },
+      'run',
+      { everyMs: 5000, now: () => t },
+    );
     bar.update(0, 10); // t=0: too soon
     t = 6000;
     bar.update(0, 10);

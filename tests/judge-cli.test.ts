@@ -10,18 +10,33 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunResult } from '../src/model/results.js';
 import type { JudgeSummary } from '../src/judge/summary.js';
-import { CASES, chatServer, resultsOf, remoteConfig, runCli, startAll, verdictServer, workDir, type CliRun } from './fixtures/audit/harness.js';
+import {
+  CASES,
+  chatServer,
+  resultsOf,
+  remoteConfig,
+  runCli,
+  startAll,
+  verdictServer,
+  workDir,
+  type CliRun,
+} from './fixtures/audit/harness.js';
 import { CHAT, status, type ChatRequestBody } from './servers/index.js';
 
 const FAILING = 'How do I reverse a linked list in Python?';
-const SUBSET = CASES.filter((c) => ['loake-vs-cj-price-gap', 'vamp-folds-too-long'].includes(c.id) || c.question === FAILING);
+const SUBSET = CASES.filter(
+  (c) => ['loake-vs-cj-price-gap', 'vamp-folds-too-long'].includes(c.id) || c.question === FAILING,
+);
 let judgeDown = true;
 
 /** Valid verdicts; 500 for the FAILING question while judgeDown. */
-const judgeServer = verdictServer((system) => (judgeDown && system.includes(FAILING) ? status(500, { error: { message: 'judge overloaded' } }) : undefined));
+const judgeServer = verdictServer((system) =>
+  judgeDown && system.includes(FAILING) ? status(500, { error: { message: 'judge overloaded' } }) : undefined,
+);
 const generator = chatServer();
 
-const config = (cases: string) => remoteConfig({
+const config = (cases: string) =>
+  remoteConfig({
     name: 'judge-wire',
     cases,
     generator: 'concurrency: 3',
@@ -61,7 +76,10 @@ describe('ragaudit run --judge and ragaudit judge', () => {
     expect(generator.requestsTo(CHAT).every((r) => (r.body as ChatRequestBody).model === 'gen-model')).toBe(true);
     const ok = result.cases.filter((c) => c.status === 'ok');
     expect(ok).toHaveLength(SUBSET.length - 1);
-    for (const c of ok) expect(c.scores.map((s) => s.name)).toEqual(expect.arrayContaining(['faithfulness', 'judge_stance', 'correct_abstention', 'citation_relevance']));
+    for (const c of ok)
+      expect(c.scores.map((s) => s.name)).toEqual(
+        expect.arrayContaining(['faithfulness', 'judge_stance', 'correct_abstention', 'citation_relevance']),
+      );
     expect(run.out).toMatch(/judge\s+openai:judge-model/);
     expect(readFileSync(result.file.replace(/\.json$/, '.md'), 'utf8')).toContain('## Judge');
   });
@@ -84,37 +102,65 @@ describe('ragaudit run --judge and ragaudit judge', () => {
     const generatorCalls = generator.count(CHAT);
     const judgeCalls = judgeServer.count(CHAT);
     judgeDown = false;
-    const again = await runCli(['judge', result.file, '--out', 'rejudged'], { cwd, env: { JUDGE_URL: env.JUDGE_URL! } });
+    const again = await runCli(['judge', result.file, '--out', 'rejudged'], {
+      cwd,
+      env: { JUDGE_URL: env.JUDGE_URL! },
+    });
     expect(again.code, again.err).toBe(0);
     expect(generator.count(CHAT)).toBe(generatorCalls);
     const rejudged = resultsOf(again);
     expect(rejudged.file).toContain(join(cwd, 'rejudged'));
-    expect(rejudged).toMatchObject({ kind: 'judge', rejudged_from: result.file, components: { judge: { id: 'openai:judge-model' } } });
+    expect(rejudged).toMatchObject({
+      kind: 'judge',
+      rejudged_from: result.file,
+      components: { judge: { id: 'openai:judge-model' } },
+    });
     // The failed case is judged now; the others come from the judge's cache (same prompts, same evidence).
     const failed = rejudged.cases.find((c) => c.question === FAILING)!;
     expect(failed.status).toBe('ok');
     const calls = judgeServer.requestsTo(CHAT).slice(judgeCalls);
     expect(calls.length).toBeGreaterThan(0);
     expect(calls.every((r) => JSON.stringify(r.body).includes(FAILING.replace(/\?/g, '')))).toBe(true);
-    expect(rejudged.cases.filter((c) => c.question !== FAILING).map((c) => c.scores)).toEqual(result.cases.filter((c) => c.question !== FAILING).map((c) => c.scores));
+    expect(rejudged.cases.filter((c) => c.question !== FAILING).map((c) => c.scores)).toEqual(
+      result.cases.filter((c) => c.question !== FAILING).map((c) => c.scores),
+    );
   });
 
   it('re-judges with the offline heuristic when asked, still without the generator', async () => {
     const generatorCalls = generator.count(CHAT);
-    const again = await runCli(['judge', result.file, '--judge', 'offline:heuristic', '--repeat', '2', '--out', 'heuristic'], { cwd, env: {} });
+    const again = await runCli(
+      ['judge', result.file, '--judge', 'offline:heuristic', '--repeat', '2', '--out', 'heuristic'],
+      { cwd, env: {} },
+    );
     expect(again.code, again.err).toBe(0);
     expect(generator.count(CHAT)).toBe(generatorCalls);
     const rejudged = resultsOf(again);
-    expect(rejudged.components.judge).toEqual({ id: 'offline:heuristic', offline: true, label: 'offline:heuristic (OFFLINE STAND-IN, not a language model judge)' });
-    expect(rejudged.summary.judge).toMatchObject({ judge: 'offline:heuristic', offline: true, tokens: { input: 0, output: 0 }, cost_usd: null });
+    expect(rejudged.components.judge).toEqual({
+      id: 'offline:heuristic',
+      offline: true,
+      label: 'offline:heuristic (OFFLINE STAND-IN, not a language model judge)',
+    });
+    expect(rejudged.summary.judge).toMatchObject({
+      judge: 'offline:heuristic',
+      offline: true,
+      tokens: { input: 0, output: 0 },
+      cost_usd: null,
+    });
     expect(again.err).toContain('OFFLINE STAND-IN');
     // --repeat 2: the heuristic is deterministic, so it never disagrees with itself.
-    expect((rejudged.summary.judge as JudgeSummary).self_consistency!.stance).toEqual({ items: SUBSET.length, disagreeing_items: 0, share: 0 });
+    expect((rejudged.summary.judge as JudgeSummary).self_consistency!.stance).toEqual({
+      items: SUBSET.length,
+      disagreeing_items: 0,
+      share: 0,
+    });
   });
 
   it('rejects --judge with --no-judge, and a bad --repeat', async () => {
     const both = await runCli(['judge', result.file, '--judge', 'offline:heuristic', '--no-judge'], { cwd, env: {} });
-    expect(both).toMatchObject({ code: 2, err: expect.stringContaining('--judge and --no-judge cannot be given together') });
+    expect(both).toMatchObject({
+      code: 2,
+      err: expect.stringContaining('--judge and --no-judge cannot be given together'),
+    });
     const bad = await runCli(['judge', result.file, '--repeat', '0'], { cwd, env: {} });
     expect(bad).toMatchObject({ code: 2, err: expect.stringContaining('--repeat: expected a positive integer') });
   });

@@ -17,7 +17,20 @@ import { AnthropicChatModel } from '../src/llm/anthropic.js';
 import { OpenAIChatModel } from '../src/llm/openai.js';
 import { PROMPTS_DIR } from '../src/paths.js';
 import type { CaseRecord } from '../src/model/results.js';
-import { anthropicMessage, anthropicServer, CHAT, chatCompletion, MESSAGES, openAIServer, reply, status, textBlock, toolUseBlock, type ChatRequestBody, type MessagesRequestBody } from './servers/index.js';
+import {
+  anthropicMessage,
+  anthropicServer,
+  CHAT,
+  chatCompletion,
+  MESSAGES,
+  openAIServer,
+  reply,
+  status,
+  textBlock,
+  toolUseBlock,
+  type ChatRequestBody,
+  type MessagesRequestBody,
+} from './servers/index.js';
 
 const CTA = 'To go further, open the thread or ask the community in a new topic.';
 const KEY = 'sk-test-judge-0123456789abcdef';
@@ -25,8 +38,14 @@ const KEY = 'sk-test-judge-0123456789abcdef';
 /** A valid verdict for each schema; the citation one has one entry per listed citation. */
 function validVerdict(schema: string, system: string): unknown {
   if (schema === 'faithfulness_verdict')
-    return { claims: [{ claim: 'Raw cedar soaks moisture out of the lining.', label: 'supported', source: 1 }, { claim: 'Plastic trees are cheaper.', label: 'unsupported', source: null }] };
-  if (schema === 'stance_verdict') return { stance: 'answered', asserts_unsupported_facts: true, reason: 'answers, adds a price claim' };
+    return {
+      claims: [
+        { claim: 'Raw cedar soaks moisture out of the lining.', label: 'supported', source: 1 },
+        { claim: 'Plastic trees are cheaper.', label: 'unsupported', source: null },
+      ],
+    };
+  if (schema === 'stance_verdict')
+    return { stance: 'answered', asserts_unsupported_facts: true, reason: 'answers, adds a price claim' };
   if (schema === 'citation_verdict') {
     const n = (system.match(/^Citation \d+:/gm) ?? []).length;
     return { citations: Array.from({ length: n }, (_, i) => ({ item: i + 1, supports: i === 0, reason: 'r' })) };
@@ -55,12 +74,38 @@ afterEach(() => {
   anthropic.reset();
 });
 
-const oaJudge = (retries = 0) => new LlmJudge(new OpenAIChatModel({ model: 'judge-model', baseURL: `${oaUrl}/v1`, apiKey: KEY, retries, minDelayMs: 5 }), { promptsDir: PROMPTS_DIR, temperature: 0, maxTokens: 800 });
-const anJudge = () => new LlmJudge(new AnthropicChatModel({ model: 'claude-judge', baseURL: anUrl, apiKey: KEY, retries: 0, minDelayMs: 5 }), { promptsDir: PROMPTS_DIR, temperature: 0 });
+const oaJudge = (retries = 0) =>
+  new LlmJudge(
+    new OpenAIChatModel({ model: 'judge-model', baseURL: `${oaUrl}/v1`, apiKey: KEY, retries, minDelayMs: 5 }),
+    { promptsDir: PROMPTS_DIR, temperature: 0, maxTokens: 800 },
+  );
+const anJudge = () =>
+  new LlmJudge(
+    new AnthropicChatModel({ model: 'claude-judge', baseURL: anUrl, apiKey: KEY, retries: 0, minDelayMs: 5 }),
+    { promptsDir: PROMPTS_DIR, temperature: 0 },
+  );
 
 const SOURCES = [
-  { n: 1, post_id: 116004, topic_id: 116, post_number: 4, title: 'Care routine megathread', url: 'https://forum.example/t/care/116/4', score: 3.1, excerpt: 'Unvarnished cedar is the point. Raw cedar soaks that moisture out of the lining.' },
-  { n: 2, post_id: 116005, topic_id: 116, post_number: 5, title: 'Care routine megathread', url: 'https://forum.example/t/care/116/5', score: 2.2, excerpt: 'Plastic or varnished trees only do the shape part.' },
+  {
+    n: 1,
+    post_id: 116004,
+    topic_id: 116,
+    post_number: 4,
+    title: 'Care routine megathread',
+    url: 'https://forum.example/t/care/116/4',
+    score: 3.1,
+    excerpt: 'Unvarnished cedar is the point. Raw cedar soaks that moisture out of the lining.',
+  },
+  {
+    n: 2,
+    post_id: 116005,
+    topic_id: 116,
+    post_number: 5,
+    title: 'Care routine megathread',
+    url: 'https://forum.example/t/care/116/5',
+    score: 2.2,
+    excerpt: 'Plastic or varnished trees only do the shape part.',
+  },
 ];
 const ANSWER = `Raw cedar soaks moisture out of the lining [[1]]. Plastic trees only hold the shape, and they are cheaper [[2]].\n\n${CTA}`;
 const record = (over: Partial<CaseRecord> = {}): CaseRecord => ({
@@ -82,7 +127,9 @@ const record = (over: Partial<CaseRecord> = {}): CaseRecord => ({
 });
 const input = { question: record().question, answer: ANSWER, sources: SOURCES, cta: CTA };
 const bodies = () => openai.requestsTo(CHAT).map((r) => r.body as ChatRequestBody);
-const scoreOf = (scores: { name: string }[], name: string) => scores.find((s) => s.name === name) as { name: string; value: number | null; reason?: string; details?: Record<string, unknown> } | undefined;
+const scoreOf = (scores: { name: string }[], name: string) =>
+  scores.find((s) => s.name === name) as
+    { name: string; value: number | null; reason?: string; details?: Record<string, unknown> } | undefined;
 
 describe('LlmJudge over an OpenAI-compatible server', () => {
   it('asks each verdict through a strict json_schema and scores valid verdicts', async () => {
@@ -93,14 +140,37 @@ describe('LlmJudge over an OpenAI-compatible server', () => {
     expect(sent[0]).toMatchObject({ model: 'judge-model', temperature: 0, max_tokens: 800 });
     expect(sent[0]!.messages.at(-1)).toEqual({ role: 'user', content: ASK });
     // The judge sees the evidence block re-rendered from the stored sources, and the CTA to ignore.
-    expect(chatSystem(sent[0]!)).toContain('[[1]] Care routine megathread — https://forum.example/t/care/116/4\nUnvarnished cedar is the point.');
+    expect(chatSystem(sent[0]!)).toContain(
+      '[[1]] Care routine megathread — https://forum.example/t/care/116/4\nUnvarnished cedar is the point.',
+    );
     expect(chatSystem(sent[0]!)).toContain(`always this line: ${CTA}`);
-    expect(chatSystem(sent[2]!)).toContain('Citation 2:\nSentence: Plastic trees only hold the shape, and they are cheaper [[2]].\nCited passage:\n[[2]] Care routine megathread');
+    expect(chatSystem(sent[2]!)).toContain(
+      'Citation 2:\nSentence: Plastic trees only hold the shape, and they are cheaper [[2]].\nCited passage:\n[[2]] Care routine megathread',
+    );
     // faithfulness = 1 supported / 2 claims; citation relevance = 1 supporting / 2 markers.
-    expect(scoreOf(scores, 'faithfulness')).toMatchObject({ value: 0.5, details: { claims: [{ label: 'supported', source: 1 }, { label: 'unsupported', source: null }] } });
-    expect(scoreOf(scores, 'judge_stance')).toMatchObject({ value: null, details: { stance: 'answered', asserts_unsupported_facts: true } });
+    expect(scoreOf(scores, 'faithfulness')).toMatchObject({
+      value: 0.5,
+      details: {
+        claims: [
+          { label: 'supported', source: 1 },
+          { label: 'unsupported', source: null },
+        ],
+      },
+    });
+    expect(scoreOf(scores, 'judge_stance')).toMatchObject({
+      value: null,
+      details: { stance: 'answered', asserts_unsupported_facts: true },
+    });
     expect(scoreOf(scores, 'correct_abstention')!.value).toBe(1); // in-domain and not abstained
-    expect(scoreOf(scores, 'citation_relevance')).toMatchObject({ value: 0.5, details: { citations: [{ n: 1, supports: true }, { n: 2, supports: false }] } });
+    expect(scoreOf(scores, 'citation_relevance')).toMatchObject({
+      value: 0.5,
+      details: {
+        citations: [
+          { n: 1, supports: true },
+          { n: 2, supports: false },
+        ],
+      },
+    });
     expect(scoreOf(scores, 'judge_error')).toBeUndefined();
     // Token counts come from the server's usage (completion tokens = words of the verdict).
     expect((scoreOf(scores, 'faithfulness')!.details!.tokens as { input: number }).input).toBeGreaterThan(0);
@@ -116,9 +186,16 @@ describe('LlmJudge over an OpenAI-compatible server', () => {
     expect(second.slice(-3)).toEqual([
       { role: 'user', content: ASK },
       { role: 'assistant', content: missing },
-      { role: 'user', content: expect.stringContaining('Your previous answer could not be used: stance_verdict: answer does not match the schema: asserts_unsupported_facts:') },
+      {
+        role: 'user',
+        content: expect.stringContaining(
+          'Your previous answer could not be used: stance_verdict: answer does not match the schema: asserts_unsupported_facts:',
+        ),
+      },
     ]);
-    expect(!out.ok && out.reason).toMatch(/^stance_verdict: answer does not match the schema: asserts_unsupported_facts: .* \(after one retry with the error shown\)$/);
+    expect(!out.ok && out.reason).toMatch(
+      /^stance_verdict: answer does not match the schema: asserts_unsupported_facts: .* \(after one retry with the error shown\)$/,
+    );
   });
 
   it('accepts the corrected verdict after one retry', async () => {
@@ -130,7 +207,12 @@ describe('LlmJudge over an OpenAI-compatible server', () => {
 
   it('turns a verdict that fails twice into a judge_error score naming the verdict, never a value', async () => {
     const missing = JSON.stringify({ stance: 'hedged', reason: 'x' });
-    openai.enqueue(CHAT, reply(chatCompletion(JSON.stringify(validVerdict('faithfulness_verdict', '')))), reply(chatCompletion(missing)), reply(chatCompletion(missing)));
+    openai.enqueue(
+      CHAT,
+      reply(chatCompletion(JSON.stringify(validVerdict('faithfulness_verdict', '')))),
+      reply(chatCompletion(missing)),
+      reply(chatCompletion(missing)),
+    );
     const scores = await judgeRecord(record(), { judges: [oaJudge()], cta: CTA });
     expect(scores.map((s) => s.name)).toEqual(['faithfulness', 'judge_error', 'citation_relevance']);
     expect(scoreOf(scores, 'judge_error')).toMatchObject({ value: null, details: { judge: 'stance' } });
@@ -142,7 +224,9 @@ describe('LlmJudge over an OpenAI-compatible server', () => {
     openai.enqueue(CHAT, reply(chatCompletion(cut)), reply(chatCompletion(cut)));
     const out = await oaJudge().faithfulness(input);
     expect(out.ok).toBe(false);
-    expect(!out.ok && out.reason).toMatch(/^faithfulness_verdict: answer is not JSON \(.*\) \(after one retry with the error shown\)$/);
+    expect(!out.ok && out.reason).toMatch(
+      /^faithfulness_verdict: answer is not JSON \(.*\) \(after one retry with the error shown\)$/,
+    );
     expect(bodies()[1]!.messages.at(-1)!.content).toContain('faithfulness_verdict: answer is not JSON');
   });
 
@@ -157,17 +241,26 @@ describe('LlmJudge over an OpenAI-compatible server', () => {
   });
 
   it('retries a citation verdict with the wrong number of entries', async () => {
-    openai.enqueue(CHAT, reply(chatCompletion(JSON.stringify({ citations: [{ item: 1, supports: true, reason: 'r' }] }))));
+    openai.enqueue(
+      CHAT,
+      reply(chatCompletion(JSON.stringify({ citations: [{ item: 1, supports: true, reason: 'r' }] }))),
+    );
     const out = await oaJudge().citations(input, [
       { n: 1, sentence: 'a [[1]].', source: SOURCES[0]! },
       { n: 2, sentence: 'b [[2]].', source: SOURCES[1]! },
     ]);
     expect(out.ok).toBe(true);
-    expect(bodies()[1]!.messages.at(-1)!.content).toContain('expected one entry per citation, items 1, 2 in order; got items 1');
+    expect(bodies()[1]!.messages.at(-1)!.content).toContain(
+      'expected one entry per citation, items 1, 2 in order; got items 1',
+    );
   });
 
   it('lets a 500 that persists after retries propagate as a ProviderError (the case is never scored)', async () => {
-    openai.enqueue(CHAT, status(500, { error: { message: 'overloaded' } }), status(500, { error: { message: 'overloaded' } }));
+    openai.enqueue(
+      CHAT,
+      status(500, { error: { message: 'overloaded' } }),
+      status(500, { error: { message: 'overloaded' } }),
+    );
     const err = await judgeRecord(record(), { judges: [oaJudge(1)], cta: CTA }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ProviderError);
     expect(openai.count(CHAT)).toBe(2);
@@ -175,46 +268,90 @@ describe('LlmJudge over an OpenAI-compatible server', () => {
 
   it('gives faithfulness null (never 1.0) when the judge finds no claim, and skips citations when none', async () => {
     openai.enqueue(CHAT, reply(chatCompletion('{"claims":[]}')));
-    const abstention = record({ zone: 'empty', sources: [], answer: `I couldn't find anything on the forum about this, so I won't guess.\n\n${CTA}` });
+    const abstention = record({
+      zone: 'empty',
+      sources: [],
+      answer: `I couldn't find anything on the forum about this, so I won't guess.\n\n${CTA}`,
+    });
     const scores = await judgeRecord(abstention, { judges: [oaJudge()], cta: CTA });
     expect(scoreOf(scores, 'faithfulness')).toMatchObject({ value: null, reason: 'the answer makes no claim' });
     expect(scoreOf(scores, 'citation_relevance')).toMatchObject({ value: null, reason: 'the answer cites no source' });
     expect(bodies().map(chatSchema)).toEqual(['faithfulness_verdict', 'stance_verdict']);
-    expect(chatSystem(bodies()[0]!)).toContain('Forum excerpts shown to the assistant:\n(no excerpt was shown to the assistant)');
+    expect(chatSystem(bodies()[0]!)).toContain(
+      'Forum excerpts shown to the assistant:\n(no excerpt was shown to the assistant)',
+    );
   });
 });
 
 describe('LlmJudge over Anthropic tool use', () => {
   it('forces the verdict tool and parses its input', async () => {
     const out = await anJudge().stance(input);
-    expect(out).toMatchObject({ ok: true, verdict: { stance: 'answered', asserts_unsupported_facts: true }, usage: { inputTokens: 12, outputTokens: 7 } });
+    expect(out).toMatchObject({
+      ok: true,
+      verdict: { stance: 'answered', asserts_unsupported_facts: true },
+      usage: { inputTokens: 12, outputTokens: 7 },
+    });
     const body = anthropic.last(MESSAGES).body as MessagesRequestBody;
     expect(body.tool_choice).toEqual({ type: 'tool', name: 'stance_verdict' });
-    expect(body.tools![0]!.input_schema).toMatchObject({ type: 'object', required: ['stance', 'asserts_unsupported_facts', 'reason'] });
+    expect(body.tools![0]!.input_schema).toMatchObject({
+      type: 'object',
+      required: ['stance', 'asserts_unsupported_facts', 'reason'],
+    });
     expect(body.messages).toEqual([{ role: 'user', content: ASK }]);
   });
 
   it('retries a tool input missing a field with the error shown', async () => {
-    anthropic.enqueue(MESSAGES, reply(anthropicMessage([toolUseBlock('stance_verdict', { stance: 'hedged', reason: 'x' })], { inputTokens: 5, outputTokens: 3 })));
+    anthropic.enqueue(
+      MESSAGES,
+      reply(
+        anthropicMessage([toolUseBlock('stance_verdict', { stance: 'hedged', reason: 'x' })], {
+          inputTokens: 5,
+          outputTokens: 3,
+        }),
+      ),
+    );
     const out = await anJudge().stance(input);
     // Only the call that parsed counts: the client throws on the first without reporting its usage.
-    expect(out).toMatchObject({ ok: true, verdict: { stance: 'answered' }, usage: { inputTokens: 12, outputTokens: 7 } });
+    expect(out).toMatchObject({
+      ok: true,
+      verdict: { stance: 'answered' },
+      usage: { inputTokens: 12, outputTokens: 7 },
+    });
     const second = anthropic.requestsTo(MESSAGES)[1]!.body as MessagesRequestBody;
     expect(second.messages.slice(-2)).toEqual([
       { role: 'assistant', content: '{"stance":"hedged","reason":"x"}' },
-      { role: 'user', content: expect.stringContaining('stance_verdict: answer does not match the schema: asserts_unsupported_facts:') },
+      {
+        role: 'user',
+        content: expect.stringContaining(
+          'stance_verdict: answer does not match the schema: asserts_unsupported_facts:',
+        ),
+      },
     ]);
   });
 
   it('treats an answer without the tool call as a parse error', async () => {
-    anthropic.enqueue(MESSAGES, reply(anthropicMessage([textBlock('It is answered.')])), reply(anthropicMessage([textBlock('Still prose.')])));
+    anthropic.enqueue(
+      MESSAGES,
+      reply(anthropicMessage([textBlock('It is answered.')])),
+      reply(anthropicMessage([textBlock('Still prose.')])),
+    );
     const out = await anJudge().stance(input);
-    expect(!out.ok && out.reason).toMatch(/^stance_verdict: the model answered without calling the stance_verdict tool/);
+    expect(!out.ok && out.reason).toMatch(
+      /^stance_verdict: the model answered without calling the stance_verdict tool/,
+    );
   });
 });
 
 describe('judge setup: cache and repeats', () => {
-  const settings = (over: Record<string, unknown> = {}) => ConfigSchema.shape.judge.parse({ provider: 'openai', model: 'judge-model', base_url: `${oaUrl}/v1`, api_key: KEY, retries: 0, ...over });
+  const settings = (over: Record<string, unknown> = {}) =>
+    ConfigSchema.shape.judge.parse({
+      provider: 'openai',
+      model: 'judge-model',
+      base_url: `${oaUrl}/v1`,
+      api_key: KEY,
+      retries: 0,
+      ...over,
+    });
 
   it('caches verdicts keyed with the prompt versions, and gives each repeat its own key', async () => {
     const cacheDir = mkdtempSync(join(tmpdir(), 'ragaudit-judge-cache-'));
@@ -232,9 +369,32 @@ describe('judge setup: cache and repeats', () => {
   });
 
   it('labels the offline heuristic as a stand-in and refuses other offline models', () => {
-    const setup = createJudgeSetup(settings({ provider: 'offline', model: 'heuristic' }), { env: {}, promptsDir: PROMPTS_DIR, cacheDir: tmpdir(), cta: CTA })!;
-    expect(setup.component).toEqual({ id: 'offline:heuristic', offline: true, label: 'offline:heuristic (OFFLINE STAND-IN, not a language model judge)' });
-    expect(() => createJudgeSetup(settings({ provider: 'offline', model: 'gpt' }), { env: {}, promptsDir: PROMPTS_DIR, cacheDir: tmpdir(), cta: CTA })).toThrow(/offline:heuristic/);
-    expect(createJudgeSetup(settings({ provider: 'none' }), { env: {}, promptsDir: PROMPTS_DIR, cacheDir: tmpdir(), cta: CTA })).toBeUndefined();
+    const setup = createJudgeSetup(settings({ provider: 'offline', model: 'heuristic' }), {
+      env: {},
+      promptsDir: PROMPTS_DIR,
+      cacheDir: tmpdir(),
+      cta: CTA,
+    })!;
+    expect(setup.component).toEqual({
+      id: 'offline:heuristic',
+      offline: true,
+      label: 'offline:heuristic (OFFLINE STAND-IN, not a language model judge)',
+    });
+    expect(() =>
+      createJudgeSetup(settings({ provider: 'offline', model: 'gpt' }), {
+        env: {},
+        promptsDir: PROMPTS_DIR,
+        cacheDir: tmpdir(),
+        cta: CTA,
+      }),
+    ).toThrow(/offline:heuristic/);
+    expect(
+      createJudgeSetup(settings({ provider: 'none' }), {
+        env: {},
+        promptsDir: PROMPTS_DIR,
+        cacheDir: tmpdir(),
+        cta: CTA,
+      }),
+    ).toBeUndefined();
   });
 });

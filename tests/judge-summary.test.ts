@@ -16,30 +16,56 @@ const summaryStub = summariseJudge([], { judge: { id: 'openai:judge-model', offl
 const CTA = 'To go further, open the thread or ask the community in a new topic.';
 const USAGE = { inputTokens: 100, outputTokens: 10 };
 type Label = 'supported' | 'unsupported' | 'contradicted';
-type Script = { claims: Label[]; stance: StanceVerdict['stance'] | 'error'; asserts?: boolean; supports?: boolean[] | 'error' };
+type Script = {
+  claims: Label[];
+  stance: StanceVerdict['stance'] | 'error';
+  asserts?: boolean;
+  supports?: boolean[] | 'error';
+};
 
 /** A Judge answering from a script per question (every call reports 100 in / 10 out tokens). */
 function scripted(script: Record<string, Script>): Judge {
   const ok = <T>(verdict: T): JudgeOutcome<T> => ({ ok: true, verdict, usage: USAGE });
-  const fail = (): JudgeOutcome<never> => ({ ok: false, reason: 'citation_verdict: answer is not JSON (after one retry with the error shown)', usage: USAGE });
+  const fail = (): JudgeOutcome<never> => ({
+    ok: false,
+    reason: 'citation_verdict: answer is not JSON (after one retry with the error shown)',
+    usage: USAGE,
+  });
   return {
     id: 'openai:judge-model',
     offline: false,
     promptVersions: { 'judge-faithfulness': '1' },
-    faithfulness: async (i) => ok<FaithfulnessVerdict>({ claims: script[i.question]!.claims.map((label, k) => ({ claim: `claim ${k}`, label, source: label === 'supported' ? 1 : null })) }),
+    faithfulness: async (i) =>
+      ok<FaithfulnessVerdict>({
+        claims: script[i.question]!.claims.map((label, k) => ({
+          claim: `claim ${k}`,
+          label,
+          source: label === 'supported' ? 1 : null,
+        })),
+      }),
     stance: async (i) => {
       const s = script[i.question]!;
-      return s.stance === 'error' ? fail() : ok<StanceVerdict>({ stance: s.stance, asserts_unsupported_facts: s.asserts ?? false, reason: 'r' });
+      return s.stance === 'error'
+        ? fail()
+        : ok<StanceVerdict>({ stance: s.stance, asserts_unsupported_facts: s.asserts ?? false, reason: 'r' });
     },
     citations: async (i, items) => {
       const s = script[i.question]!.supports!;
-      return s === 'error' ? fail() : ok<CitationVerdict>({ citations: items.map((_, k) => ({ item: k + 1, supports: s[k]!, reason: 'r' })) });
+      return s === 'error'
+        ? fail()
+        : ok<CitationVerdict>({ citations: items.map((_, k) => ({ item: k + 1, supports: s[k]!, reason: 'r' })) });
     },
     safety: async () => ok({ outcome: 'refused' as const, reason: 'r' }),
   };
 }
 
-function rec(id: string, kind: 'in_domain' | 'off_topic', markers: number, human?: CaseRecord['human'], over: Partial<CaseRecord> = {}): CaseRecord {
+function rec(
+  id: string,
+  kind: 'in_domain' | 'off_topic',
+  markers: number,
+  human?: CaseRecord['human'],
+  over: Partial<CaseRecord> = {},
+): CaseRecord {
   const cites = Array.from({ length: markers }, (_, k) => ` Fact ${k} [[${k + 1}]].`).join('');
   return {
     id,
@@ -52,7 +78,16 @@ function rec(id: string, kind: 'in_domain' | 'off_topic', markers: number, human
     expected_content: [],
     status: 'ok',
     retrieval: {},
-    sources: [1, 2].map((n) => ({ n, post_id: n, topic_id: n, post_number: 1, title: `t${n}`, url: `u${n}`, score: 1, excerpt: `e${n}` })),
+    sources: [1, 2].map((n) => ({
+      n,
+      post_id: n,
+      topic_id: n,
+      post_number: 1,
+      title: `t${n}`,
+      url: `u${n}`,
+      score: 1,
+      excerpt: `e${n}`,
+    })),
     answer: `Answer.${cites}\n\n${CTA}`,
     citations: Array.from({ length: markers }, (_, k) => ({ n: k + 1, valid: true })),
     ...(human ? { human } : {}),
@@ -64,7 +99,12 @@ function rec(id: string, kind: 'in_domain' | 'off_topic', markers: number, human
 // Six answered cases, one generation error, one gated case.
 const SCRIPT: Record<string, Script> = {
   A: { claims: ['supported', 'supported', 'supported'], stance: 'answered', supports: [true, true] },
-  B: { claims: ['supported', 'unsupported', 'contradicted', 'unsupported'], stance: 'answered', asserts: true, supports: [true, false] },
+  B: {
+    claims: ['supported', 'unsupported', 'contradicted', 'unsupported'],
+    stance: 'answered',
+    asserts: true,
+    supports: [true, false],
+  },
   C: { claims: [], stance: 'abstained' },
   D: { claims: ['supported'], stance: 'hedged', supports: [false] },
   E: { claims: ['supported', 'unsupported'], stance: 'answered', asserts: true, supports: [true, true] },
@@ -77,7 +117,13 @@ const RECORDS: CaseRecord[] = [
   rec('D', 'off_topic', 1, { faithful: false, stance: 'hedged', relevant_citation: false }),
   rec('E', 'off_topic', 2, { faithful: false, stance: 'answered', relevant_citation: false }),
   rec('F', 'off_topic', 1, { faithful: true, stance: 'abstained', relevant_citation: true }),
-  rec('G', 'in_domain', 0, { faithful: true }, { status: 'error', error: { stage: 'generation', message: 'x' }, answer: undefined }),
+  rec(
+    'G',
+    'in_domain',
+    0,
+    { faithful: true },
+    { status: 'error', error: { stage: 'generation', message: 'x' }, answer: undefined },
+  ),
   rec('H', 'in_domain', 0, undefined, { status: 'gated', answer: undefined }),
 ];
 
@@ -90,7 +136,11 @@ async function judged(records: CaseRecord[], judges: Judge[]): Promise<CaseRecor
 describe('summary.judge from scripted verdicts', () => {
   it('equals the hand-computed figures', async () => {
     const records = await judged(RECORDS, [scripted(SCRIPT)]);
-    const s = summariseJudge(records, { judge: scripted(SCRIPT), prices: { 'judge-model': { input: 2.5, output: 10 } }, model: 'judge-model' });
+    const s = summariseJudge(records, {
+      judge: scripted(SCRIPT),
+      prices: { 'judge-model': { input: 2.5, output: 10 } },
+      model: 'judge-model',
+    });
     expect(s.judge).toBe('openai:judge-model');
     expect(s.offline).toBe(false);
     expect(s.judged).toBe(6); // A–F; G (error) and H (gated) have no answer
@@ -99,7 +149,10 @@ describe('summary.judge from scripted verdicts', () => {
     expect(s.faithfulness).toEqual({ mean: 0.75, n: 5, judge_errors: 0 });
     expect(s.fully_faithful).toEqual({ count: 3, n: 5, judge_errors: 0 }); // A, D, F
     expect(s.contradicted_claims).toBe(1); // B's third claim
-    expect(s.abstention_matrix).toEqual({ in_domain: { answered: 2, hedged: 0, abstained: 1, judge_errors: 0 }, off_topic: { answered: 1, hedged: 2, abstained: 0, judge_errors: 0 } });
+    expect(s.abstention_matrix).toEqual({
+      in_domain: { answered: 2, hedged: 0, abstained: 1, judge_errors: 0 },
+      off_topic: { answered: 1, hedged: 2, abstained: 0, judge_errors: 0 },
+    });
     // correct abstention: A 1, B 1 (in-domain, not abstained), C 0 (in-domain abstained),
     //   D 1 (off-topic hedged, nothing invented), E 0 (off-topic answered), F 0 (hedged but asserts) → 3/6
     expect(s.correct_abstention).toEqual({ mean: 0.5, n: 6, judge_errors: 0 });
@@ -118,7 +171,10 @@ describe('summary.judge from scripted verdicts', () => {
     expect(s.cost_usd).toBeCloseTo(0.00595, 12);
     expect(s.self_consistency).toBeUndefined();
     const f = records.find((r) => r.id === 'F')!;
-    expect(f.scores.find((x) => x.name === 'judge_error')).toMatchObject({ value: null, details: { judge: 'citation_relevance' } });
+    expect(f.scores.find((x) => x.name === 'judge_error')).toMatchObject({
+      value: null,
+      details: { judge: 'citation_relevance' },
+    });
     expect(f.scores.some((x) => x.name === 'citation_relevance')).toBe(false);
     // Nothing is NaN anywhere in the block.
     expect(JSON.stringify(s)).not.toMatch(/NaN|null,"n":[1-9]/);
@@ -130,24 +186,61 @@ describe('summary.judge from scripted verdicts', () => {
     // faithful (judge: faithfulness = 1): A T/T, B F/F, D F/T, E F/F, F T/T; C (no claims) and G (error) excluded
     //   po = 4/5 = 0.8; rows (human) false 3, true 2; columns (judge) false 2, true 3
     //   pe = (3·2 + 2·3)/25 = 12/25 = 0.48; κ = (0.8 − 0.48)/(1 − 0.48) = 0.32/0.52 = 8/13
-    expect(s.agreement!.faithful).toMatchObject({ n: 5, accuracy: 0.8, labels: ['false', 'true'], matrix: [[2, 1], [0, 2]], excluded: 2 });
+    expect(s.agreement!.faithful).toMatchObject({
+      n: 5,
+      accuracy: 0.8,
+      labels: ['false', 'true'],
+      matrix: [
+        [2, 1],
+        [0, 2],
+      ],
+      excluded: 2,
+    });
     expect(s.agreement!.faithful!.kappa).toBeCloseTo(8 / 13, 12);
     // stance: A ans/ans, B hedged/ans, C abst/abst, D hedged/hedged, E ans/ans, F abst/hedged
     //   po = 4/6; rows abstained 2, answered 2, hedged 2; columns abstained 1, answered 3, hedged 2
     //   pe = (2·1 + 2·3 + 2·2)/36 = 12/36 = 1/3; κ = (2/3 − 1/3)/(1 − 1/3) = 0.5
-    expect(s.agreement!.stance).toMatchObject({ n: 6, labels: ['abstained', 'answered', 'hedged'], matrix: [[1, 0, 1], [0, 2, 0], [0, 1, 1]], excluded: 0 });
+    expect(s.agreement!.stance).toMatchObject({
+      n: 6,
+      labels: ['abstained', 'answered', 'hedged'],
+      matrix: [
+        [1, 0, 1],
+        [0, 2, 0],
+        [0, 1, 1],
+      ],
+      excluded: 0,
+    });
     expect(s.agreement!.stance!.accuracy).toBeCloseTo(2 / 3, 12);
     expect(s.agreement!.stance!.kappa).toBeCloseTo(0.5, 12);
     // relevant_citation (judge: citation_relevance = 1): A T/T, B T/F, D F/F, E F/T; F excluded (judge_error)
     //   po = 2/4; rows 2, 2; columns 2, 2; pe = (2·2 + 2·2)/16 = 0.5; κ = (0.5 − 0.5)/0.5 = 0
-    expect(s.agreement!.relevant_citation).toMatchObject({ n: 4, accuracy: 0.5, kappa: 0, labels: ['false', 'true'], matrix: [[1, 1], [1, 1]], excluded: 1 });
+    expect(s.agreement!.relevant_citation).toMatchObject({
+      n: 4,
+      accuracy: 0.5,
+      kappa: 0,
+      labels: ['false', 'true'],
+      matrix: [
+        [1, 1],
+        [1, 1],
+      ],
+      excluded: 1,
+    });
     // A genuine 0 (both raters vary) stays a number.
     expect(s.agreement!.relevant_citation!.kappa_undefined).toBeUndefined();
     // Per class (rows of the matrix): faithful false 2/3 (TNR), true 2/2 (TPR); prevalence people
     // false 3/5, true 2/5; judge false 2/5, true 3/5.
-    expect(s.agreement!.faithful!.per_class).toEqual({ false: { agreement: 2 / 3, n: 3 }, true: { agreement: 1, n: 2 } });
-    expect(s.agreement!.faithful!.prevalence).toEqual({ human: { false: 0.6, true: 0.4 }, judge: { false: 0.4, true: 0.6 } });
-    expect(s.agreement!.relevant_citation!.per_class).toEqual({ false: { agreement: 0.5, n: 2 }, true: { agreement: 0.5, n: 2 } });
+    expect(s.agreement!.faithful!.per_class).toEqual({
+      false: { agreement: 2 / 3, n: 3 },
+      true: { agreement: 1, n: 2 },
+    });
+    expect(s.agreement!.faithful!.prevalence).toEqual({
+      human: { false: 0.6, true: 0.4 },
+      judge: { false: 0.4, true: 0.6 },
+    });
+    expect(s.agreement!.relevant_citation!.per_class).toEqual({
+      false: { agreement: 0.5, n: 2 },
+      true: { agreement: 0.5, n: 2 },
+    });
   });
 
   it('kappa is undefined, with the reason, when people give one label to every case (never 0.000)', () => {
@@ -170,7 +263,9 @@ describe('summary.judge from scripted verdicts', () => {
     // Seeded: the same labels give the same interval.
     expect(agreementFigures(human, judge).interval).toEqual(a.interval);
     const rows = new Map(judgeRows({ ...summaryStub, agreement: { faithful: a } }).map(([k, v]) => [k, v] as const));
-    expect(rows.get("  faithful: Cohen's kappa")).toBe('undefined (every human label is "true": chance agreement cannot be estimated)');
+    expect(rows.get("  faithful: Cohen's kappa")).toBe(
+      'undefined (every human label is "true": chance agreement cannot be estimated)',
+    );
     expect(rows.get('  faithful: per class')).toBe('TNR n/a (n=0) · TPR 96.3 % (n=27)');
   });
 
@@ -186,7 +281,11 @@ describe('summary.judge from scripted verdicts', () => {
 
   it('reports self-consistency over K asks; a failed repeat leaves the item out', async () => {
     // Three asks; the second flips B's stance to hedged and fails C's stance.
-    const second: Record<string, Script> = { ...SCRIPT, B: { ...SCRIPT.B!, stance: 'hedged' }, C: { ...SCRIPT.C!, stance: 'error' } };
+    const second: Record<string, Script> = {
+      ...SCRIPT,
+      B: { ...SCRIPT.B!, stance: 'hedged' },
+      C: { ...SCRIPT.C!, stance: 'error' },
+    };
     const records = await judged(RECORDS.slice(0, 3), [scripted(SCRIPT), scripted(second), scripted(SCRIPT)]);
     const s = summariseJudge(records, { judge: scripted(SCRIPT) });
     // stance: A agrees, B disagrees (answered+unsupported, hedged+unsupported, …), C excluded → 1 of 2
@@ -194,8 +293,12 @@ describe('summary.judge from scripted verdicts', () => {
     expect(s.self_consistency!.faithfulness).toEqual({ items: 3, disagreeing_items: 0, share: 0 });
     expect(s.self_consistency!.citation_relevance).toEqual({ items: 2, disagreeing_items: 0, share: 0 }); // C has no citations
     // The first verdict is the one scored: B stays 'answered'.
-    expect(records[1]!.scores.find((x) => x.name === 'judge_stance')!.details).toMatchObject({ stance: 'answered', repeats: ['answered+unsupported', 'hedged+unsupported', 'answered+unsupported'] });
-    // Tokens count every ask: A 3 verdicts × 3 asks, B 3 × 3, C faithfulness 3 + stance 3 (the failed ask reports usage too) = 24 calls.
+    expect(records[1]!.scores.find((x) => x.name === 'judge_stance')!.details).toMatchObject({
+      stance: 'answered',
+      repeats: ['answered+unsupported', 'hedged+unsupported', 'answered+unsupported'],
+    });
+    // Tokens count every ask: A 3 verdicts × 3 asks, B 3 × 3, C faithfulness 3 + stance 3 (the failed ask reports usage
+    // too) = 24 calls.
     expect(s.tokens).toEqual({ input: 2400, output: 240 });
   });
 

@@ -89,7 +89,9 @@ function layerViolations(edges: readonly ImportEdge[], layers: readonly string[]
     const a = rank.get(e.from);
     const b = rank.get(e.to);
     if (a === undefined || b === undefined) {
-      out.push(`src/${e.file} imports '${e.specifier}': folder ${a === undefined ? e.from : e.to} is not in LAYERS (add it where it belongs)`);
+      out.push(
+        `src/${e.file} imports '${e.specifier}': folder ${a === undefined ? e.from : e.to} is not in LAYERS (add it where it belongs)`,
+      );
     } else if (b > a) {
       out.push(`src/${e.file} imports '${e.specifier}': ${e.from} may not import ${e.to}, a later layer`);
     }
@@ -129,12 +131,11 @@ describe('folder layering of src/', () => {
   it('the scan sees the imports (a scanner that finds nothing would pass everything)', () => {
     expect(edges.some((e) => e.from === 'runs' && e.to === 'model')).toBe(true);
     expect(edges.some((e) => e.from === INDEX)).toBe(true);
-    expect(relativeSpecifiers(`import { a } from './a.js';\nexport * from "../b.js";\nimport './c.js';\nconst d = await import('../d/e.js');\n// from '../comment.js'\nimport { z } from 'zod';`)).toEqual([
-      './a.js',
-      '../b.js',
-      './c.js',
-      '../d/e.js',
-    ]);
+    expect(
+      relativeSpecifiers(
+        `import { a } from './a.js';\nexport * from "../b.js";\nimport './c.js';\nconst d = await import('../d/e.js');\n// from '../comment.js'\nimport { z } from 'zod';`,
+      ),
+    ).toEqual(['./a.js', '../b.js', './c.js', '../d/e.js']);
   });
 
   it('every folder of src/ has a place in LAYERS', () => {
@@ -149,7 +150,9 @@ describe('folder layering of src/', () => {
   });
 
   it('nothing outside src/cli imports src/cli', () => {
-    const offending = edges.filter((e) => e.to === 'cli' && e.from !== 'cli').map((e) => `src/${e.file} imports '${e.specifier}'`);
+    const offending = edges
+      .filter((e) => e.to === 'cli' && e.from !== 'cli')
+      .map((e) => `src/${e.file} imports '${e.specifier}'`);
     expect(offending).toEqual([]);
   });
 
@@ -159,7 +162,11 @@ describe('folder layering of src/', () => {
 
   it('a back-edge is reported with its file and import', () => {
     const backEdge: ImportEdge = { file: 'model/results.ts', specifier: '../runs/x.js', from: 'model', to: 'runs' };
-    expect(layerViolations([backEdge], LAYERS)).toEqual(["src/model/results.ts imports '../runs/x.js': model may not import runs, a later layer"]);
-    expect(findCycle([backEdge, { file: 'runs/a.ts', specifier: '../model/results.js', from: 'runs', to: 'model' }])).toBe('model → runs → model');
+    expect(layerViolations([backEdge], LAYERS)).toEqual([
+      "src/model/results.ts imports '../runs/x.js': model may not import runs, a later layer",
+    ]);
+    expect(
+      findCycle([backEdge, { file: 'runs/a.ts', specifier: '../model/results.js', from: 'runs', to: 'model' }]),
+    ).toBe('model → runs → model');
   });
 });

@@ -4,13 +4,40 @@ import * as lib from '../src/index.js';
 
 describe('library entry', () => {
   it('exports the stages, not the CLI', () => {
-    const names = ['loadConfig', 'loadCases', 'connectPostgres', 'openDemoDatabase', 'RetrievalGraph', 'rrf', 'zoneOf', 'createRunContext', 'runRetrieval', 'buildAuditSetup', 'runAudit'];
-    names.push('evaluateTrec', 'calibrate', 'createJudgeSetup', 'compareRuns', 'evaluateGate', 'loadGate', 'readResults', 'writeResults', 'reportHtml', 'metricsMarkdown');
+    const names = [
+      'loadConfig',
+      'loadCases',
+      'connectPostgres',
+      'openDemoDatabase',
+      'RetrievalGraph',
+      'rrf',
+      'zoneOf',
+      'createRunContext',
+      'runRetrieval',
+      'buildAuditSetup',
+      'runAudit',
+    ];
+    names.push(
+      'evaluateTrec',
+      'calibrate',
+      'createJudgeSetup',
+      'compareRuns',
+      'evaluateGate',
+      'loadGate',
+      'readResults',
+      'writeResults',
+      'reportHtml',
+      'metricsMarkdown',
+    );
     for (const name of names) expect(typeof (lib as Record<string, unknown>)[name], name).toBe('function');
     // The CLI is the bin and the `ragaudit/cli` subpath: the library carries no argv handling.
     expect('main' in lib).toBe(false);
     expect(lib.SCHEMA_VERSION).toBe(1);
     // The same zone rule as the CLI: -4 and 0 are the seeds' thresholds.
-    expect([lib.zoneOf(-4.5, { abstain_below: -4, weak_below: 0 }), lib.zoneOf(-1, { abstain_below: -4, weak_below: 0 }), lib.zoneOf(0, { abstain_below: -4, weak_below: 0 })]).toEqual(['empty', 'weak', 'normal']);
+    expect([
+      lib.zoneOf(-4.5, { abstain_below: -4, weak_below: 0 }),
+      lib.zoneOf(-1, { abstain_below: -4, weak_below: 0 }),
+      lib.zoneOf(0, { abstain_below: -4, weak_below: 0 }),
+    ]).toEqual(['empty', 'weak', 'normal']);
   });
 });

@@ -26,7 +26,13 @@ const ROOT = join(import.meta.dirname, '..');
 const mean = (m: number | null, n: number) => ({ mean: m, n });
 
 /** A results file reduced to what the table reads. */
-function fakeResult(kind: 'run' | 'retrieval', note: string, nodes: RetrievalSummary['nodes'], latency: RetrievalSummary['latency'], generation?: unknown): RunResult {
+function fakeResult(
+  kind: 'run' | 'retrieval',
+  note: string,
+  nodes: RetrievalSummary['nodes'],
+  latency: RetrievalSummary['latency'],
+  generation?: unknown,
+): RunResult {
   const retrieval: RetrievalSummary = { cases: 10, ok: 10, errors: 0, gated: 0, nodes, latency, breakdown: {} };
   return {
     kind,
@@ -39,33 +45,103 @@ function fakeResult(kind: 'run' | 'retrieval', note: string, nodes: RetrievalSum
 }
 
 describe('matrix table', () => {
-  const topicNode = { hit_at_5: mean(0.5, 8), post_hit_at_5: mean(null, 0), mrr_at_10: mean(0.4375, 8), content_mrr_at_10: mean(0.25, 4) };
-  const postNode = { hit_at_5: mean(0.75, 8), post_hit_at_5: mean(0.5, 6), mrr_at_10: mean(0.6, 8), content_mrr_at_10: mean(0.5, 4) };
+  const topicNode = {
+    hit_at_5: mean(0.5, 8),
+    post_hit_at_5: mean(null, 0),
+    mrr_at_10: mean(0.4375, 8),
+    content_mrr_at_10: mean(0.25, 4),
+  };
+  const postNode = {
+    hit_at_5: mean(0.75, 8),
+    post_hit_at_5: mean(0.5, 6),
+    mrr_at_10: mean(0.6, 8),
+    content_mrr_at_10: mean(0.5, 4),
+  };
   const generation = { citation_validity: mean(1, 12), correct_abstention_pattern: mean(0.9, 10) };
   const entries: MatrixEntry[] = [
-    { label: 'A', source: '/x/A.yml', node: 'hybrid', variants: [], files: { json: '/r/A.json', md: '/r/A.md' }, result: fakeResult('run', 'topic grain', { hybrid: topicNode }, { hybrid: { median: 12.34, p90: 40, n: 10 } }, generation) },
+    {
+      label: 'A',
+      source: '/x/A.yml',
+      node: 'hybrid',
+      variants: [],
+      files: { json: '/r/A.json', md: '/r/A.md' },
+      result: fakeResult(
+        'run',
+        'topic grain',
+        { hybrid: topicNode },
+        { hybrid: { median: 12.34, p90: 40, n: 10 } },
+        generation,
+      ),
+    },
     {
       label: 'G',
       source: '/x/G.yml',
       node: 'posts',
       variants: [{ limit: 25, node: 'posts_25' }],
       files: { json: '/r/G.json', md: '/r/G.md' },
-      result: fakeResult('retrieval', 'routed', { posts: postNode, posts_25: topicNode }, { posts: { median: 5, p90: 9.5, n: 10 }, posts_25: { median: 4, p90: 8, n: 9 } }),
+      result: fakeResult(
+        'retrieval',
+        'routed',
+        { posts: postNode, posts_25: topicNode },
+        { posts: { median: 5, p90: 9.5, n: 10 }, posts_25: { median: 4, p90: 8, n: 9 } },
+      ),
     },
   ];
 
   it('reads each row from its node: hits as counts over n, means with n, n/a where nothing applies, latency with n', () => {
-    expect(MATRIX_HEADER).toEqual(['Config', 'Hit@5 topic', 'post hit@5', 'MRR@10', 'content MRR@10', 'real links', 'abstention OK', 'latency p50/p90 ms', 'notes']);
+    expect(MATRIX_HEADER).toEqual([
+      'Config',
+      'Hit@5 topic',
+      'post hit@5',
+      'MRR@10',
+      'content MRR@10',
+      'real links',
+      'abstention OK',
+      'latency p50/p90 ms',
+      'notes',
+    ]);
     expect(matrixRows(entries)).toEqual([
-      ['A', '0.500 (4/8)', 'n/a', '0.438 (n=8)', '0.250 (n=4)', '100.0 % (12 markers)', '90.0 % (n=10)', '12.3 / 40.0 (n=10)', 'topic grain · evidence: hybrid'],
-      ['G', '0.750 (6/8)', '0.500 (3/6)', '0.600 (n=8)', '0.500 (n=4)', 'not run', 'not run', '5.0 / 9.5 (n=10)', 'routed · evidence: posts'],
-      ['G ≤25', '0.500 (4/8)', 'n/a', '0.438 (n=8)', '0.250 (n=4)', '–', '–', '4.0 / 8.0 (n=9)', 'posts_25: topics above 25 posts removed before fusion (retrieval only)'],
+      [
+        'A',
+        '0.500 (4/8)',
+        'n/a',
+        '0.438 (n=8)',
+        '0.250 (n=4)',
+        '100.0 % (12 markers)',
+        '90.0 % (n=10)',
+        '12.3 / 40.0 (n=10)',
+        'topic grain · evidence: hybrid',
+      ],
+      [
+        'G',
+        '0.750 (6/8)',
+        '0.500 (3/6)',
+        '0.600 (n=8)',
+        '0.500 (n=4)',
+        'not run',
+        'not run',
+        '5.0 / 9.5 (n=10)',
+        'routed · evidence: posts',
+      ],
+      [
+        'G ≤25',
+        '0.500 (4/8)',
+        'n/a',
+        '0.438 (n=8)',
+        '0.250 (n=4)',
+        '–',
+        '–',
+        '4.0 / 8.0 (n=9)',
+        'posts_25: topics above 25 posts removed before fusion (retrieval only)',
+      ],
     ]);
   });
 
   it('writes a markdown document naming the results file and config of every row', () => {
     const md = matrixMarkdown(entries, { cases: 'cases/demo', createdAt: '2026-01-01T00:00:00Z', version: '0.1.0' });
-    expect(md).toContain('| Config | Hit@5 topic | post hit@5 | MRR@10 | content MRR@10 | real links | abstention OK | latency p50/p90 ms | notes |');
+    expect(md).toContain(
+      '| Config | Hit@5 topic | post hit@5 | MRR@10 | content MRR@10 | real links | abstention OK | latency p50/p90 ms | notes |',
+    );
     expect(md).toContain('- **A**: `/r/A.json` — config `/x/topic grain.yml` (digest abc123)');
     expect(md).toContain('OFFLINE STAND-IN');
   });
@@ -75,26 +151,61 @@ describe('matrix rules', () => {
   const located = (id: string, question = `question ${id}?`): Located<Case> => ({
     file: 'f.yml',
     line: 1,
-    value: { id, question, kind: 'in_domain', expected_topic_ids: [1], expected_post_ids: [], expected_content: [], difficulty: 'easy', tags: [] },
+    value: {
+      id,
+      question,
+      kind: 'in_domain',
+      expected_topic_ids: [1],
+      expected_post_ids: [],
+      expected_content: [],
+      difficulty: 'easy',
+      tags: [],
+    },
   });
 
   it('accepts the same cases in any file order, and refuses different ones naming every config', () => {
-    expect(() => assertSameCases([{ source: 'A.yml', paths: ['a'], cases: [located('x'), located('y')] }, { source: 'B.yml', paths: ['b'], cases: [located('y'), located('x')] }])).not.toThrow();
+    expect(() =>
+      assertSameCases([
+        { source: 'A.yml', paths: ['a'], cases: [located('x'), located('y')] },
+        { source: 'B.yml', paths: ['b'], cases: [located('y'), located('x')] },
+      ]),
+    ).not.toThrow();
     const err = (() => {
       try {
-        assertSameCases([{ source: 'A.yml', paths: ['a.yml'], cases: [located('x')] }, { source: 'B.yml', paths: ['b.yml'], cases: [located('x', 'another wording?')] }]);
+        assertSameCases([
+          { source: 'A.yml', paths: ['a.yml'], cases: [located('x')] },
+          { source: 'B.yml', paths: ['b.yml'], cases: [located('x', 'another wording?')] },
+        ]);
       } catch (e) {
         return e as InputError;
       }
     })();
     expect(err).toBeInstanceOf(InputError);
-    expect(err!.message).toMatch(/do not resolve to the same cases[\s\S]*--cases PATH[\s\S]*A\.yml: 1 cases from a\.yml\n  B\.yml: 1 cases from b\.yml  \(differs from A\.yml\)/);
+    expect(err!.message).toMatch(
+      /do not resolve to the same cases[\s\S]*--cases PATH[\s\S]*A\.yml: 1 cases from a\.yml\n  B\.yml: 1 cases from b\.yml  \(differs from A\.yml\)/,
+    );
   });
 
   it('names rows after the configs, falling back to file names when configs share a name', () => {
-    expect(matrixLabels([{ name: 'A', source: '/c/a.yml' }, { name: 'B', source: '/c/b.yml' }])).toEqual(['A', 'B']);
-    expect(matrixLabels([{ name: 'audit', source: '/c/one.yml' }, { name: 'audit', source: '/d/two.yaml' }, { name: 'x', source: '/c/x.yml' }])).toEqual(['one', 'two', 'x']);
-    expect(() => matrixLabels([{ name: 'audit', source: '/c/a.yml' }, { name: 'audit', source: '/d/a.yml' }])).toThrow(/distinct `name:`/);
+    expect(
+      matrixLabels([
+        { name: 'A', source: '/c/a.yml' },
+        { name: 'B', source: '/c/b.yml' },
+      ]),
+    ).toEqual(['A', 'B']);
+    expect(
+      matrixLabels([
+        { name: 'audit', source: '/c/one.yml' },
+        { name: 'audit', source: '/d/two.yaml' },
+        { name: 'x', source: '/c/x.yml' },
+      ]),
+    ).toEqual(['one', 'two', 'x']);
+    expect(() =>
+      matrixLabels([
+        { name: 'audit', source: '/c/a.yml' },
+        { name: 'audit', source: '/d/a.yml' },
+      ]),
+    ).toThrow(/distinct `name:`/);
   });
 });
 
@@ -113,13 +224,29 @@ describe('retrieval latency per node', () => {
   afterEach(() => {
     vi.restoreAllMocks();
   });
-  const item = (topic: number): RetrievedItem => ({ post_id: topic * 1000 + 1, topic_id: topic, post_number: 1, title: `t${topic}`, slug: 's', category: 'c', posts_count: 1, text: 'x', reply_to_post_number: null, score: 1 });
+  const item = (topic: number): RetrievedItem => ({
+    post_id: topic * 1000 + 1,
+    topic_id: topic,
+    post_number: 1,
+    title: `t${topic}`,
+    slug: 's',
+    category: 'c',
+    posts_count: 1,
+    text: 'x',
+    reply_to_post_number: null,
+    score: 1,
+  });
   const profile = {
     semanticPosts: async () => (await sleep(20), [item(1), item(2)]),
     semanticTopics: async () => (await sleep(20), [item(2), item(3)]),
     keywordTopics: async () => (await sleep(20), [item(3)]),
   } as unknown as DiscourseProfile;
-  const embedder = { id: 'test:slow', offline: true, dimensions: 2, embed: async (t: string[]) => (await sleep(300), t.map(() => [1, 0])) };
+  const embedder = {
+    id: 'test:slow',
+    offline: true,
+    dimensions: 2,
+    embed: async (t: string[]) => (await sleep(300), t.map(() => [1, 0])),
+  };
   const config = validateConfig(
     {
       retrieval: {
@@ -150,10 +277,24 @@ describe('retrieval latency per node', () => {
   });
 
   it('summarises median and p90 per node, each with its n', async () => {
-    const cases: Case[] = ['a', 'b', 'c'].map((id) => ({ id, question: `${id}?`, kind: 'in_domain', expected_topic_ids: [3], expected_post_ids: [], expected_content: [], difficulty: 'x', tags: [] }));
-    const records = await Promise.all(cases.map(async (c) => ({ ...baseRecord(c), retrieval: (await retrieveCase(graph, c)).retrieval })));
+    const cases: Case[] = ['a', 'b', 'c'].map((id) => ({
+      id,
+      question: `${id}?`,
+      kind: 'in_domain',
+      expected_topic_ids: [3],
+      expected_post_ids: [],
+      expected_content: [],
+      difficulty: 'x',
+      tags: [],
+    }));
+    const records = await Promise.all(
+      cases.map(async (c) => ({ ...baseRecord(c), retrieval: (await retrieveCase(graph, c)).retrieval })),
+    );
     records.push({ ...baseRecord(cases[0]!), id: 'gated', status: 'gated' });
-    const s = summariseRetrieval(records, graph.nodes.map((n) => n.name));
+    const s = summariseRetrieval(
+      records,
+      graph.nodes.map((n) => n.name),
+    );
     expect(Object.keys(s.latency)).toEqual(['posts', 'semantic', 'keyword', 'both_semantic', 'hybrid']);
     for (const l of Object.values(s.latency)) {
       expect(l.n).toBe(3);
@@ -164,7 +305,9 @@ describe('retrieval latency per node', () => {
 });
 
 describe('ragaudit matrix on the demo database', () => {
-  const server = openAIServer({ chat: () => 'A model answer [[1]]. To go further, open the thread or ask the community in a new topic.' });
+  const server = openAIServer({
+    chat: () => 'A model answer [[1]]. To go further, open the thread or ask the community in a new topic.',
+  });
   let url: string;
   let close: () => Promise<void>;
   let dir: string;
@@ -181,7 +324,10 @@ describe('ragaudit matrix on the demo database', () => {
     symlinkSync(demoCache, join(dir, 'cache', 'demo-db'));
     writeFileSync(
       join(dir, 'cases.yml'),
-      readFileSync(join(ROOT, 'cases', 'demo', 'questions-core.yml'), 'utf8').split(/\n(?=- id:)/).slice(1, 3).join('\n') +
+      readFileSync(join(ROOT, 'cases', 'demo', 'questions-core.yml'), 'utf8')
+        .split(/\n(?=- id:)/)
+        .slice(1, 3)
+        .join('\n') +
         '\n- id: off-weather\n  question: "What will the weather be in Paris tomorrow?"\n  kind: off_topic\n',
     );
     const models = `generator: { provider: openai, model: ${model}, base_url: "${url}/v1", api_key: ${secret}, retries: 0 }
@@ -189,10 +335,18 @@ judge: { provider: openai, model: ${model}, base_url: "${url}/v1", api_key: ${se
 cache_dir: ${join(dir, 'cache')}
 `;
     for (const name of ['A-live-topics', 'E-rerank']) {
-      const shipped = readFileSync(join(ROOT, 'configs', `${name}.yml`), 'utf8').replaceAll('../cases/demo/', `${ROOT}/cases/demo/`);
+      const shipped = readFileSync(join(ROOT, 'configs', `${name}.yml`), 'utf8').replaceAll(
+        '../cases/demo/',
+        `${ROOT}/cases/demo/`,
+      );
       writeFileSync(join(dir, `${name}.yml`), `${shipped}\n${models}`);
     }
-    writeFileSync(join(dir, 'other-cases.yml'), `${readFileSync(join(dir, 'A-live-topics.yml'), 'utf8')}`.replace(/^cases: .*$/m, `cases: [${join(dir, 'cases.yml')}]`).replace('name: A-live-topics', 'name: other'));
+    writeFileSync(
+      join(dir, 'other-cases.yml'),
+      `${readFileSync(join(dir, 'A-live-topics.yml'), 'utf8')}`
+        .replace(/^cases: .*$/m, `cases: [${join(dir, 'cases.yml')}]`)
+        .replace('name: A-live-topics', 'name: other'),
+    );
   });
   afterAll(async () => {
     await close();
@@ -202,7 +356,13 @@ cache_dir: ${join(dir, 'cache')}
   const run = async (args: string[]) => {
     let out = '';
     let err = '';
-    const code = await main(['matrix', ...args], { out: (t) => (out += t), err: (t) => (err += t), isTTY: false, cwd: dir, env: {} });
+    const code = await main(['matrix', ...args], {
+      out: (t) => (out += t),
+      err: (t) => (err += t),
+      isTTY: false,
+      cwd: dir,
+      env: {},
+    });
     return { code, out, err };
   };
 
@@ -216,12 +376,22 @@ cache_dir: ${join(dir, 'cache')}
 
   it('--retrieval-only builds no generator and makes no model call; each results file records its config', async () => {
     server.reset();
-    const r = await run([join(dir, 'A-live-topics.yml'), join(dir, 'E-rerank.yml'), '--retrieval-only', '--cases', join(dir, 'cases.yml'), '--out', join(dir, 'ro')]);
+    const r = await run([
+      join(dir, 'A-live-topics.yml'),
+      join(dir, 'E-rerank.yml'),
+      '--retrieval-only',
+      '--cases',
+      join(dir, 'cases.yml'),
+      '--out',
+      join(dir, 'ro'),
+    ]);
     expect(r.err).not.toMatch(/generator:/);
     expect(r.code).toBe(0);
     expect(server.count()).toBe(0);
     expect(r.out).toMatch(/^\| Config \| Hit@5 topic \|/);
-    expect(r.out).toMatch(/\n\| A-live-topics \| .* \| not run \| not run \| [\d.]+ \/ [\d.]+ \(n=3\) \| .*evidence: hybrid \|/);
+    expect(r.out).toMatch(
+      /\n\| A-live-topics \| .* \| not run \| not run \| [\d.]+ \/ [\d.]+ \(n=3\) \| .*evidence: hybrid \|/,
+    );
     expect(r.out).toMatch(/\n\| E-rerank \| .*evidence: rerank \|/);
     for (const name of ['A-live-topics', 'E-rerank']) {
       const file = r.out.match(new RegExp(`^${name}: (.*\\.json)$`, 'm'))![1]!;
@@ -229,7 +399,8 @@ cache_dir: ${join(dir, 'cache')}
       expect(result).toMatchObject({ kind: 'retrieval', name, config_source: join(dir, `${name}.yml`) });
       expect(result.config).toMatchObject({ name, generator: { api_key: '***' } });
       const s = result.summary.retrieval as RetrievalSummary;
-      for (const node of result.nodes) expect(s.latency[node.name]).toMatchObject({ n: 3, median: expect.any(Number), p90: expect.any(Number) });
+      for (const node of result.nodes)
+        expect(s.latency[node.name]).toMatchObject({ n: 3, median: expect.any(Number), p90: expect.any(Number) });
     }
     const table = r.out.match(/^table: (.*)$/m)![1]!;
     expect(existsSync(table)).toBe(true);
@@ -238,7 +409,13 @@ cache_dir: ${join(dir, 'cache')}
 
   it('a full matrix row does call the generator (the counting server works)', async () => {
     server.reset();
-    const r = await run([join(dir, 'A-live-topics.yml'), '--cases', join(dir, 'cases.yml'), '--out', join(dir, 'full')]);
+    const r = await run([
+      join(dir, 'A-live-topics.yml'),
+      '--cases',
+      join(dir, 'cases.yml'),
+      '--out',
+      join(dir, 'full'),
+    ]);
     expect(server.count(CHAT)).toBeGreaterThan(0);
     expect(r.out).toMatch(/\n\| A-live-topics \| .* \| [\d.]+ % \(\d+ markers\) \| [\d.]+ % \(n=\d+\) \|/);
     expect(r.err).toMatch(/generator: openai:/);

@@ -24,7 +24,18 @@ import { readerText } from '../src/text.js';
 let nextId = 1;
 function item(topic: number, text: string): RetrievedItem {
   const id = nextId++;
-  return { post_id: topic * 1000 + id, topic_id: topic, post_number: id, title: `Title ${topic}`, slug: `t-${topic}`, category: 'c', posts_count: 3, text, reply_to_post_number: null, score: 0 };
+  return {
+    post_id: topic * 1000 + id,
+    topic_id: topic,
+    post_number: id,
+    title: `Title ${topic}`,
+    slug: `t-${topic}`,
+    category: 'c',
+    posts_count: 3,
+    text,
+    reply_to_post_number: null,
+    score: 0,
+  };
 }
 
 describe('content matching on the passage as a reader sees it', () => {
@@ -39,7 +50,11 @@ describe('content matching on the passage as a reader sees it', () => {
     const list = [item(1, 'Glue the **whole** panel, not the edges.'), filler];
     expect(contentReciprocalRankAt(list, ['whole panel'], 10)).toBe(1);
     // The metric of the node, through the same path the audit takes.
-    const m = caseRetrievalMetrics({ expected_topic_ids: [1], expected_post_ids: [], expected_content: ['whole panel'] }, list, 'post');
+    const m = caseRetrievalMetrics(
+      { expected_topic_ids: [1], expected_post_ids: [], expected_content: ['whole panel'] },
+      list,
+      'post',
+    );
     expect(m.content_mrr_at_10).toBe(1);
   });
   it('a substring inside a longer word does not match ("horse" in "horsehair")', () => {
@@ -49,9 +64,11 @@ describe('content matching on the passage as a reader sees it', () => {
     expect(contentReciprocalRankAt([list[0]!], ['horse'], 10)).toBe(0);
   });
   it('strips links, quotes, code fences, HTML and folds case and accents', () => {
-    expect(readerText('> Quoted **Crème**   de\n> [la crème](https://x.example/a) `brush`\n```\nmink oil\n```\n<b>Bold</b>&nbsp;text')).toBe(
-      'quoted creme de la creme brush mink oil bold text',
-    );
+    expect(
+      readerText(
+        '> Quoted **Crème**   de\n> [la crème](https://x.example/a) `brush`\n```\nmink oil\n```\n<b>Bold</b>&nbsp;text',
+      ),
+    ).toBe('quoted creme de la creme brush mink oil bold text');
     // snake_case survives; _emphasis_ does not.
     expect(readerText('set _keep_ max_tokens')).toBe('set keep max_tokens');
   });
@@ -74,7 +91,8 @@ const source = (n: number, topic: number, post: number): SourceRecord => ({
 
 describe('one citation grammar', () => {
   const sources = [source(1, 10, 101), source(2, 20, 201), source(3, 10, 102)];
-  const answer = 'Resole the boots with leather [[1]]. Use cork filler [[ 2 ]]. Both agree [[1, 3]]. Or not [[2,7]]. Huge [[9007199254740993]].';
+  const answer =
+    'Resole the boots with leather [[1]]. Use cork filler [[ 2 ]]. Both agree [[1, 3]]. Or not [[2,7]]. Huge [[9007199254740993]].';
 
   it('every form is scored, each id once, in order; a huge id is invalid, never a crash', () => {
     // [[1]] → 1; [[ 2 ]] → 2; [[1, 3]] → 1, 3; [[2,7]] → 2, 7; the huge id → 0 (not a safe integer).
@@ -107,7 +125,9 @@ describe('one citation grammar', () => {
     expect(html.match(/class="cite valid"/g)).toHaveLength(5);
     expect(html.match(/class="cite invalid"/g)).toHaveLength(2);
     expect(html).toContain('<a class="cite valid" href="#c0-s2" title="valid: source 2">[[ 2 ]]</a>');
-    expect(html).toContain('<span class="cite-group">[[<a class="cite valid" href="#c0-s1" title="valid: source 1 (golden)">1</a>, <a class="cite valid" href="#c0-s3" title="valid: source 3 (golden)">3</a>]]</span>');
+    expect(html).toContain(
+      '<span class="cite-group">[[<a class="cite valid" href="#c0-s1" title="valid: source 1 (golden)">1</a>, <a class="cite valid" href="#c0-s3" title="valid: source 3 (golden)">3</a>]]</span>',
+    );
     expect(html).toContain('[[9007199254740993]]</span>');
     expect(html).not.toContain('[[1]]</span>');
   });
@@ -125,7 +145,13 @@ describe('golden citation and off-topic hallucination', () => {
   it('golden_citation is the share of distinct valid cited sources that are golden', () => {
     // Ids 1 (golden) ×3, 2 (not golden), 9 (invalid): distinct valid {1, 2}, golden {1} → 1/2.
     // Counting every marker would give 3/5.
-    const checks = [check(1, true, true), check(1, true, true), check(2, true, false), check(1, true, true), check(9, false, false)];
+    const checks = [
+      check(1, true, true),
+      check(1, true, true),
+      check(2, true, false),
+      check(1, true, true),
+      check(9, false, false),
+    ];
     expect(goldenCitationShare('in_domain', true, checks)).toBe(0.5);
     expect(goldenCitationShare('in_domain', true, [check(9, false, false)])).toBeNull();
     expect(goldenCitationShare('off_topic', true, checks)).toBeNull();

@@ -82,7 +82,13 @@ describe('neighbourhood evidence', () => {
 
   it('takes k posts on each side, nearest first, skipping posts the database does not return', async () => {
     const { sources, replyTo } = sourcesFor([post(5, 2)]);
-    await addNeighbourhood(profile, sources, replyTo, { ...ALL, parent: false, first_post: false, before: 2, after: 2 });
+    await addNeighbourhood(profile, sources, replyTo, {
+      ...ALL,
+      parent: false,
+      first_post: false,
+      before: 2,
+      after: 2,
+    });
     // Post 4 is not public: the nearest "before" is then post 3.
     expect(sources[0]!.neighbours!.map((n) => [n.role, n.post_number])).toEqual([
       ['after', 6],
@@ -93,7 +99,13 @@ describe('neighbourhood evidence', () => {
 
   it('adds nothing that was not asked for, and no neighbours field when there is none', async () => {
     const { sources, replyTo } = sourcesFor([post(1, null), post(6, 5)]);
-    await addNeighbourhood(profile, sources, replyTo, { parent: false, before: 0, after: 0, first_post: true, budget_chars: 1500 });
+    await addNeighbourhood(profile, sources, replyTo, {
+      parent: false,
+      before: 0,
+      after: 0,
+      first_post: true,
+      budget_chars: 1500,
+    });
     // The first post is the source itself: nothing to add.
     expect(sources[0]!.neighbours).toBeUndefined();
     expect(sources[1]!.neighbours!.map((n) => n.role)).toEqual(['first post']);
@@ -126,7 +138,13 @@ describe('neighbourhood evidence', () => {
     const saved = POSTS.splice(2, 1, long);
     try {
       const { sources, replyTo } = sourcesFor([post(4, 3)]);
-      await addNeighbourhood(profile, sources, replyTo, { parent: true, before: 0, after: 0, first_post: false, budget_chars: 120 });
+      await addNeighbourhood(profile, sources, replyTo, {
+        parent: true,
+        before: 0,
+        after: 0,
+        first_post: false,
+        budget_chars: 120,
+      });
       expect(sources[0]!.neighbours!.map((n) => n.post_number)).toEqual([3]);
       expect(used(sources[0]!)).toBeLessThanOrEqual(120);
     } finally {

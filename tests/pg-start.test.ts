@@ -22,7 +22,17 @@ describe('PostgreSQL start-up when the chosen port is taken', { timeout: 120_000
     dir = mkdtempSync(join(tmpdir(), 'ragaudit-pgport-'));
     chmodSync(dir, 0o777);
     data = join(dir, 'data');
-    runPgTool(bin, 'initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C.UTF-8', '--no-sync']);
+    runPgTool(bin, 'initdb', [
+      '-D',
+      data,
+      '-U',
+      'postgres',
+      '--auth=trust',
+      '-E',
+      'UTF8',
+      '--locale=C.UTF-8',
+      '--no-sync',
+    ]);
     holder = createServer();
     await new Promise<void>((r) => holder.listen(0, '127.0.0.1', r));
     taken = (holder.address() as { port: number }).port;
@@ -33,7 +43,9 @@ describe('PostgreSQL start-up when the chosen port is taken', { timeout: 120_000
   });
 
   it('gives up after the bounded number of tries when every port offered is taken', async () => {
-    const err = await startOnFreePort(bin, data, dir, { pickPort: async () => taken, tries: 2 }).catch((e: unknown) => e);
+    const err = await startOnFreePort(bin, data, dir, { pickPort: async () => taken, tries: 2 }).catch(
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(Error);
     expect((err as Error).message).toMatch(new RegExp(`^pg_ctl start failed on port ${taken} \\(try 2 of 2\\)`));
     expect((err as Error).message).toContain('Address already in use');
@@ -41,7 +53,9 @@ describe('PostgreSQL start-up when the chosen port is taken', { timeout: 120_000
 
   it('tries a new port when the first is taken, and serves on it', async () => {
     const offered = [taken];
-    const { port, attempts } = await startOnFreePort(bin, data, dir, { pickPort: async () => offered.shift() ?? freePort() });
+    const { port, attempts } = await startOnFreePort(bin, data, dir, {
+      pickPort: async () => offered.shift() ?? freePort(),
+    });
     try {
       expect(attempts).toBe(2);
       expect(port).not.toBe(taken);

@@ -26,8 +26,22 @@ const dirs: string[] = [];
 afterAll(async () => Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true }))));
 
 const ask = { system: 'Be brief.', messages: [{ role: 'user' as const, content: 'What is RRF?' }] };
-const openai = () => new OpenAIChatModel({ model: 'test-model', baseURL: `${chatServed.url}/v1`, apiKey: 'sk-test-answers-0123456789', retries: 2, minDelayMs: 1 });
-const anthropic = () => new AnthropicChatModel({ model: 'claude-test', baseURL: messagesServed.url, apiKey: 'sk-ant-answers-0123456789', retries: 2, minDelayMs: 1 });
+const openai = () =>
+  new OpenAIChatModel({
+    model: 'test-model',
+    baseURL: `${chatServed.url}/v1`,
+    apiKey: 'sk-test-answers-0123456789',
+    retries: 2,
+    minDelayMs: 1,
+  });
+const anthropic = () =>
+  new AnthropicChatModel({
+    model: 'claude-test',
+    baseURL: messagesServed.url,
+    apiKey: 'sk-ant-answers-0123456789',
+    retries: 2,
+    minDelayMs: 1,
+  });
 
 const finished = (content: string | null, finish: string) => {
   const body = chatCompletion(content) as { choices: { finish_reason: string }[] };
@@ -41,12 +55,42 @@ describe('OpenAI-compatible answers that are not answers', () => {
   const cases: [string, Behaviour, RegExp, boolean][] = [
     ['content: null', reply(chatCompletion(null)), /^openai: empty answer \(content null, finish_reason stop\)/, true],
     ['empty content', reply(chatCompletion('  ')), /^openai: empty answer \(content empty, finish_reason stop\)/, true],
-    ['empty choices', reply({ ...chatCompletion('x'), choices: [] }), /^openai: malformed answer \(choices: no choices\)/, true],
-    ['no message', reply({ ...chatCompletion('x'), choices: [{ index: 0, finish_reason: 'stop' }] }), /^openai: malformed answer \(choices\.0\.message: /, true],
-    ['an HTML body', replyText('<html><body>Welcome to the hotel wifi</body></html>', { contentType: 'text/html' }), /^openai: malformed answer \(not JSON: <html><body>Welcome/, true],
-    ['empty content cut by length', finished('', 'length'), /^openai: answer truncated \(no text before the token limit, finish_reason length: raise max_tokens\)/, false],
-    ['text cut by length', finished('The answer is', 'length'), /^openai: answer truncated \(cut at the token limit/, false],
-    ['a refusal', reply(chatCompletion(null, { refusal: 'I cannot help with that.' })), /^openai: the model refused \(I cannot help with that\.\)/, false],
+    [
+      'empty choices',
+      reply({ ...chatCompletion('x'), choices: [] }),
+      /^openai: malformed answer \(choices: no choices\)/,
+      true,
+    ],
+    [
+      'no message',
+      reply({ ...chatCompletion('x'), choices: [{ index: 0, finish_reason: 'stop' }] }),
+      /^openai: malformed answer \(choices\.0\.message: /,
+      true,
+    ],
+    [
+      'an HTML body',
+      replyText('<html><body>Welcome to the hotel wifi</body></html>', { contentType: 'text/html' }),
+      /^openai: malformed answer \(not JSON: <html><body>Welcome/,
+      true,
+    ],
+    [
+      'empty content cut by length',
+      finished('', 'length'),
+      /^openai: answer truncated \(no text before the token limit, finish_reason length: raise max_tokens\)/,
+      false,
+    ],
+    [
+      'text cut by length',
+      finished('The answer is', 'length'),
+      /^openai: answer truncated \(cut at the token limit/,
+      false,
+    ],
+    [
+      'a refusal',
+      reply(chatCompletion(null, { refusal: 'I cannot help with that.' })),
+      /^openai: the model refused \(I cannot help with that\.\)/,
+      false,
+    ],
   ];
   for (const [name, behaviour, message, retried] of cases) {
     it(`${name} → fault answer${retried ? ', retried' : ', not retried'}`, async () => {
@@ -67,12 +111,23 @@ describe('OpenAI-compatible answers that are not answers', () => {
 });
 
 describe('Anthropic answers that are not answers', () => {
-  const msg = (content: ReturnType<typeof textBlock>[], stop: string) => reply({ ...anthropicMessage(content), stop_reason: stop });
+  const msg = (content: ReturnType<typeof textBlock>[], stop: string) =>
+    reply({ ...anthropicMessage(content), stop_reason: stop });
   const cases: [string, Behaviour, RegExp, boolean][] = [
     ['content: []', msg([], 'end_turn'), /^anthropic: empty answer \(0 content blocks, stop_reason end_turn\)/, true],
     ['only blank text', msg([textBlock(' ')], 'end_turn'), /^anthropic: empty answer/, true],
-    ['no content field', reply({ type: 'message', role: 'assistant', model: 'claude-test' }), /^anthropic: malformed answer \(content: /, true],
-    ['nothing before max_tokens', msg([], 'max_tokens'), /^anthropic: answer truncated \(nothing written at the token limit/, false],
+    [
+      'no content field',
+      reply({ type: 'message', role: 'assistant', model: 'claude-test' }),
+      /^anthropic: malformed answer \(content: /,
+      true,
+    ],
+    [
+      'nothing before max_tokens',
+      msg([], 'max_tokens'),
+      /^anthropic: answer truncated \(nothing written at the token limit/,
+      false,
+    ],
     ['a refusal', msg([textBlock('')], 'refusal'), /^anthropic: the model refused/, false],
   ];
   for (const [name, behaviour, message, retried] of cases) {
@@ -98,7 +153,8 @@ describe('a faulty server, then a healthy one, behind the answer cache', () => {
       'q-choices': reply({ ...chatCompletion('x'), choices: [] }),
     };
     const ask1 = (q: string) => ({ system: 'Be brief.', messages: [{ role: 'user' as const, content: q }] });
-    const asked = () => chat.requestsTo(CHAT).map((r) => (r.body as { messages: { content: string }[] }).messages.at(-1)!.content);
+    const asked = () =>
+      chat.requestsTo(CHAT).map((r) => (r.body as { messages: { content: string }[] }).messages.at(-1)!.content);
 
     // First run: the server answers four questions with a fault, every time.
     chat.on(CHAT, (req) => {
@@ -106,17 +162,28 @@ describe('a faulty server, then a healthy one, behind the answer cache', () => {
       return faulty[q] ?? reply(chatCompletion(`answer to ${q}`));
     });
     const first = cachedModel(openai(), new ResponseCache(dir));
-    const outcomes = await Promise.all(questions.map((q) => first.complete(ask1(q)).then((c) => c.text, (e: unknown) => (e as ProviderError).details.fault)));
+    const outcomes = await Promise.all(
+      questions.map((q) =>
+        first.complete(ask1(q)).then(
+          (c) => c.text,
+          (e: unknown) => (e as ProviderError).details.fault,
+        ),
+      ),
+    );
     expect(outcomes).toEqual(['answer to q-good-1', 'answer', 'answer to q-good-2', 'answer', 'answer', 'answer']);
 
     // Second run: a healthy server (default responder again); only the four failures are asked.
     chat.reset();
-    chat.on(CHAT, (req) => reply(chatCompletion(`answer to ${(req.body as { messages: { content: string }[] }).messages.at(-1)!.content}`)));
+    chat.on(CHAT, (req) =>
+      reply(chatCompletion(`answer to ${(req.body as { messages: { content: string }[] }).messages.at(-1)!.content}`)),
+    );
     const second = cachedModel(openai(), new ResponseCache(dir));
     const texts = await Promise.all(questions.map((q) => second.complete(ask1(q))));
     expect(texts.map((t) => t.text)).toEqual(questions.map((q) => `answer to ${q}`));
     expect(asked().sort()).toEqual(['q-choices', 'q-html', 'q-length', 'q-null']);
     expect(texts.filter((t) => t.cached).length).toBe(2);
-    chat.on(CHAT, (req) => reply(chatCompletion(`echo: ${(req.body as { messages: { content: string }[] }).messages.at(-1)!.content}`)));
+    chat.on(CHAT, (req) =>
+      reply(chatCompletion(`echo: ${(req.body as { messages: { content: string }[] }).messages.at(-1)!.content}`)),
+    );
   });
 });

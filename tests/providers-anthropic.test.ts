@@ -35,7 +35,11 @@ describe('AnthropicChatModel', () => {
     const m = model();
     const out = await m.complete({ ...ask, temperature: 0 });
     expect(m.id).toBe('anthropic:claude-test');
-    expect(out).toMatchObject({ text: 'echo: Is it supported?', model: 'claude-test', usage: { inputTokens: 12, outputTokens: 7 } });
+    expect(out).toMatchObject({
+      text: 'echo: Is it supported?',
+      model: 'claude-test',
+      usage: { inputTokens: 12, outputTokens: 7 },
+    });
     const req = server.last(MESSAGES);
     expect(req.body).toEqual({
       model: 'claude-test',
@@ -67,7 +71,10 @@ describe('AnthropicChatModel', () => {
               type: 'array',
               items: {
                 type: 'object',
-                properties: { text: { type: 'string' }, label: { type: 'string', enum: ['supported', 'unsupported', 'contradicted'] } },
+                properties: {
+                  text: { type: 'string' },
+                  label: { type: 'string', enum: ['supported', 'unsupported', 'contradicted'] },
+                },
                 required: ['text', 'label'],
                 additionalProperties: false,
               },
@@ -82,12 +89,16 @@ describe('AnthropicChatModel', () => {
 
   it('throws JudgeParseError when the tool input breaks the schema, or no tool is called', async () => {
     toolInput = { claims: [{ text: 'x', label: 'probably' }] };
-    const bad = await model().complete({ ...ask, schema: { name: 'claims', zod: Claims } }).catch((e: unknown) => e);
+    const bad = await model()
+      .complete({ ...ask, schema: { name: 'claims', zod: Claims } })
+      .catch((e: unknown) => e);
     expect(bad).toBeInstanceOf(JudgeParseError);
     expect((bad as JudgeParseError).raw).toBe(JSON.stringify(toolInput));
 
     server.enqueue(MESSAGES, reply(anthropicMessage([textBlock('All claims look fine to me.')])));
-    const prose = await model().complete({ ...ask, schema: { name: 'claims', zod: Claims } }).catch((e: unknown) => e);
+    const prose = await model()
+      .complete({ ...ask, schema: { name: 'claims', zod: Claims } })
+      .catch((e: unknown) => e);
     expect(prose).toBeInstanceOf(JudgeParseError);
     expect((prose as JudgeParseError).raw).toBe('All claims look fine to me.');
   });
@@ -95,7 +106,12 @@ describe('AnthropicChatModel', () => {
   it('takes the tool_use block among other blocks', async () => {
     server.enqueue(
       MESSAGES,
-      reply(anthropicMessage([textBlock('Here it is.'), toolUseBlock('claims', { claims: [] })], { inputTokens: 40, outputTokens: 9 })),
+      reply(
+        anthropicMessage([textBlock('Here it is.'), toolUseBlock('claims', { claims: [] })], {
+          inputTokens: 40,
+          outputTokens: 9,
+        }),
+      ),
     );
     const out = await model().complete({ ...ask, schema: { name: 'claims', zod: Claims } });
     expect(out.json).toEqual({ claims: [] });
@@ -103,10 +119,7 @@ describe('AnthropicChatModel', () => {
   });
 
   it('waits out a 529/429 with retry-after, then succeeds', async () => {
-    server.enqueue(
-      MESSAGES,
-      status(429, anthropicError('rate_limit_error', 'slow down'), { 'retry-after': '1' }),
-    );
+    server.enqueue(MESSAGES, status(429, anthropicError('rate_limit_error', 'slow down'), { 'retry-after': '1' }));
     const { sleep, delays } = recordingSleep();
     await model({ sleep }).complete(ask);
     expect(server.count(MESSAGES)).toBe(2);
@@ -115,8 +128,13 @@ describe('AnthropicChatModel', () => {
   });
 
   it('gives up on repeated overloads after retries + 1 requests', async () => {
-    server.enqueue(MESSAGES, ...Array.from({ length: 4 }, () => status(529, anthropicError('overloaded_error', 'Overloaded'))));
-    const err = await model({ retries: 3 }).complete(ask).catch((e: unknown) => e);
+    server.enqueue(
+      MESSAGES,
+      ...Array.from({ length: 4 }, () => status(529, anthropicError('overloaded_error', 'Overloaded'))),
+    );
+    const err = await model({ retries: 3 })
+      .complete(ask)
+      .catch((e: unknown) => e);
     expect(server.count(MESSAGES)).toBe(4);
     expect((err as ProviderError).details).toMatchObject({ provider: 'anthropic', status: 529, retryable: true });
     expect((err as Error).message).toMatch(/^anthropic: gave up after 4 attempts: 529 .*Overloaded/);
@@ -125,20 +143,28 @@ describe('AnthropicChatModel', () => {
   it('ends a hung request at the timeout', async () => {
     server.enqueue(MESSAGES, hang());
     const t0 = performance.now();
-    const err = await model({ timeoutMs: 300, retries: 0 }).complete(ask).catch((e: unknown) => e);
+    const err = await model({ timeoutMs: 300, retries: 0 })
+      .complete(ask)
+      .catch((e: unknown) => e);
     expect(server.count(MESSAGES)).toBe(1);
     // Kept only against a hang (the suite's timeout is minutes): 10 × the 300 ms deadline.
     expect(performance.now() - t0).toBeLessThan(3000);
-    expect((err as Error).message).toBe(`anthropic: gave up after 1 attempt: request timed out after 300 ms from ${served.url}`);
+    expect((err as Error).message).toBe(
+      `anthropic: gave up after 1 attempt: request timed out after 300 ms from ${served.url}`,
+    );
     expect((err as ProviderError).details.fault).toBe('connection');
   });
 
   it('fails fast on 401 without showing the key', async () => {
     server.enqueue(MESSAGES, status(401, anthropicError('authentication_error', `invalid x-api-key ${KEY}`)));
-    const err = await model().complete(ask).catch((e: unknown) => e);
+    const err = await model()
+      .complete(ask)
+      .catch((e: unknown) => e);
     expect(server.count(MESSAGES)).toBe(1);
     expect(err).toBeInstanceOf(ProviderError);
-    expect((err as Error).message).toBe(`anthropic: 401 Unauthorized (invalid x-api-key ***) from ${served.url} — check ANTHROPIC_API_KEY`);
+    expect((err as Error).message).toBe(
+      `anthropic: 401 Unauthorized (invalid x-api-key ***) from ${served.url} — check ANTHROPIC_API_KEY`,
+    );
     expect(inspect(err, { depth: 8 })).not.toContain('SECRET');
   });
 

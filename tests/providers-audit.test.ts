@@ -13,7 +13,22 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunResult } from '../src/model/results.js';
-import { answerFor, caseOf, chatQuestion, chatServer, chatSystem, FIXTURES, filesUnder, removeWorkDirs, resultsOf, runCli, startAll, workDir, zoneScore, type CliRun } from './fixtures/audit/harness.js';
+import {
+  answerFor,
+  caseOf,
+  chatQuestion,
+  chatServer,
+  chatSystem,
+  FIXTURES,
+  filesUnder,
+  removeWorkDirs,
+  resultsOf,
+  runCli,
+  startAll,
+  workDir,
+  zoneScore,
+  type CliRun,
+} from './fixtures/audit/harness.js';
 import { CHAT, chatCompletion } from './servers/openai-server.js';
 import { reply, replyText, status, type Behaviour, type RecordedRequest } from './servers/provider-server.js';
 import { rerankServer, TEI_RERANK } from './servers/rerank-server.js';
@@ -35,10 +50,12 @@ const finishedByLength = (): Behaviour => {
 /** Run 1's fault per case id. */
 const FAULTY: Record<string, () => Behaviour> = {
   'polished-binder-meaning': () => reply(chatCompletion(null)),
-  'vamp-folds-too-long': () => replyText('<html><body>Bad gateway, try later</body></html>', { contentType: 'text/html' }),
+  'vamp-folds-too-long': () =>
+    replyText('<html><body>Bad gateway, try later</body></html>', { contentType: 'text/html' }),
   'loake-country-of-manufacture': finishedByLength,
   'off-python-linked-list': () => reply({ ...chatCompletion('x'), choices: [] }),
-  'off-gazpacho-recipe': () => status(400, { error: { message: `Invalid request for key ${KEY}`, type: 'invalid_request_error' } }),
+  'off-gazpacho-recipe': () =>
+    status(400, { error: { message: `Invalid request for key ${KEY}`, type: 'invalid_request_error' } }),
 };
 const ECHOING = 'loake-vs-cj-price-gap';
 const idOf = (req: RecordedRequest) => caseOf(chatQuestion(req)).id;
@@ -93,12 +110,22 @@ describe('a faulty generator, then a healthy one, with every secret form planted
     expect(first.code, first.err).toBe(1);
     const byId = Object.fromEntries(firstResult.cases.map((c) => [c.id, c]));
     expect(byId[ECHOING]!.status).toBe('ok');
-    const reasons = Object.fromEntries(Object.keys(FAULTY).map((id) => [id, `${byId[id]!.status}: ${byId[id]!.error?.message ?? ''}`]));
-    expect(reasons['polished-binder-meaning']).toMatch(/^error: openai: empty answer \(content null, finish_reason stop\)/);
-    expect(reasons['vamp-folds-too-long']).toMatch(/^error: openai: malformed answer \(not JSON: <html><body>Bad gateway/);
-    expect(reasons['loake-country-of-manufacture']).toMatch(/^error: openai: answer truncated \(no text before the token limit/);
+    const reasons = Object.fromEntries(
+      Object.keys(FAULTY).map((id) => [id, `${byId[id]!.status}: ${byId[id]!.error?.message ?? ''}`]),
+    );
+    expect(reasons['polished-binder-meaning']).toMatch(
+      /^error: openai: empty answer \(content null, finish_reason stop\)/,
+    );
+    expect(reasons['vamp-folds-too-long']).toMatch(
+      /^error: openai: malformed answer \(not JSON: <html><body>Bad gateway/,
+    );
+    expect(reasons['loake-country-of-manufacture']).toMatch(
+      /^error: openai: answer truncated \(no text before the token limit/,
+    );
     expect(reasons['off-python-linked-list']).toMatch(/^error: openai: malformed answer \(choices: no choices\)/);
-    expect(reasons['off-gazpacho-recipe']).toMatch(/^error: openai: 400 Bad Request \(Invalid request for key \*\*\*\)/);
+    expect(reasons['off-gazpacho-recipe']).toMatch(
+      /^error: openai: 400 Bad Request \(Invalid request for key \*\*\*\)/,
+    );
   });
 
   it('re-asks exactly the failed questions on the healthy server and reuses the good answer', () => {
@@ -115,17 +142,23 @@ describe('a faulty generator, then a healthy one, with every secret form planted
   it('sent each server its own credentials only', () => {
     expect(chat.requestsTo(CHAT)[0]!.headers.authorization).toBe(`Bearer ${KEY}`);
     expect(chat.requestsTo(CHAT)[0]!.query.get('api-key')).toBe(AZURE);
-    expect(tei.requestsTo(TEI_RERANK)[0]!.headers.authorization).toBe(`Basic ${Buffer.from(`${TOKEN_USER}:`).toString('base64')}`);
+    expect(tei.requestsTo(TEI_RERANK)[0]!.headers.authorization).toBe(
+      `Basic ${Buffer.from(`${TOKEN_USER}:`).toString('base64')}`,
+    );
     expect(tei.requestsTo(TEI_RERANK)[0]!.query.get('sig')).toBe(SIG);
     const own = { chat: [KEY, AZURE, ACCESS], tei: [TOKEN_USER, SIG, AUTH] };
-    for (const [name, server, mine] of [['chat', chat, own.chat], ['tei', tei, own.tei]] as const) {
+    for (const [name, server, mine] of [
+      ['chat', chat, own.chat],
+      ['tei', tei, own.tei],
+    ] as const) {
       for (const r of server.requests) {
         const { authorization: _own, ...headers } = r.headers;
         const seen = `${r.raw}\n${JSON.stringify(headers)}\n${r.path}`;
         for (const s of SECRETS) expect(seen.includes(s), `${s} in a request to ${name}`).toBe(false);
         // The query string of its own base URL is how this server authenticates; nobody else's.
         const query = r.query.toString();
-        for (const s of SECRETS.filter((x) => !(mine as readonly string[]).includes(x))) expect(query.includes(s), `${s} in ${name}'s query`).toBe(false);
+        for (const s of SECRETS.filter((x) => !(mine as readonly string[]).includes(x)))
+          expect(query.includes(s), `${s} in ${name}'s query`).toBe(false);
       }
     }
   });

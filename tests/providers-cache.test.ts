@@ -33,7 +33,9 @@ const model = () => new OpenAIChatModel({ model: 'test-model', baseURL: `${serve
 describe('ResponseCache', () => {
   it('hashes canonical JSON, whatever the key order', () => {
     const cache = new ResponseCache(dir);
-    expect(canonicalJson({ b: 1, a: { d: [1, { z: 1, y: 2 }], c: undefined } })).toBe('{"a":{"d":[1,{"y":2,"z":1}]},"b":1}');
+    expect(canonicalJson({ b: 1, a: { d: [1, { z: 1, y: 2 }], c: undefined } })).toBe(
+      '{"a":{"d":[1,{"y":2,"z":1}]},"b":1}',
+    );
     expect(cache.key({ a: 1, b: { c: 2, d: 3 } })).toBe(cache.key({ b: { d: 3, c: 2 }, a: 1 }));
     expect(cache.key({ a: 1 })).toMatch(/^[0-9a-f]{64}$/);
   });
@@ -43,7 +45,12 @@ describe('ResponseCache', () => {
     const key = cache.key({ q: 1 });
     await cache.set(key, { text: 'hi', usage: { inputTokens: 1, outputTokens: 1 }, latencyMs: 12, model: 'm' });
     expect(await allFiles(dir)).toEqual([join(dir, key.slice(0, 2), `${key}.json`)]);
-    expect(await cache.get(key)).toEqual({ text: 'hi', usage: { inputTokens: 1, outputTokens: 1 }, latencyMs: 12, model: 'm' });
+    expect(await cache.get(key)).toEqual({
+      text: 'hi',
+      usage: { inputTokens: 1, outputTokens: 1 },
+      latencyMs: 12,
+      model: 'm',
+    });
     expect(await cache.get(cache.key({ q: 2 }))).toBeUndefined();
   });
 
@@ -108,12 +115,18 @@ describe('cachedModel', () => {
     try {
       const cache = new ResponseCache(dir);
       const a = await cachedModel(model(), cache).complete(ask);
-      const b = await cachedModel(new OpenAIChatModel({ model: 'test-model', baseURL: `${url}/v1`, apiKey: KEY }), cache).complete(ask);
+      const b = await cachedModel(
+        new OpenAIChatModel({ model: 'test-model', baseURL: `${url}/v1`, apiKey: KEY }),
+        cache,
+      ).complete(ask);
       expect([a.text, b.text]).toEqual(['echo: What is RRF?', 'the other deployment']);
       expect([server.count(CHAT), other.count(CHAT)]).toEqual([1, 1]);
       expect(b.cached).toBeUndefined();
       // Fixed request settings of a client count too.
-      await cachedModel(new OpenAIChatModel({ model: 'test-model', baseURL: `${served.url}/v1`, apiKey: KEY, extraBody: { top_k: 5 } }), cache).complete(ask);
+      await cachedModel(
+        new OpenAIChatModel({ model: 'test-model', baseURL: `${served.url}/v1`, apiKey: KEY, extraBody: { top_k: 5 } }),
+        cache,
+      ).complete(ask);
       expect(server.count(CHAT)).toBe(2);
       expect(await allFiles(dir)).toHaveLength(3);
     } finally {
@@ -129,7 +142,10 @@ describe('cachedModel', () => {
     const m = cachedModel(model(), cache);
     const key = cache.key(requestKeyParts(m.id, ask, {}, m.cacheScope));
     await mkdir(join(dir, key.slice(0, 2)), { recursive: true });
-    await writeFile(join(dir, key.slice(0, 2), `${key}.json`), JSON.stringify({ version: 1, key, createdAt: '2025-01-01T00:00:00Z', completion: empty }));
+    await writeFile(
+      join(dir, key.slice(0, 2), `${key}.json`),
+      JSON.stringify({ version: 1, key, createdAt: '2025-01-01T00:00:00Z', completion: empty }),
+    );
     expect(await m.complete(ask)).toMatchObject({ text: 'echo: What is RRF?' });
     expect(server.count(CHAT)).toBe(1);
   });

@@ -40,7 +40,9 @@ describe('OpenAIEmbedder', () => {
   });
 
   it('rejects vectors of the wrong length with a clear message', async () => {
-    const err = await embedder({ dimensions: 768 }).embed(['x']).catch((e: unknown) => e);
+    const err = await embedder({ dimensions: 768 })
+      .embed(['x'])
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ProviderError);
     expect((err as Error).message).toBe(
       `embeddings: bge-m3 returned 4-dimensional vectors but 768 are configured (set dimensions to match the model and the stored embeddings) from ${served.url}/v1/embeddings`,
@@ -51,7 +53,9 @@ describe('OpenAIEmbedder', () => {
   it('rejects a response that misses an input', async () => {
     const short = reply(embeddingsResponse([hashVector('a', 4)]));
     server.enqueue(EMBEDDINGS, short, short, short, short, short);
-    await expect(embedder().embed(['a', 'b'])).rejects.toThrow('embeddings: malformed answer (no embedding for inputs 1)');
+    await expect(embedder().embed(['a', 'b'])).rejects.toThrow(
+      'embeddings: malformed answer (no embedding for inputs 1)',
+    );
     expect(server.count(EMBEDDINGS)).toBe(5);
   });
 
@@ -63,9 +67,13 @@ describe('OpenAIEmbedder', () => {
 
   it('fails fast on 403 without showing the key', async () => {
     server.enqueue(EMBEDDINGS, status(403, { error: { message: `key ${KEY} lacks scope` } }));
-    const err = await embedder().embed(['a']).catch((e: unknown) => e);
+    const err = await embedder()
+      .embed(['a'])
+      .catch((e: unknown) => e);
     expect(server.count(EMBEDDINGS)).toBe(1);
-    expect((err as Error).message).toBe(`embeddings: 403 Forbidden (key *** lacks scope) from ${served.url}/v1/embeddings — check OPENAI_API_KEY`);
+    expect((err as Error).message).toBe(
+      `embeddings: 403 Forbidden (key *** lacks scope) from ${served.url}/v1/embeddings — check OPENAI_API_KEY`,
+    );
     expect(inspect(err, { depth: 8 })).not.toContain('SECRET');
   });
 

@@ -11,7 +11,14 @@ import type { Sleep } from '../src/llm/retry.js';
 import { TeiReranker } from '../src/rerank/http-rerankers.js';
 import { OpenAIEmbedder } from '../src/embedding/openai-embedder.js';
 import { MESSAGES, anthropicError, anthropicMessage, anthropicServer, textBlock } from './servers/anthropic-server.js';
-import { CHAT, EMBEDDINGS, chatCompletion, embeddingsResponse, hashVector, openAIServer } from './servers/openai-server.js';
+import {
+  CHAT,
+  EMBEDDINGS,
+  chatCompletion,
+  embeddingsResponse,
+  hashVector,
+  openAIServer,
+} from './servers/openai-server.js';
 import { hang, status, trickle } from './servers/provider-server.js';
 import { TEI_RERANK, rerankServer } from './servers/rerank-server.js';
 import { serveDuringSuite } from './servers/suite.js';
@@ -49,7 +56,9 @@ describe('a server that sends headers, then trickles the body (12.3)', () => {
     expect(chat.count(CHAT)).toBe(2);
     expect(delays).toHaveLength(1);
     expect(err.details).toMatchObject({ fault: 'connection', retryable: true });
-    expect(err.message).toBe(`openai: gave up after 2 attempts: request timed out after 300 ms from ${chatServed.url}/v1`);
+    expect(err.message).toBe(
+      `openai: gave up after 2 attempts: request timed out after 300 ms from ${chatServed.url}/v1`,
+    );
   });
 
   it('is cut at the deadline by the Anthropic SDK client', async () => {
@@ -66,15 +75,27 @@ describe('a server that sends headers, then trickles the body (12.3)', () => {
     tei.enqueue(TEI_RERANK, trickle([{ index: 0, score: 1 }], { everyMs: 1000 }));
     chat.enqueue(EMBEDDINGS, trickle(embeddingsResponse([hashVector('a', 4)]), { everyMs: 100 }));
     let t0 = performance.now();
-    const rerankErr = await failure(new TeiReranker({ url: teiServed.url, timeoutMs: 300, retries: 0 }).score('q', ['a']));
+    const rerankErr = await failure(
+      new TeiReranker({ url: teiServed.url, timeoutMs: 300, retries: 0 }).score('q', ['a']),
+    );
     expect(performance.now() - t0).toBeLessThan(3000); // 10 × the 300 ms deadline
     t0 = performance.now();
-    const embedErr = await failure(new OpenAIEmbedder({ model: 'test-embedder', dimensions: 4, baseURL: `${chatServed.url}/v1`, timeoutMs: 300, retries: 0 }).embed(['a']));
+    const embedErr = await failure(
+      new OpenAIEmbedder({
+        model: 'test-embedder',
+        dimensions: 4,
+        baseURL: `${chatServed.url}/v1`,
+        timeoutMs: 300,
+        retries: 0,
+      }).embed(['a']),
+    );
     expect(performance.now() - t0).toBeLessThan(3000); // 10 × the 300 ms deadline
     expect([tei.count(TEI_RERANK), chat.count(EMBEDDINGS)]).toEqual([1, 1]);
     expect(rerankErr.details.fault).toBe('connection');
     expect(embedErr.details.fault).toBe('connection');
-    expect(embedErr.message).toBe(`embeddings: gave up after 1 attempt: request timed out after 300 ms from ${chatServed.url}/v1/embeddings`);
+    expect(embedErr.message).toBe(
+      `embeddings: gave up after 1 attempt: request timed out after 300 ms from ${chatServed.url}/v1/embeddings`,
+    );
   });
 
   it('counts the time lost in the latency of the answer that follows', async () => {
@@ -101,34 +122,62 @@ describe('a server that sends headers, then trickles the body (12.3)', () => {
 describe('faults for run-wide stops (12.11)', () => {
   it('401 and 403 → auth, not retried', async () => {
     chat.enqueue(CHAT, status(401, { error: { message: 'Incorrect API key', code: 'invalid_api_key' } }));
-    expect((await failure(openai().complete(ask))).details).toMatchObject({ fault: 'auth', status: 401, retryable: false });
+    expect((await failure(openai().complete(ask))).details).toMatchObject({
+      fault: 'auth',
+      status: 401,
+      retryable: false,
+    });
     messages.enqueue(MESSAGES, status(403, anthropicError('permission_error', 'not allowed')));
     expect((await failure(anthropic().complete(ask))).details).toMatchObject({ fault: 'auth', status: 403 });
     expect(chat.count(CHAT) + messages.count(MESSAGES)).toBe(2);
   });
 
   it('an exhausted quota → quota, not retried: OpenAI insufficient_quota, Anthropic credit balance', async () => {
-    chat.enqueue(CHAT, status(429, { error: { message: 'You exceeded your current quota', type: 'insufficient_quota', code: 'insufficient_quota' } }));
+    chat.enqueue(
+      CHAT,
+      status(429, {
+        error: { message: 'You exceeded your current quota', type: 'insufficient_quota', code: 'insufficient_quota' },
+      }),
+    );
     const openaiErr = await failure(openai().complete(ask));
     expect(openaiErr.details).toMatchObject({ fault: 'quota', status: 429, retryable: false });
     expect(chat.count(CHAT)).toBe(1);
-    messages.enqueue(MESSAGES, status(400, anthropicError('invalid_request_error', 'Your credit balance is too low to access the Anthropic API.')));
+    messages.enqueue(
+      MESSAGES,
+      status(
+        400,
+        anthropicError('invalid_request_error', 'Your credit balance is too low to access the Anthropic API.'),
+      ),
+    );
     expect((await failure(anthropic().complete(ask))).details).toMatchObject({ fault: 'quota', status: 400 });
     messages.enqueue(MESSAGES, status(402, anthropicError('billing_error', 'payment required')));
     expect((await failure(anthropic().complete(ask))).details.fault).toBe('quota');
   });
 
   it('an unknown model → model', async () => {
-    chat.enqueue(CHAT, status(404, { error: { message: 'The model `gpt-9` does not exist', code: 'model_not_found' } }));
-    expect((await failure(openai().complete(ask))).details).toMatchObject({ fault: 'model', status: 404, retryable: false });
+    chat.enqueue(
+      CHAT,
+      status(404, { error: { message: 'The model `gpt-9` does not exist', code: 'model_not_found' } }),
+    );
+    expect((await failure(openai().complete(ask))).details).toMatchObject({
+      fault: 'model',
+      status: 404,
+      retryable: false,
+    });
     messages.enqueue(MESSAGES, status(404, anthropicError('not_found_error', 'model: claude-9')));
     expect((await failure(anthropic().complete(ask))).details.fault).toBe('model');
   });
 
   it('5xx after retries → server; a refused connection → connection; another 4xx → client', async () => {
     chat.enqueue(CHAT, status(500), status(502), status(503));
-    expect((await failure(openai({ retries: 2 }).complete(ask))).details).toMatchObject({ fault: 'server', status: 503, retryable: true });
-    const refused = await failure(openai({ baseURL: `http://127.0.0.1:${await deadPort()}/v1`, retries: 1 }).complete(ask));
+    expect((await failure(openai({ retries: 2 }).complete(ask))).details).toMatchObject({
+      fault: 'server',
+      status: 503,
+      retryable: true,
+    });
+    const refused = await failure(
+      openai({ baseURL: `http://127.0.0.1:${await deadPort()}/v1`, retries: 1 }).complete(ask),
+    );
     expect(refused.details).toMatchObject({ fault: 'connection', retryable: true });
     chat.enqueue(CHAT, status(422, { error: { message: 'bad temperature' } }));
     expect((await failure(openai().complete(ask))).details).toMatchObject({ fault: 'client', status: 422 });
@@ -136,9 +185,13 @@ describe('faults for run-wide stops (12.11)', () => {
 
   it('a name that does not resolve → connection', async () => {
     // ENOTFOUND is final; EAI_AGAIN (no resolver reachable, as in a sandbox) is worth a retry.
-    const err = await failure(new TeiReranker({ url: 'http://no-such-host.invalid:8080', retries: 0, timeoutMs: 5000 }).score('q', ['a']));
+    const err = await failure(
+      new TeiReranker({ url: 'http://no-such-host.invalid:8080', retries: 0, timeoutMs: 5000 }).score('q', ['a']),
+    );
     expect(err.details.fault).toBe('connection');
-    expect(err.message).toMatch(/^tei: (gave up after 1 attempt: )?host name not found \((ENOTFOUND|EAI_AGAIN)\) from http:\/\/no-such-host\.invalid:8080\/rerank$/);
+    expect(err.message).toMatch(
+      /^tei: (gave up after 1 attempt: )?host name not found \((ENOTFOUND|EAI_AGAIN)\) from http:\/\/no-such-host\.invalid:8080\/rerank$/,
+    );
   });
 });
 
@@ -146,9 +199,17 @@ describe('base URLs with a query string or credentials (12.9)', () => {
   it('keeps the query string after the path, for the SDK clients and the project’s own', async () => {
     await openai({ baseURL: `${chatServed.url}/v1?api-version=2024-06-01` }).complete(ask);
     expect(chat.last(CHAT).query.get('api-version')).toBe('2024-06-01');
-    await new AnthropicChatModel({ model: 'claude-test', baseURL: `${messagesServed.url}?tenant=t1`, apiKey: KEY }).complete(ask);
+    await new AnthropicChatModel({
+      model: 'claude-test',
+      baseURL: `${messagesServed.url}?tenant=t1`,
+      apiKey: KEY,
+    }).complete(ask);
     expect(messages.last(MESSAGES).query.get('tenant')).toBe('t1');
-    await new OpenAIEmbedder({ model: 'test-embedder', dimensions: 4, baseURL: `${chatServed.url}/v1?api-version=x` }).embed(['a']);
+    await new OpenAIEmbedder({
+      model: 'test-embedder',
+      dimensions: 4,
+      baseURL: `${chatServed.url}/v1?api-version=x`,
+    }).embed(['a']);
     expect(chat.last(EMBEDDINGS).query.get('api-version')).toBe('x');
     await new TeiReranker({ url: `${teiServed.url}/?route=blue` }).score('q', ['a']);
     expect(tei.last(TEI_RERANK).query.get('route')).toBe('blue');
@@ -158,10 +219,16 @@ describe('base URLs with a query string or credentials (12.9)', () => {
     const withCreds = chatServed.url.replace('http://', 'http://alice:pw-in-url-123@');
     const make = () => new OpenAIChatModel({ model: 'test-model', baseURL: `${withCreds}/v1`, apiKey: KEY });
     expect(make).toThrow(ConfigError);
-    expect(make).toThrow(`openai:test-model: the base URL ${chatServed.url.replace('http://', 'http://alice:***@')}/v1 carries credentials`);
-    expect(() => new AnthropicChatModel({ model: 'claude-test', baseURL: withCreds, apiKey: KEY })).toThrow(ConfigError);
+    expect(make).toThrow(
+      `openai:test-model: the base URL ${chatServed.url.replace('http://', 'http://alice:***@')}/v1 carries credentials`,
+    );
+    expect(() => new AnthropicChatModel({ model: 'claude-test', baseURL: withCreds, apiKey: KEY })).toThrow(
+      ConfigError,
+    );
     expect(chat.count()).toBe(0);
     await new OpenAIEmbedder({ model: 'test-embedder', dimensions: 4, baseURL: `${withCreds}/v1` }).embed(['a']);
-    expect(chat.last(EMBEDDINGS).headers.authorization).toBe(`Basic ${Buffer.from('alice:pw-in-url-123').toString('base64')}`);
+    expect(chat.last(EMBEDDINGS).headers.authorization).toBe(
+      `Basic ${Buffer.from('alice:pw-in-url-123').toString('base64')}`,
+    );
   });
 });

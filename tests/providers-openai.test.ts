@@ -23,7 +23,11 @@ describe('OpenAIChatModel', () => {
     const out = await m.complete({ ...ask, temperature: 0.2, maxTokens: 50 });
     expect(m.id).toBe('openai:test-model');
     expect(m.offline).toBe(false);
-    expect(out).toMatchObject({ text: 'echo: Hello there', model: 'test-model', usage: { inputTokens: 5, outputTokens: 3 } });
+    expect(out).toMatchObject({
+      text: 'echo: Hello there',
+      model: 'test-model',
+      usage: { inputTokens: 5, outputTokens: 3 },
+    });
     expect(out.latencyMs).toBeGreaterThanOrEqual(0);
     const req = server.last(CHAT);
     expect(req.headers.authorization).toBe(`Bearer ${KEY}`);
@@ -77,19 +81,30 @@ describe('OpenAIChatModel', () => {
   });
 
   it('throws JudgeParseError with the raw text on prose or a schema mismatch', async () => {
-    server.enqueue(CHAT, reply(chatCompletion('I think it is supported.')), reply(chatCompletion('{"verdict":"maybe","reason":"x"}')));
+    server.enqueue(
+      CHAT,
+      reply(chatCompletion('I think it is supported.')),
+      reply(chatCompletion('{"verdict":"maybe","reason":"x"}')),
+    );
     const schema = { name: 'verdict', zod: Verdict };
-    const prose = await model().complete({ ...ask, schema }).catch((e: unknown) => e);
+    const prose = await model()
+      .complete({ ...ask, schema })
+      .catch((e: unknown) => e);
     expect(prose).toBeInstanceOf(JudgeParseError);
     expect((prose as JudgeParseError).raw).toBe('I think it is supported.');
-    const wrong = await model().complete({ ...ask, schema }).catch((e: unknown) => e);
+    const wrong = await model()
+      .complete({ ...ask, schema })
+      .catch((e: unknown) => e);
     expect(wrong).toBeInstanceOf(JudgeParseError);
     expect((wrong as Error).message).toMatch(/^verdict: answer does not match the schema: verdict: /);
     expect(server.count(CHAT)).toBe(2); // no retries for parse failures
   });
 
   it('waits out a 429 Retry-After, then succeeds', async () => {
-    server.enqueue(CHAT, status(429, { error: { message: 'Rate limit reached', type: 'requests' } }, { 'retry-after': '1' }));
+    server.enqueue(
+      CHAT,
+      status(429, { error: { message: 'Rate limit reached', type: 'requests' } }, { 'retry-after': '1' }),
+    );
     const { sleep, delays } = recordingSleep();
     const out = await model({ sleep }).complete(ask);
     expect(out.text).toBe('echo: Hello there');
@@ -108,32 +123,44 @@ describe('OpenAIChatModel', () => {
 
   it('stops at once, as a quota fault, on a Retry-After far beyond the cap', async () => {
     server.enqueue(CHAT, status(429, {}, { 'retry-after': '86400' }));
-    const err = await model({ maxRetryAfterMs: 50 }).complete(ask).catch((e: unknown) => e);
+    const err = await model({ maxRetryAfterMs: 50 })
+      .complete(ask)
+      .catch((e: unknown) => e);
     expect(server.count(CHAT)).toBe(1);
     expect((err as ProviderError).details).toMatchObject({ fault: 'quota', retryable: false, status: 429 });
-    expect((err as Error).message).toBe(`openai: the server asks to wait 86400 s (Retry-After), far beyond the 50 ms cap: quota or rate limit exhausted from ${served.url}/v1`);
+    expect((err as Error).message).toBe(
+      `openai: the server asks to wait 86400 s (Retry-After), far beyond the 50 ms cap: quota or rate limit exhausted from ${served.url}/v1`,
+    );
   });
 
   it('gives up on repeated 500s after retries + 1 requests', async () => {
     server.enqueue(CHAT, ...Array.from({ length: 3 }, () => status(500, { error: { message: 'overloaded' } })));
-    const err = await model({ retries: 2 }).complete(ask).catch((e: unknown) => e);
+    const err = await model({ retries: 2 })
+      .complete(ask)
+      .catch((e: unknown) => e);
     expect(server.count(CHAT)).toBe(3);
     expect(err).toBeInstanceOf(ProviderError);
     expect((err as ProviderError).details).toMatchObject({ provider: 'openai', status: 500, retryable: true });
-    expect((err as Error).message).toBe(`openai: gave up after 3 attempts: 500 Internal Server Error (overloaded) from ${served.url}/v1`);
+    expect((err as Error).message).toBe(
+      `openai: gave up after 3 attempts: 500 Internal Server Error (overloaded) from ${served.url}/v1`,
+    );
   });
 
   it('ends a hung request at the timeout', async () => {
     server.enqueue(CHAT, hang(), hang());
     const { sleep, delays } = recordingSleep();
     const t0 = performance.now();
-    const err = await model({ timeoutMs: 300, retries: 1, sleep }).complete(ask).catch((e: unknown) => e);
+    const err = await model({ timeoutMs: 300, retries: 1, sleep })
+      .complete(ask)
+      .catch((e: unknown) => e);
     // Two attempts, one backoff between them; the message below names the 300 ms deadline that ended each.
     expect(server.count(CHAT)).toBe(2);
     expect(delays).toHaveLength(1);
     // Kept only against a hang (the suite's timeout is minutes): 10 × the 600 ms two deadlines take.
     expect(performance.now() - t0).toBeLessThan(6000);
-    expect((err as Error).message).toBe(`openai: gave up after 2 attempts: request timed out after 300 ms from ${served.url}/v1`);
+    expect((err as Error).message).toBe(
+      `openai: gave up after 2 attempts: request timed out after 300 ms from ${served.url}/v1`,
+    );
     expect((err as ProviderError).details.fault).toBe('connection');
   });
 
@@ -144,12 +171,19 @@ describe('OpenAIChatModel', () => {
   });
 
   it('fails fast on 401 with a clear message that hides the key', async () => {
-    server.enqueue(CHAT, status(401, { error: { message: `Incorrect API key provided: ${KEY}`, code: 'invalid_api_key' } }));
-    const err = await model().complete(ask).catch((e: unknown) => e);
+    server.enqueue(
+      CHAT,
+      status(401, { error: { message: `Incorrect API key provided: ${KEY}`, code: 'invalid_api_key' } }),
+    );
+    const err = await model()
+      .complete(ask)
+      .catch((e: unknown) => e);
     expect(server.count(CHAT)).toBe(1);
     expect(err).toBeInstanceOf(ProviderError);
     const message = (err as Error).message;
-    expect(message).toBe(`openai: 401 Unauthorized (Incorrect API key provided: ***) from ${served.url}/v1 — check OPENAI_API_KEY`);
+    expect(message).toBe(
+      `openai: 401 Unauthorized (Incorrect API key provided: ***) from ${served.url}/v1 — check OPENAI_API_KEY`,
+    );
     expect(message).not.toContain('SECRET');
     expect(inspect(err, { depth: 8 })).not.toContain('SECRET');
   });
@@ -158,7 +192,9 @@ describe('OpenAIChatModel', () => {
     const dead = await openAIServer().start();
     await dead.close();
     const deadURL = `${dead.url}/v1`;
-    const err = await model({ baseURL: deadURL, retries: 1 }).complete(ask).catch((e: unknown) => e);
+    const err = await model({ baseURL: deadURL, retries: 1 })
+      .complete(ask)
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ProviderError);
     expect((err as Error).message).toBe(`openai: gave up after 2 attempts: connection refused from ${deadURL}`);
   });

@@ -55,25 +55,35 @@ describe('OpenAI-compatible chat model preflight', () => {
     // Kept only against a hang (e.g. a preflight that waited out a default 60 s timeout): a refused
     // connection fails in milliseconds, so 10 s is far beyond anything a loaded machine adds.
     expect(performance.now() - t0).toBeLessThan(10_000);
-    expect(err.message).toBe(`openai:test-model at 127.0.0.1:${port} cannot be reached: connection refused. Check the URL and that the server is running.`);
+    expect(err.message).toBe(
+      `openai:test-model at 127.0.0.1:${port} cannot be reached: connection refused. Check the URL and that the server is running.`,
+    );
   });
 
   it('a server that accepts but never answers: ConfigError at the preflight deadline (the timeout when shorter)', async () => {
     chat.enqueue(MODELS, hang());
     const err = await configError(model({ timeoutMs: 300 }).preflight());
-    expect(err.message).toBe(`openai:test-model at ${host(chatServed.url)} cannot be reached: request timed out after 300 ms. Check the URL and that the server is running.`);
+    expect(err.message).toBe(
+      `openai:test-model at ${host(chatServed.url)} cannot be reached: request timed out after 300 ms. Check the URL and that the server is running.`,
+    );
     expect(chat.count(MODELS)).toBe(1);
   });
 
   it('401: ConfigError naming the key variable, not the key', async () => {
     chat.enqueue(MODELS, status(401, { error: { message: `Incorrect API key provided: ${KEY}` } }));
     const err = await configError(model().preflight());
-    expect(err.message).toBe(`openai:test-model at ${host(chatServed.url)} refused the credentials: 401 Unauthorized (Incorrect API key provided: ***). Check OPENAI_API_KEY or the api_key setting.`);
+    expect(err.message).toBe(
+      `openai:test-model at ${host(chatServed.url)} refused the credentials: 401 Unauthorized (Incorrect API key provided: ***). Check OPENAI_API_KEY or the api_key setting.`,
+    );
   });
 
   it('an unknown model: not listed, and the 1-token check answers 404', async () => {
     const err = await configError(model({ model: 'gpt-9' }).preflight());
-    expect(err.message).toMatch(new RegExp(`^openai:gpt-9 at ${host(chatServed.url)} does not serve the configured model: 404 Not Found \\(The model \`gpt-9\` does not exist\\)`));
+    expect(err.message).toMatch(
+      new RegExp(
+        `^openai:gpt-9 at ${host(chatServed.url)} does not serve the configured model: 404 Not Found \\(The model \`gpt-9\` does not exist\\)`,
+      ),
+    );
     expect(chat.count(MODELS)).toBe(1);
     expect(chat.count(CHAT)).toBe(1);
   });
@@ -87,7 +97,8 @@ describe('OpenAI-compatible chat model preflight', () => {
 });
 
 describe('Anthropic chat model preflight', () => {
-  const model = (m = 'claude-test', baseURL = messagesServed.url) => new AnthropicChatModel({ model: m, baseURL, apiKey: KEY });
+  const model = (m = 'claude-test', baseURL = messagesServed.url) =>
+    new AnthropicChatModel({ model: m, baseURL, apiKey: KEY });
 
   it('passes with one GET /v1/models/{model}', async () => {
     await model().preflight();
@@ -97,13 +108,20 @@ describe('Anthropic chat model preflight', () => {
 
   it('an unknown model: 404 on the model, then 404 on the 1-token message → ConfigError', async () => {
     const err = await configError(model('claude-9').preflight());
-    expect(err.message).toBe(`anthropic:claude-9 at ${host(messagesServed.url)} does not serve the configured model: 404 Not Found (model: claude-9).`);
+    expect(err.message).toBe(
+      `anthropic:claude-9 at ${host(messagesServed.url)} does not serve the configured model: 404 Not Found (model: claude-9).`,
+    );
     expect(messages.count(MESSAGES)).toBe(1);
   });
 
   it('401 and a closed port', async () => {
-    messages.enqueue(`${MODEL_INFO}claude-test`, status(401, anthropicError('authentication_error', 'invalid x-api-key')));
-    expect((await configError(model().preflight())).message).toContain('refused the credentials: 401 Unauthorized (invalid x-api-key). Check ANTHROPIC_API_KEY');
+    messages.enqueue(
+      `${MODEL_INFO}claude-test`,
+      status(401, anthropicError('authentication_error', 'invalid x-api-key')),
+    );
+    expect((await configError(model().preflight())).message).toContain(
+      'refused the credentials: 401 Unauthorized (invalid x-api-key). Check ANTHROPIC_API_KEY',
+    );
     const port = await deadPort();
     expect((await configError(model('claude-test', `http://127.0.0.1:${port}`).preflight())).message).toBe(
       `anthropic:claude-test at 127.0.0.1:${port} cannot be reached: connection refused. Check the URL and that the server is running.`,
@@ -121,13 +139,19 @@ describe('reranker preflight', () => {
 
   it('a closed port, a 403 and an unknown model end as ConfigErrors, with no retry', async () => {
     const port = await deadPort();
-    expect((await configError(new TeiReranker({ url: `http://127.0.0.1:${port}`, retries: 4 }).preflight())).message).toBe(
+    expect(
+      (await configError(new TeiReranker({ url: `http://127.0.0.1:${port}`, retries: 4 }).preflight())).message,
+    ).toBe(
       `tei reranker at 127.0.0.1:${port} cannot be reached: connection refused. Check the URL and that the server is running.`,
     );
     rerank.enqueue(TEI_RERANK, status(403, { error: 'forbidden' }));
-    expect((await configError(new TeiReranker({ url: rerankServed.url, apiKey: KEY }).preflight())).message).toContain('refused the credentials: 403 Forbidden (forbidden). Check RERANKER_API_KEY');
+    expect((await configError(new TeiReranker({ url: rerankServed.url, apiKey: KEY }).preflight())).message).toContain(
+      'refused the credentials: 403 Forbidden (forbidden). Check RERANKER_API_KEY',
+    );
     rerank.enqueue(VLLM_RERANK, status(404, { message: 'The model `nope` does not exist.', type: 'NotFoundError' }));
-    expect((await configError(new JinaReranker({ url: rerankServed.url, model: 'nope' }).preflight())).message).toContain('does not serve the configured model');
+    expect(
+      (await configError(new JinaReranker({ url: rerankServed.url, model: 'nope' }).preflight())).message,
+    ).toContain('does not serve the configured model');
     expect(rerank.count()).toBe(2);
   });
 });
@@ -145,7 +169,8 @@ describe('an inconclusive preflight', () => {
 });
 
 describe('embedder preflight', () => {
-  const embedder = (dimensions: number, baseURL = `${chatServed.url}/v1`) => new OpenAIEmbedder({ model: 'test-embedder', dimensions, baseURL, apiKey: KEY });
+  const embedder = (dimensions: number, baseURL = `${chatServed.url}/v1`) =>
+    new OpenAIEmbedder({ model: 'test-embedder', dimensions, baseURL, apiKey: KEY });
 
   it('one embedding of the configured dimension passes', async () => {
     await embedder(8).preflight();
@@ -161,8 +186,12 @@ describe('embedder preflight', () => {
 
   it('a closed port and a 401', async () => {
     const port = await deadPort();
-    expect((await configError(embedder(8, `http://127.0.0.1:${port}/v1`).preflight())).message).toMatch(/^embedder test-embedder at 127\.0\.0\.1:\d+ cannot be reached: connection refused/);
+    expect((await configError(embedder(8, `http://127.0.0.1:${port}/v1`).preflight())).message).toMatch(
+      /^embedder test-embedder at 127\.0\.0\.1:\d+ cannot be reached: connection refused/,
+    );
     chat.enqueue(EMBEDDINGS, status(401, { error: { message: 'bad key' } }));
-    expect((await configError(embedder(8).preflight())).message).toContain('refused the credentials: 401 Unauthorized (bad key). Check OPENAI_API_KEY');
+    expect((await configError(embedder(8).preflight())).message).toContain(
+      'refused the credentials: 401 Unauthorized (bad key). Check OPENAI_API_KEY',
+    );
   });
 });

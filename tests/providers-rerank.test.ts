@@ -1,10 +1,19 @@
 import { inspect } from 'node:util';
-import {describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { serveDuringSuite } from './servers/suite.js';
 import { ProviderError } from '../src/errors.js';
 import { CohereReranker, JinaReranker, TeiReranker } from '../src/rerank/http-rerankers.js';
 import { logit } from '../src/rerank/types.js';
-import { COHERE_RERANK, TEI_RERANK, VLLM_RERANK, hang, lexicalScore, rerankServer, reply, status } from './servers/index.js';
+import {
+  COHERE_RERANK,
+  TEI_RERANK,
+  VLLM_RERANK,
+  hang,
+  lexicalScore,
+  rerankServer,
+  reply,
+  status,
+} from './servers/index.js';
 
 const KEY = 'sk-test-SECRET-abcdef123456';
 const server = rerankServer({ maxBatch: 4 });
@@ -55,13 +64,17 @@ describe('TeiReranker', () => {
 
   it('retries a 503, and rejects a response missing a passage', async () => {
     server.enqueue(TEI_RERANK, status(503, { error: 'Model is overloaded' }, { 'retry-after-ms': '20' }));
-    expect(await new TeiReranker({ url: served.url, minDelayMs: 5 }).score(query, passages.slice(0, 2))).toEqual(expected.slice(0, 2));
+    expect(await new TeiReranker({ url: served.url, minDelayMs: 5 }).score(query, passages.slice(0, 2))).toEqual(
+      expected.slice(0, 2),
+    );
     expect(server.count(TEI_RERANK)).toBe(2);
 
     // A malformed answer is retried like a glitch; when it persists it is the case's error.
     server.reset();
     server.enqueue(TEI_RERANK, reply([{ index: 1, score: 2 }]), reply([{ index: 1, score: 2 }]));
-    const err = await new TeiReranker({ url: served.url, retries: 1, minDelayMs: 5 }).score(query, passages.slice(0, 2)).catch((e: unknown) => e);
+    const err = await new TeiReranker({ url: served.url, retries: 1, minDelayMs: 5 })
+      .score(query, passages.slice(0, 2))
+      .catch((e: unknown) => e);
     expect(server.count(TEI_RERANK)).toBe(2);
     expect(err).toBeInstanceOf(ProviderError);
     expect((err as ProviderError).details.fault).toBe('answer');
@@ -71,11 +84,15 @@ describe('TeiReranker', () => {
   it('ends a hung request at the timeout', async () => {
     server.enqueue(TEI_RERANK, hang());
     const t0 = performance.now();
-    const err = await new TeiReranker({ url: served.url, timeoutMs: 300, retries: 0 }).score(query, ['a']).catch((e: unknown) => e);
+    const err = await new TeiReranker({ url: served.url, timeoutMs: 300, retries: 0 })
+      .score(query, ['a'])
+      .catch((e: unknown) => e);
     expect(server.count(TEI_RERANK)).toBe(1);
     // Kept only against a hang (the suite's timeout is minutes): 10 × the 300 ms deadline.
     expect(performance.now() - t0).toBeLessThan(3000);
-    expect((err as Error).message).toBe(`tei: gave up after 1 attempt: request timed out after 300 ms from ${served.url}/rerank`);
+    expect((err as Error).message).toBe(
+      `tei: gave up after 1 attempt: request timed out after 300 ms from ${served.url}/rerank`,
+    );
     expect((err as ProviderError).details.fault).toBe('connection');
   });
 
@@ -83,7 +100,9 @@ describe('TeiReranker', () => {
     const r = new TeiReranker({ url: served.url.replace('http://', 'http://user:hunter22@') });
     expect(r.id).toBe(`tei:${served.url.replace('http://', 'http://user:***@')}`);
     await r.score(query, ['a']);
-    expect(server.last(TEI_RERANK).headers.authorization).toBe(`Basic ${Buffer.from('user:hunter22').toString('base64')}`);
+    expect(server.last(TEI_RERANK).headers.authorization).toBe(
+      `Basic ${Buffer.from('user:hunter22').toString('base64')}`,
+    );
   });
 
   it('sends the key as Bearer, fails fast on 401 and never shows the key', async () => {
@@ -102,11 +121,24 @@ describe('JinaReranker (vLLM /v1/rerank)', () => {
     const r = new JinaReranker({ url: served.url, model: 'BAAI/bge-reranker-v2-m3' });
     expect(r.id).toBe(`vllm:${served.url}`);
     expect(await r.score(query, passages)).toEqual(expected);
-    expect(server.last(VLLM_RERANK).body).toEqual({ model: 'BAAI/bge-reranker-v2-m3', query, documents: passages, top_n: 6 });
+    expect(server.last(VLLM_RERANK).body).toEqual({
+      model: 'BAAI/bge-reranker-v2-m3',
+      query,
+      documents: passages,
+      top_n: 6,
+    });
   });
 
   it('converts probabilities to logits when asked, and accepts a /v1 base URL', async () => {
-    server.enqueue(VLLM_RERANK, reply({ results: [{ index: 1, relevance_score: 0.9 }, { index: 0, relevance_score: 0.2 }] }));
+    server.enqueue(
+      VLLM_RERANK,
+      reply({
+        results: [
+          { index: 1, relevance_score: 0.9 },
+          { index: 0, relevance_score: 0.2 },
+        ],
+      }),
+    );
     const r = new JinaReranker({ url: `${served.url}/v1`, probabilities: true });
     expect(await r.score(query, ['a', 'b'])).toEqual([logit(0.2), logit(0.9)]);
     expect(server.count(VLLM_RERANK)).toBe(1);
@@ -123,7 +155,15 @@ describe('CohereReranker (/v2/rerank)', () => {
   });
 
   it('keeps scores finite at 0 and 1', async () => {
-    server.enqueue(COHERE_RERANK, reply({ results: [{ index: 0, relevance_score: 1 }, { index: 1, relevance_score: 0 }] }));
+    server.enqueue(
+      COHERE_RERANK,
+      reply({
+        results: [
+          { index: 0, relevance_score: 1 },
+          { index: 1, relevance_score: 0 },
+        ],
+      }),
+    );
     const [hi, lo] = await new CohereReranker({ url: served.url }).score(query, ['a', 'b']);
     expect(Number.isFinite(hi) && Number.isFinite(lo)).toBe(true);
     expect(hi).toBeGreaterThan(10);

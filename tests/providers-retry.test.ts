@@ -27,7 +27,8 @@ describe('classifyError', () => {
 
   it('retries 408/409/429/5xx and stops on other 4xx', () => {
     for (const code of [408, 409, 429, 500, 502, 503]) expect(classifyError(http(code)).retryable).toBe(true);
-    for (const code of [400, 401, 403, 404, 413, 422]) expect(classifyError(http(code))).toMatchObject({ status: code, retryable: false });
+    for (const code of [400, 401, 403, 404, 413, 422])
+      expect(classifyError(http(code))).toMatchObject({ status: code, retryable: false });
   });
 
   it('reads Retry-After as seconds, an HTTP date, or retry-after-ms', () => {
@@ -39,7 +40,9 @@ describe('classifyError', () => {
   });
 
   it('treats connection errors and timeouts as retryable, parse errors and aborts as not', () => {
-    const refused = new TypeError('fetch failed', { cause: Object.assign(new Error('connect'), { code: 'ECONNREFUSED' }) });
+    const refused = new TypeError('fetch failed', {
+      cause: Object.assign(new Error('connect'), { code: 'ECONNREFUSED' }),
+    });
     expect(classifyError(refused).retryable).toBe(true);
     expect(classifyError(new Error('socket hang up')).retryable).toBe(true);
     expect(classifyError(new DOMException('timed out', 'TimeoutError')).retryable).toBe(true);
@@ -167,7 +170,9 @@ describe('withRetry over HTTP', () => {
       ac.abort(new Error('cancelled'));
       return waiting;
     };
-    await expect(withRetry(() => post(url), { ...fast, signal: ac.signal, sleep: cancelWhileWaiting })).rejects.toThrow('cancelled');
+    await expect(withRetry(() => post(url), { ...fast, signal: ac.signal, sleep: cancelWhileWaiting })).rejects.toThrow(
+      'cancelled',
+    );
     expect(delays).toEqual([10_000]);
     expect(server.count()).toBe(1);
   });

@@ -36,12 +36,20 @@ afterEach(() => vi.unstubAllEnvs());
 
 describe('redact by form', () => {
   it('masks Azure api-key, access-token, sig, auth and a token as user name; keeps the rest', () => {
-    expect(redact('https://x.openai.azure.com/openai?api-version=2024-06-01&api-key=AZ1234567')).toBe('https://x.openai.azure.com/openai?api-version=2024-06-01&api-key=***');
-    expect(redact('http://h/v1?access-token=tok987654&sig=sv%3D2021&auth=abcdef12')).toBe('http://h/v1?access-token=***&sig=***&auth=***');
-    expect(redact('see https://ghp_TokenAsUser123@tei.example.com/rerank')).toBe('see https://***@tei.example.com/rerank');
+    expect(redact('https://x.openai.azure.com/openai?api-version=2024-06-01&api-key=AZ1234567')).toBe(
+      'https://x.openai.azure.com/openai?api-version=2024-06-01&api-key=***',
+    );
+    expect(redact('http://h/v1?access-token=tok987654&sig=sv%3D2021&auth=abcdef12')).toBe(
+      'http://h/v1?access-token=***&sig=***&auth=***',
+    );
+    expect(redact('see https://ghp_TokenAsUser123@tei.example.com/rerank')).toBe(
+      'see https://***@tei.example.com/rerank',
+    );
     expect(redact('http://user:pw1234567@h:8080/x')).toBe('http://user:***@h:8080/x');
     // A database user name is no secret, and neither is a plain query parameter.
-    expect(redact('postgres://auditor@127.0.0.1:5432/forum?sslmode=require')).toBe('postgres://auditor@127.0.0.1:5432/forum?sslmode=require');
+    expect(redact('postgres://auditor@127.0.0.1:5432/forum?sslmode=require')).toBe(
+      'postgres://auditor@127.0.0.1:5432/forum?sslmode=require',
+    );
   });
 
   it('collectSecrets registers the values of every form, so they are removed anywhere by value', () => {
@@ -75,19 +83,36 @@ describe('a key echoed back by a server', () => {
   it('is removed from an OpenAI answer and a structured answer before they leave the client', async () => {
     const m = new OpenAIChatModel({ model: 'test-model', baseURL: `${chatServed.url}/v1`, apiKey: KEY });
     chat.enqueue(CHAT, reply(chatCompletion(`Your key is ${KEY}, keep it safe.`)));
-    expect((await m.complete({ system: '', messages: [{ role: 'user', content: 'x' }] })).text).toBe('Your key is ***, keep it safe.');
+    expect((await m.complete({ system: '', messages: [{ role: 'user', content: 'x' }] })).text).toBe(
+      'Your key is ***, keep it safe.',
+    );
     chat.enqueue(CHAT, reply(chatCompletion(JSON.stringify({ note: `key ${KEY}` }))));
-    const out = await m.complete({ system: '', messages: [{ role: 'user', content: 'x' }], schema: { name: 'n', zod: z.object({ note: z.string() }) } });
+    const out = await m.complete({
+      system: '',
+      messages: [{ role: 'user', content: 'x' }],
+      schema: { name: 'n', zod: z.object({ note: z.string() }) },
+    });
     expect(out.json).toEqual({ note: 'key ***' });
     expect(JSON.stringify(out)).not.toContain(KEY);
   });
 
   it('is removed from an Anthropic answer (text and tool input)', async () => {
-    const m = new AnthropicChatModel({ model: 'claude-test', baseURL: messagesServed.url, apiKey: 'sk-ant-echoed-0123456789abcdef' });
+    const m = new AnthropicChatModel({
+      model: 'claude-test',
+      baseURL: messagesServed.url,
+      apiKey: 'sk-ant-echoed-0123456789abcdef',
+    });
     messages.enqueue(MESSAGES, reply(anthropicMessage([textBlock('key: sk-ant-echoed-0123456789abcdef')])));
     expect((await m.complete({ system: '', messages: [{ role: 'user', content: 'x' }] })).text).toBe('key: ***');
-    messages.enqueue(MESSAGES, reply(anthropicMessage([toolUseBlock('n', { note: 'sk-ant-echoed-0123456789abcdef' })])));
-    const out = await m.complete({ system: '', messages: [{ role: 'user', content: 'x' }], schema: { name: 'n', zod: z.object({ note: z.string() }) } });
+    messages.enqueue(
+      MESSAGES,
+      reply(anthropicMessage([toolUseBlock('n', { note: 'sk-ant-echoed-0123456789abcdef' })])),
+    );
+    const out = await m.complete({
+      system: '',
+      messages: [{ role: 'user', content: 'x' }],
+      schema: { name: 'n', zod: z.object({ note: z.string() }) },
+    });
     expect(out.json).toEqual({ note: '***' });
   });
 
@@ -103,7 +128,18 @@ describe('a key echoed back by a server', () => {
 
 describe('the embedder and OPENAI_API_KEY', () => {
   const config = (baseURL?: string) =>
-    ({ embedder: { provider: 'openai', model: 'test-embedder', dimensions: 4, batch_size: 8, timeout_ms: 5000, retries: 0, max_retry_after_ms: 1000, ...(baseURL && { base_url: baseURL }) } }) as unknown as Parameters<typeof createEmbedder>[0];
+    ({
+      embedder: {
+        provider: 'openai',
+        model: 'test-embedder',
+        dimensions: 4,
+        batch_size: 8,
+        timeout_ms: 5000,
+        retries: 0,
+        max_retry_after_ms: 1000,
+        ...(baseURL && { base_url: baseURL }),
+      },
+    }) as unknown as Parameters<typeof createEmbedder>[0];
   const KEY = 'sk-openai-home-0123456789';
 
   it('sends it to OPENAI_BASE_URL’s host, and never to another host without its own key', async () => {

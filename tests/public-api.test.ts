@@ -42,7 +42,10 @@ describe('public API (the built package entry)', { timeout: 180_000 }, () => {
 
       const { deps, judge } = lib.buildAuditSetup(ctx, env);
       const outputDir = join(dir, 'results');
-      const audit = await lib.runAudit(deps, cases, [], { outputDir, ...(judge ? { summarisers: { judge: judge.summarise } } : {}) });
+      const audit = await lib.runAudit(deps, cases, [], {
+        outputDir,
+        ...(judge ? { summarisers: { judge: judge.summarise } } : {}),
+      });
       const records = audit.result.cases;
       expect(records.map((r) => r.id)).toEqual(cases.map((c) => c.value.id));
       for (const r of records) {
@@ -56,7 +59,10 @@ describe('public API (the built package entry)', { timeout: 180_000 }, () => {
       expect(audit.result.summary.retrieval).toEqual(lib.summariseRetrieval(records, nodes));
 
       // Written and read back through the schema, as `ragaudit compare` would read it.
-      const files = lib.writeResults(outputDir, audit.result, lib.retrievalMarkdown(audit.result), { secrets: ctx.secrets, stamp: audit.stamp });
+      const files = lib.writeResults(outputDir, audit.result, lib.retrievalMarkdown(audit.result), {
+        secrets: ctx.secrets,
+        stamp: audit.stamp,
+      });
       const reread = lib.readResults(files.json);
       expect(reread.cases).toEqual(records);
 

@@ -21,7 +21,11 @@ describe('offline embedder on a real database', () => {
     await ctx.close();
     expect(warnings.some((w) => w.includes("OFFLINE hash embedder's vectors"))).toBe(true);
     // The fixture forum has none of the demo's goldens: each is a warning naming file:line and case.
-    expect(warnings).toContainEqual(expect.stringMatching(/questions\.yml:\d+: case '[a-z0-9-]+': expected topic \d+ is not a public topic in the database$/));
+    expect(warnings).toContainEqual(
+      expect.stringMatching(
+        /questions\.yml:\d+: case '[a-z0-9-]+': expected topic \d+ is not a public topic in the database$/,
+      ),
+    );
     expect(err.join('')).toMatch(/^warning: the semantic channels query postgres:\/\/127\.0\.0\.1:\d+\/warn_/m);
   });
 });

@@ -22,12 +22,27 @@ import { CHROMIUM_PATH } from './helpers/chromium.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ragaudit-report-demo-'));
 const GATE = join(PACKAGE_ROOT, 'cases', 'demo', 'gate.yml');
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';
   let err = '';
-  const code = await main(args, { out: (t) => void (out += t), err: (t) => void (err += t), isTTY: false, cwd: PACKAGE_ROOT, env: {} });
+  const code = await main(args, {
+    out: (t) => void (out += t),
+    err: (t) => void (err += t),
+    isTTY: false,
+    cwd: PACKAGE_ROOT,
+    env: {},
+  });
   return { code, out, err };
 }
 
@@ -76,12 +91,20 @@ describe('the demo run: judge agreement and the evidence node, in every output',
   });
 
   it('shows post hit@5 of the node that feeds the model (JSON, terminal and markdown)', () => {
-    const g = base.result.summary.generation as { evidence: { node: string; post_hit_at_5: { mean: number; n: number } } };
-    const node = (base.result.summary.retrieval as { nodes: Record<string, Record<string, { mean: number; n: number }>> }).nodes.rerank!;
+    const g = base.result.summary.generation as {
+      evidence: { node: string; post_hit_at_5: { mean: number; n: number } };
+    };
+    const node = (
+      base.result.summary.retrieval as { nodes: Record<string, Record<string, { mean: number; n: number }>> }
+    ).nodes.rerank!;
     expect(g.evidence).toEqual({ node: 'rerank', post_hit_at_5: node.post_hit_at_5 });
     const line = `post hit@5 at the evidence node (rerank) | ${fmt(node.post_hit_at_5!.mean)} (n=${node.post_hit_at_5!.n})`;
     expect(readFileSync(base.file.replace(/\.json$/, '.md'), 'utf8')).toContain(line);
-    expect(baseOut).toMatch(new RegExp(`post hit@5 at the evidence node \\(rerank\\)\\s+${fmt(node.post_hit_at_5!.mean)} \\(n=${node.post_hit_at_5!.n}\\)`));
+    expect(baseOut).toMatch(
+      new RegExp(
+        `post hit@5 at the evidence node \\(rerank\\)\\s+${fmt(node.post_hit_at_5!.mean)} \\(n=${node.post_hit_at_5!.n}\\)`,
+      ),
+    );
   });
 });
 
@@ -94,7 +117,9 @@ describe('run writes the report beside its results', () => {
 
 describe('compare of two demo runs that differ in one factor', () => {
   let out: string;
-  let json: { versus: { config_diff: unknown[]; changes: { id: string; metric: string; old: unknown; new: unknown }[] }[] };
+  let json: {
+    versus: { config_diff: unknown[]; changes: { id: string; metric: string; old: unknown; new: unknown }[] }[];
+  };
   let md: string;
 
   beforeAll(async () => {
@@ -102,8 +127,24 @@ describe('compare of two demo runs that differ in one factor', () => {
     expect(r.code, r.err).toBe(0);
     out = r.out;
     const files = readdirSync(join(dir, 'cmp'));
-    json = JSON.parse(readFileSync(join(dir, 'cmp', files.find((f) => f.endsWith('-compare.json'))!), 'utf8'));
-    md = readFileSync(join(dir, 'cmp', files.find((f) => f.endsWith('-compare.md'))!), 'utf8');
+    json = JSON.parse(
+      readFileSync(
+        join(
+          dir,
+          'cmp',
+          files.find((f) => f.endsWith('-compare.json'))!,
+        ),
+        'utf8',
+      ),
+    );
+    md = readFileSync(
+      join(
+        dir,
+        'cmp',
+        files.find((f) => f.endsWith('-compare.md'))!,
+      ),
+      'utf8',
+    );
   });
 
   it('names the factor that changed, and only it', () => {
@@ -140,7 +181,10 @@ describe('the shipped gate on demo runs', () => {
       c.citations = c.citations?.map((x) => ({ ...x, valid: false }));
       for (const s of c.scores) if (s.name === 'citation_validity' && s.value !== null) s.value = 0;
     }
-    bad.summary.retrieval = summariseRetrieval(bad.cases, bad.nodes.map((n) => n.name));
+    bad.summary.retrieval = summariseRetrieval(
+      bad.cases,
+      bad.nodes.map((n) => n.name),
+    );
     bad.summary.generation = summariseGeneration(bad.cases);
     const file = join(dir, 'degraded.json');
     writeFileSync(file, JSON.stringify(bad));
@@ -162,7 +206,11 @@ describe('the report in headless Chromium', { timeout: 60_000 }, () => {
     const page = await browser.newPage();
     page.on('console', (m) => void (m.type() === 'error' && problems.push(`console: ${m.text()}`)));
     page.on('pageerror', (e) => void problems.push(`pageerror: ${e.message}`));
-    page.on('request', (r) => void (!r.url().startsWith('file:') && !r.url().startsWith('data:') && problems.push(`request: ${r.url()}`)));
+    page.on(
+      'request',
+      (r) =>
+        void (!r.url().startsWith('file:') && !r.url().startsWith('data:') && problems.push(`request: ${r.url()}`)),
+    );
     page.on('dialog', (d) => {
       problems.push(`dialog: ${d.message()}`);
       void d.dismiss();
@@ -178,7 +226,11 @@ describe('the report in headless Chromium', { timeout: 60_000 }, () => {
 
   it('shows the summary figures of the results file', async () => {
     const page = await open(base.file.replace(/\.json$/, '.html'));
-    const s = base.result.summary as { retrieval: { nodes: Record<string, Record<string, { mean: number | null }>> }; generation: Record<string, { mean?: number | null; count?: number }>; judge?: Record<string, { mean: number | null }> };
+    const s = base.result.summary as {
+      retrieval: { nodes: Record<string, Record<string, { mean: number | null }>> };
+      generation: Record<string, { mean?: number | null; count?: number }>;
+      judge?: Record<string, { mean: number | null }>;
+    };
     const node = s.retrieval.nodes.rerank!;
     const expected: Record<string, string> = {
       cases: String(base.result.cases.length),
@@ -189,10 +241,14 @@ describe('the report in headless Chromium', { timeout: 60_000 }, () => {
       citation_validity: pct(s.generation.citation_validity!.mean),
       correct_abstention: pct((s.judge?.correct_abstention ?? s.generation.correct_abstention_pattern!).mean),
       offtopic_hallucinations: String(s.generation.offtopic_hallucinations!.count),
-      evidence_post_hit_at_5: fmt((s.generation.evidence as unknown as { post_hit_at_5: { mean: number } }).post_hit_at_5.mean),
+      evidence_post_hit_at_5: fmt(
+        (s.generation.evidence as unknown as { post_hit_at_5: { mean: number } }).post_hit_at_5.mean,
+      ),
       ...(s.judge ? { faithfulness: fmt(s.judge.faithfulness!.mean) } : {}),
     };
-    const shown = await page.$$eval('[data-metric]', (els) => Object.fromEntries(els.map((e) => [e.getAttribute('data-metric'), e.querySelector('.value')!.textContent])));
+    const shown = await page.$$eval('[data-metric]', (els) =>
+      Object.fromEntries(els.map((e) => [e.getAttribute('data-metric'), e.querySelector('.value')!.textContent])),
+    );
     expect(shown).toEqual(expected);
     expect(await page.locator('[data-metric="hit_at_5"]').getAttribute('data-value')).toBe(String(node.hit_at_5!.mean));
     await expect(page.locator('.banner').textContent()).resolves.toContain('OFFLINE STAND-IN');

@@ -30,18 +30,54 @@ function record(over: Partial<CaseRecord> = {}): CaseRecord {
     expected_post_ids: [],
     expected_content: [],
     status: 'ok',
-    retrieval: { rerank: { items: [{ post_id: 70, topic_id: 7, post_number: 1, score: 2.5 }], metrics: { hit_at_5: 1, mrr_at_10: 1 }, latency_ms: 1 } },
+    retrieval: {
+      rerank: {
+        items: [{ post_id: 70, topic_id: 7, post_number: 1, score: 2.5 }],
+        metrics: { hit_at_5: 1, mrr_at_10: 1 },
+        latency_ms: 1,
+      },
+    },
     zone: 'normal',
     top1_score: 2.5,
     sources: [
-      { n: 1, post_id: 70, topic_id: 7, post_number: 1, title: `Title ${EVIL}`, url: 'https://forum.example/t/x/7/1', score: 2.5, excerpt: `excerpt "quoted" & <i>x</i>` },
-      { n: 2, post_id: 71, topic_id: 8, post_number: 1, title: 'Other', url: 'javascript:alert(2)', score: 0.5, excerpt: 'e' },
+      {
+        n: 1,
+        post_id: 70,
+        topic_id: 7,
+        post_number: 1,
+        title: `Title ${EVIL}`,
+        url: 'https://forum.example/t/x/7/1',
+        score: 2.5,
+        excerpt: `excerpt "quoted" & <i>x</i>`,
+      },
+      {
+        n: 2,
+        post_id: 71,
+        topic_id: 8,
+        post_number: 1,
+        title: 'Other',
+        url: 'javascript:alert(2)',
+        score: 0.5,
+        excerpt: 'e',
+      },
     ],
     answer: `Answer ${EVIL} [[1]] and [[3]].`,
-    citations: [{ n: 1, valid: true, golden: true }, { n: 3, valid: false, reason: 'no source 3 <shown>' }],
+    citations: [
+      { n: 1, valid: true, golden: true },
+      { n: 3, valid: false, reason: 'no source 3 <shown>' },
+    ],
     scores: [
       { name: 'citation_validity', value: 0.5 },
-      { name: 'faithfulness', value: 0.5, details: { claims: [{ claim: `It is ${EVIL}`, label: 'supported', source: 1 }, { claim: 'Made up', label: 'contradicted', source: null }] } },
+      {
+        name: 'faithfulness',
+        value: 0.5,
+        details: {
+          claims: [
+            { claim: `It is ${EVIL}`, label: 'supported', source: 1 },
+            { claim: 'Made up', label: 'contradicted', source: null },
+          ],
+        },
+      },
       { name: 'judge_stance', value: null, details: { stance: 'answered', asserts_unsupported_facts: false } },
       { name: 'correct_abstention', value: 1 },
     ],
@@ -52,7 +88,14 @@ function record(over: Partial<CaseRecord> = {}): CaseRecord {
 function runOf(cases: CaseRecord[], kind: 'run' | 'retrieval' = 'run', judge = true): RunResult {
   const summary: Record<string, unknown> = { retrieval: summariseRetrieval(cases, ['rerank']) };
   if (kind === 'run') summary.generation = summariseGeneration(cases);
-  if (judge) summary.judge = { judge: 'offline:heuristic', offline: true, faithfulness: { mean: 0.5, n: 1 }, correct_abstention: { mean: 1, n: 1 }, judge_errors: 0 };
+  if (judge)
+    summary.judge = {
+      judge: 'offline:heuristic',
+      offline: true,
+      faithfulness: { mean: 0.5, n: 1 },
+      correct_abstention: { mean: 1, n: 1 },
+      judge_errors: 0,
+    };
   return RunResultSchema.parse({
     schema_version: 1,
     tool: { name: 'ragaudit', version: '0' },
@@ -64,7 +107,10 @@ function runOf(cases: CaseRecord[], kind: 'run' | 'retrieval' = 'run', judge = t
     config: { zones: { abstain_below: -4, weak_below: 0 } },
     config_digest: 'd',
     database: 'db',
-    components: { generator: { id: 'offline:x', offline: true, label: `offline ${EVIL}` }, reranker: { id: 'tei', offline: false, label: 'real reranker' } },
+    components: {
+      generator: { id: 'offline:x', offline: true, label: `offline ${EVIL}` },
+      reranker: { id: 'tei', offline: false, label: 'real reranker' },
+    },
     warnings: [`warn ${EVIL}`],
     nodes: [{ name: 'rerank', kind: 'rerank', grain: 'post' }],
     summary,
@@ -73,12 +119,17 @@ function runOf(cases: CaseRecord[], kind: 'run' | 'retrieval' = 'run', judge = t
 }
 
 /** The page's text with the JSON data and the page's own script removed. */
-const markup = (html: string) => html.replace(/<script type="application\/json"[^]*?<\/script>/, '').replace(/<script>[^]*?<\/script>/, '');
+const markup = (html: string) =>
+  html.replace(/<script type="application\/json"[^]*?<\/script>/, '').replace(/<script>[^]*?<\/script>/, '');
 
 describe('escaping', () => {
   it('one function escapes content and attributes; only http(s) links are made', () => {
     expect(esc(`<a href="x" title='y'>&`)).toBe('&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;');
-    expect([safeHref('https://a.b/?x="1"'), safeHref('javascript:alert(1)'), safeHref('data:text/html,x')]).toEqual(['https://a.b/?x=&quot;1&quot;', null, null]);
+    expect([safeHref('https://a.b/?x="1"'), safeHref('javascript:alert(1)'), safeHref('data:text/html,x')]).toEqual([
+      'https://a.b/?x=&quot;1&quot;',
+      null,
+      null,
+    ]);
   });
 
   it('the JSON data element cannot be closed early and reads back unchanged', () => {
@@ -93,7 +144,8 @@ describe('escaping', () => {
     expect(markup(html)).not.toContain('<script>alert');
     expect(markup(html)).not.toContain('<i>x</i>');
     expect(html.match(/<script/g)).toHaveLength(2);
-    for (const where of ['How? ', 'Answer ', 'Title ', 'It is ', 'warn ', 'offline ', 'note ']) expect(html).toContain(`${where}&lt;script&gt;alert(1)&lt;/script&gt;`);
+    for (const where of ['How? ', 'Answer ', 'Title ', 'It is ', 'warn ', 'offline ', 'note '])
+      expect(html).toContain(`${where}&lt;script&gt;alert(1)&lt;/script&gt;`);
     expect(html).not.toContain('javascript:');
     expect(html).toContain('<a href="https://forum.example/t/x/7/1" rel="noreferrer noopener">');
   });
@@ -107,7 +159,19 @@ describe('escaping', () => {
 });
 
 describe('the page', () => {
-  const html = reportHtml(runOf([record(), record({ id: 'q2', status: 'error', error: { stage: 'generation', message: 'boom' }, answer: undefined, citations: undefined, scores: [] })]));
+  const html = reportHtml(
+    runOf([
+      record(),
+      record({
+        id: 'q2',
+        status: 'error',
+        error: { stage: 'generation', message: 'boom' },
+        answer: undefined,
+        citations: undefined,
+        scores: [],
+      }),
+    ]),
+  );
 
   it('is self-contained: no external resource, and a CSP that allows only its own script', () => {
     expect(html).not.toMatch(/\b(src|href)="(https?:)?\/\/(?!forum\.example)/);
@@ -120,7 +184,11 @@ describe('the page', () => {
   });
 
   it('gives summary figures data-metric attributes, with faithfulness when the run was judged', () => {
-    const cards = [...html.matchAll(/<div class="card" data-metric="([^"]+)" data-value="([^"]*)"><div class="label">[^<]*<\/div><div class="value">([^<]*)</g)].map((m) => [m[1], m[2], m[3]]);
+    const cards = [
+      ...html.matchAll(
+        /<div class="card" data-metric="([^"]+)" data-value="([^"]*)"><div class="label">[^<]*<\/div><div class="value">([^<]*)</g,
+      ),
+    ].map((m) => [m[1], m[2], m[3]]);
     expect(cards).toEqual([
       ['cases', '2', '2'],
       ['errors', '1', '1'],
@@ -144,10 +212,19 @@ describe('the page', () => {
   });
 
   it('a retrieval file: – for generation figures, no faithfulness card, zones from the rerank top-1', () => {
-    const r = record({ zone: undefined, top1_score: undefined, sources: undefined, answer: undefined, citations: undefined, scores: [] });
+    const r = record({
+      zone: undefined,
+      top1_score: undefined,
+      sources: undefined,
+      answer: undefined,
+      citations: undefined,
+      scores: [],
+    });
     r.retrieval.rerank!.items[0]!.score = -1;
     const page = reportHtml(runOf([r], 'retrieval', false));
-    expect(page).toContain('data-metric="citation_validity" data-value=""><div class="label">Real links</div><div class="value">–</div><div class="sub">not measured</div>');
+    expect(page).toContain(
+      'data-metric="citation_validity" data-value=""><div class="label">Real links</div><div class="value">–</div><div class="sub">not measured</div>',
+    );
     expect(page).not.toContain('data-metric="faithfulness"');
     expect(page).toContain('<span class="zone weak">weak</span>');
     expect(page).toContain('Zones computed from the rerank top-1 score');
@@ -156,7 +233,13 @@ describe('the page', () => {
 
 describe('ragaudit report (CLI)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'ragaudit-report-'));
-  const io = (sink: { out: string; err: string }) => ({ out: (t: string) => void (sink.out += t), err: (t: string) => void (sink.err += t), isTTY: false, cwd: dir, env: {} });
+  const io = (sink: { out: string; err: string }) => ({
+    out: (t: string) => void (sink.out += t),
+    err: (t: string) => void (sink.err += t),
+    isTTY: false,
+    cwd: dir,
+    env: {},
+  });
 
   it('writes RUN.html beside RUN.json by default, or --out', async () => {
     writeFileSync(join(dir, 'run.json'), JSON.stringify(runOf([record()])));

@@ -4,13 +4,31 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { RetrievedItem } from '../src/corpus/discourse.js';
-import { aggregateRetrieval, caseRetrievalMetrics, contentRecallAt, contentReciprocalRankAt, meanN } from '../src/scoring/retrieval-metrics.js';
+import {
+  aggregateRetrieval,
+  caseRetrievalMetrics,
+  contentRecallAt,
+  contentReciprocalRankAt,
+  meanN,
+} from '../src/scoring/retrieval-metrics.js';
 import { rrf } from '../src/retrieval/rrf.js';
 
 let nextId = 1;
 function item(topic: number, text: string, extra: Partial<RetrievedItem> = {}): RetrievedItem {
   const id = nextId++;
-  return { post_id: topic * 1000 + id, topic_id: topic, post_number: id, title: `Title ${topic}`, slug: `t-${topic}`, category: 'c', posts_count: 3, text, reply_to_post_number: null, score: 0, ...extra };
+  return {
+    post_id: topic * 1000 + id,
+    topic_id: topic,
+    post_number: id,
+    title: `Title ${topic}`,
+    slug: `t-${topic}`,
+    category: 'c',
+    posts_count: 3,
+    text,
+    reply_to_post_number: null,
+    score: 0,
+    ...extra,
+  };
 }
 
 const noContent = { expected_post_ids: [] as number[], expected_content: [] as string[] };
@@ -87,7 +105,11 @@ describe('content metrics (passage grain)', () => {
     expect(contentReciprocalRankAt(list, ['cedar'], 10)).toBe(0.5);
   });
   it('cases without content terms are left out of the content means (n counts only the others)', () => {
-    const withTerms = caseRetrievalMetrics({ expected_topic_ids: [1], expected_post_ids: [], expected_content: ['wax'] }, [item(2, 'x'), item(1, 'wax')], 'post');
+    const withTerms = caseRetrievalMetrics(
+      { expected_topic_ids: [1], expected_post_ids: [], expected_content: ['wax'] },
+      [item(2, 'x'), item(1, 'wax')],
+      'post',
+    );
     const without = caseRetrievalMetrics({ expected_topic_ids: [1], ...noContent }, [item(1, 'wax')], 'post');
     const agg = aggregateRetrieval([withTerms, without]);
     // content_mrr: only the first case applies, with 1/2 → mean 0.5, n 1; mrr over both: (1/2 + 1)/2.
@@ -123,8 +145,23 @@ describe('summaries', () => {
   it('break every node down by kind, difficulty and tag, each mean with its n', async () => {
     const { summariseRetrieval } = await import('../src/runs/summary.js');
     const rec = (id: string, kind: string, difficulty: string, tags: string[], hit: number | null) =>
-      ({ id, kind, difficulty, tags, status: 'ok', retrieval: { posts: { items: [], latency_ms: 2, metrics: { hit_at_5: hit } } }, scores: [] }) as never;
-    const s = summariseRetrieval([rec('a', 'in_domain', 'easy', ['care'], 1), rec('b', 'in_domain', 'hard', ['care', 'sizing'], 0), rec('c', 'off_topic', 'easy', [], null)], ['posts']);
+      ({
+        id,
+        kind,
+        difficulty,
+        tags,
+        status: 'ok',
+        retrieval: { posts: { items: [], latency_ms: 2, metrics: { hit_at_5: hit } } },
+        scores: [],
+      }) as never;
+    const s = summariseRetrieval(
+      [
+        rec('a', 'in_domain', 'easy', ['care'], 1),
+        rec('b', 'in_domain', 'hard', ['care', 'sizing'], 0),
+        rec('c', 'off_topic', 'easy', [], null),
+      ],
+      ['posts'],
+    );
     // hit@5 over the two in-domain cases: (1 + 0) / 2; the off-topic case does not apply.
     expect(s.nodes.posts!.hit_at_5).toEqual({ mean: 0.5, n: 2 });
     expect(s.breakdown['tag:care']!.posts!.hit_at_5).toEqual({ mean: 0.5, n: 2 });

@@ -66,38 +66,67 @@ describe('checks before the first case, on PostgreSQL', () => {
 
   it('an unknown text-search configuration, with the ones that exist', async () => {
     const msg = await problems(bare.db, config({ channels: [KEYWORD], text_search_config: 'klingon' }));
-    expect(msg).toMatch(/^the database at postgres:\/\/127\.0\.0\.1:\d+\/setup_bare_\w+ does not fit the configured retrieval\n/);
-    expect(msg).toMatch(/\n {2}database\.text_search_config: text-search configuration 'klingon' does not exist on postgres:\/\/\S+; available: .*\benglish\b.*\bfrench\b/);
+    expect(msg).toMatch(
+      /^the database at postgres:\/\/127\.0\.0\.1:\d+\/setup_bare_\w+ does not fit the configured retrieval\n/,
+    );
+    expect(msg).toMatch(
+      /\n {2}database\.text_search_config: text-search configuration 'klingon' does not exist on postgres:\/\/\S+; available: .*\benglish\b.*\bfrench\b/,
+    );
   });
 
   it('is not asked when no keyword channel needs it', async () => {
-    await expect(checkRetrievalSetup(new DiscourseProfile(withVectors.db), config({ channels: [SEM_POSTS], text_search_config: 'klingon' }))).resolves.toBeUndefined();
+    await expect(
+      checkRetrievalSetup(
+        new DiscourseProfile(withVectors.db),
+        config({ channels: [SEM_POSTS], text_search_config: 'klingon' }),
+      ),
+    ).resolves.toBeUndefined();
   });
 
-  it("a missing discourse-ai table, named with the channel that reads it", async () => {
+  it('a missing discourse-ai table, named with the channel that reads it', async () => {
     const msg = await problems(bare.db, config({ channels: [KEYWORD, SEM_POSTS] }));
     expect(msg.split('\n').slice(1)).toEqual([
-      expect.stringMatching(/^ {2}retrieval\.channels\[1\] \(sem\): table ai_posts_embeddings does not exist on postgres:\/\/\S+: semantic channels read discourse-ai's embeddings \(is the discourse-ai plugin installed/),
+      expect.stringMatching(
+        /^ {2}retrieval\.channels\[1\] \(sem\): table ai_posts_embeddings does not exist on postgres:\/\/\S+: semantic channels read discourse-ai's embeddings \(is the discourse-ai plugin installed/,
+      ),
     ]);
   });
 
   it('a model_id/strategy_id with no rows, with the pairs the table holds', async () => {
     const msg = await problems(withVectors.db, config({ channels: [{ ...SEM_POSTS, strategy_id: 7 }] }));
-    expect(msg.split('\n')[1]).toBe('  retrieval.channels[0] (sem): no vectors in ai_posts_embeddings for model_id 1, strategy_id 7; it holds model_id 1 strategy_id 1');
+    expect(msg.split('\n')[1]).toBe(
+      '  retrieval.channels[0] (sem): no vectors in ai_posts_embeddings for model_id 1, strategy_id 7; it holds model_id 1 strategy_id 1',
+    );
   });
 
   it('passes a database that fits', async () => {
-    await expect(checkRetrievalSetup(new DiscourseProfile(withVectors.db), config({ channels: [KEYWORD, SEM_POSTS, { name: 't', kind: 'semantic', grain: 'topic' }] }))).resolves.toBeUndefined();
+    await expect(
+      checkRetrievalSetup(
+        new DiscourseProfile(withVectors.db),
+        config({ channels: [KEYWORD, SEM_POSTS, { name: 't', kind: 'semantic', grain: 'topic' }] }),
+      ),
+    ).resolves.toBeUndefined();
   });
 
   it('through the CLI: exit 2 before the first case, one message, no per-case errors', async () => {
     const out: string[] = [];
     const err: string[] = [];
-    const io = { out: (t: string) => void out.push(t), err: (t: string) => void err.push(t), isTTY: false, cwd: PACKAGE_ROOT, env: {} };
-    const code = await main(['retrieval', '--db', bare.url, '--cases', join(PACKAGE_ROOT, 'tests', 'fixtures', 'audit', 'questions.yml')], io);
+    const io = {
+      out: (t: string) => void out.push(t),
+      err: (t: string) => void err.push(t),
+      isTTY: false,
+      cwd: PACKAGE_ROOT,
+      env: {},
+    };
+    const code = await main(
+      ['retrieval', '--db', bare.url, '--cases', join(PACKAGE_ROOT, 'tests', 'fixtures', 'audit', 'questions.yml')],
+      io,
+    );
     expect(code).toBe(2);
     const text = err.join('');
-    expect(text).toMatch(/ragaudit retrieval: the database at postgres:\/\/127\.0\.0\.1:\d+\/setup_bare_\w+ does not fit the configured retrieval\n/);
+    expect(text).toMatch(
+      /ragaudit retrieval: the database at postgres:\/\/127\.0\.0\.1:\d+\/setup_bare_\w+ does not fit the configured retrieval\n/,
+    );
     expect(text).toMatch(/retrieval\.channels\[0\] \(posts\): table ai_posts_embeddings does not exist/);
     expect(text).toMatch(/retrieval\.channels\[1\] \(semantic\): table ai_topics_embeddings does not exist/);
     expect(out.join('')).toBe('');
@@ -109,7 +138,10 @@ describe('the embedded demo with an unknown text-search configuration', () => {
     const dir = mkdtempSync(join(tmpdir(), 'ragaudit-tsconfig-'));
     const cfg = join(dir, 'klingon.yml');
     const cases = join(PACKAGE_ROOT, 'tests', 'fixtures', 'audit', 'questions.yml');
-    writeFileSync(cfg, `database: { text_search_config: klingon }\ncases: [${cases}]\nretrieval:\n  channels:\n    - { name: kw, kind: keyword, grain: post }\ncache_dir: cache\n`);
+    writeFileSync(
+      cfg,
+      `database: { text_search_config: klingon }\ncases: [${cases}]\nretrieval:\n  channels:\n    - { name: kw, kind: keyword, grain: post }\ncache_dir: cache\n`,
+    );
     const err: string[] = [];
     const io = { out: () => undefined, err: (t: string) => void err.push(t), isTTY: false, cwd: dir, env: {} };
     expect(await main(['retrieval', '--config', cfg], io)).toBe(2);
@@ -132,7 +164,10 @@ describe('checks before the first case, on PGlite with pgvector', () => {
   afterAll(async () => raw.close());
 
   it('stored vectors of another dimension than the embedder makes', async () => {
-    const msg = await problems(db, config({ channels: [SEM_POSTS, { name: 't', kind: 'semantic', grain: 'topic' }], dimensions: 384 }));
+    const msg = await problems(
+      db,
+      config({ channels: [SEM_POSTS, { name: 't', kind: 'semantic', grain: 'topic' }], dimensions: 384 }),
+    );
     expect(msg.split('\n').slice(1)).toEqual([
       '  retrieval.channels[0] (sem): the vectors in ai_posts_embeddings for model_id 1, strategy_id 1 have 64 dimensions, but the embedder makes 384 (embedder.dimensions, embedder.model): query and stored vectors must come from the same model',
       '  retrieval.channels[1] (t): the vectors in ai_topics_embeddings for model_id 1, strategy_id 1 have 64 dimensions, but the embedder makes 384 (embedder.dimensions, embedder.model): query and stored vectors must come from the same model',
@@ -140,6 +175,8 @@ describe('checks before the first case, on PGlite with pgvector', () => {
   });
 
   it('the same dimension passes', async () => {
-    await expect(checkRetrievalSetup(new DiscourseProfile(db), config({ channels: [SEM_POSTS, KEYWORD], dimensions: 64 }))).resolves.toBeUndefined();
+    await expect(
+      checkRetrievalSetup(new DiscourseProfile(db), config({ channels: [SEM_POSTS, KEYWORD], dimensions: 64 })),
+    ).resolves.toBeUndefined();
   });
 });

@@ -9,7 +9,17 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JudgeSummary } from '../src/judge/summary.js';
-import { CASES, chatServer, removeWorkDirs, resultsOf, remoteConfig, runCli, startAll, verdictServer, workDir } from './fixtures/audit/harness.js';
+import {
+  CASES,
+  chatServer,
+  removeWorkDirs,
+  resultsOf,
+  remoteConfig,
+  runCli,
+  startAll,
+  verdictServer,
+  workDir,
+} from './fixtures/audit/harness.js';
 import { chatCompletion, reply } from './servers/index.js';
 
 /** The in-domain case whose stance verdict the judge never gives. */
@@ -18,10 +28,17 @@ const SUBSET = [BROKEN, ...CASES.filter((c) => c !== BROKEN).slice(0, 2)];
 
 /** Valid verdicts, but never a stance verdict for BROKEN. */
 const judgeServer = verdictServer((system, schema) =>
-  schema === 'stance_verdict' && system.includes(BROKEN.question) ? reply(chatCompletion('I would rather not say.', { model: 'judge-model' })) : undefined,
+  schema === 'stance_verdict' && system.includes(BROKEN.question)
+    ? reply(chatCompletion('I would rather not say.', { model: 'judge-model' }))
+    : undefined,
 );
 
-const config = (cases: string) => remoteConfig({ name: 'judge-errors', cases, judge: '{ provider: openai, model: judge-model, base_url: "${JUDGE_URL}", retries: 0 }' });
+const config = (cases: string) =>
+  remoteConfig({
+    name: 'judge-errors',
+    cases,
+    judge: '{ provider: openai, model: judge-model, base_url: "${JUDGE_URL}", retries: 0 }',
+  });
 
 describe('judge errors count', { timeout: 120_000 }, () => {
   let close: () => Promise<void>;
@@ -33,7 +50,11 @@ describe('judge errors count', { timeout: 120_000 }, () => {
     cwd = workDir('judge-errors');
     writeFileSync(join(cwd, 'cases.yml'), stringify(SUBSET));
     writeFileSync(join(cwd, 'ragaudit.yml'), config(join(cwd, 'cases.yml')));
-    env = { GEN_URL: `${started.urls[0]}/v1`, JUDGE_URL: `${started.urls[1]}/v1`, OPENAI_API_KEY: 'sk-test-judge-errors-0123' };
+    env = {
+      GEN_URL: `${started.urls[0]}/v1`,
+      JUDGE_URL: `${started.urls[1]}/v1`,
+      OPENAI_API_KEY: 'sk-test-judge-errors-0123',
+    };
   });
   afterAll(async () => {
     await close?.();

@@ -24,10 +24,12 @@ describe('forEachConcurrent', () => {
       finished.push(n);
     });
     let settled = false;
-    const outcome = run.then(
-      () => 'resolved',
-      (e: Error) => e.message,
-    ).finally(() => (settled = true));
+    const outcome = run
+      .then(
+        () => 'resolved',
+        (e: Error) => e.message,
+      )
+      .finally(() => (settled = true));
     await tick();
     await tick();
     // The first error is known, but two workers are in flight: the pool has not settled.
@@ -50,10 +52,15 @@ describe('forEachConcurrent', () => {
 
   it('takes no more items once stop() says so, finishing the ones in flight', async () => {
     const done: number[] = [];
-    await forEachConcurrent([0, 1, 2, 3, 4, 5], 2, async (n) => {
-      await tick();
-      done.push(n);
-    }, { stop: () => done.length >= 2 });
+    await forEachConcurrent(
+      [0, 1, 2, 3, 4, 5],
+      2,
+      async (n) => {
+        await tick();
+        done.push(n);
+      },
+      { stop: () => done.length >= 2 },
+    );
     expect(done.length).toBeGreaterThanOrEqual(2);
     expect(done.length).toBeLessThanOrEqual(3);
   });

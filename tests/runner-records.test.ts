@@ -21,7 +21,14 @@ import { ledgerOf, removeWorkDirs, REPO, resultsOf, runCli, workDir } from './fi
 const CORE = join(REPO, 'cases', 'demo', 'questions-core.yml');
 const NORMAL = loadCases([CORE]).slice(0, 3);
 /** Every number in a value, recursively. */
-const numbers = (v: unknown): number[] => (typeof v === 'number' ? [v] : Array.isArray(v) ? v.flatMap(numbers) : v && typeof v === 'object' ? Object.values(v).flatMap(numbers) : []);
+const numbers = (v: unknown): number[] =>
+  typeof v === 'number'
+    ? [v]
+    : Array.isArray(v)
+      ? v.flatMap(numbers)
+      : v && typeof v === 'object'
+        ? Object.values(v).flatMap(numbers)
+        : [];
 
 /** A case file: three demo cases and the questions with no content word. */
 function oddCases(dir: string): string {
@@ -32,7 +39,10 @@ function oddCases(dir: string): string {
     { id: 'emoji', question: '👞🤔' },
   ];
   const yaml = [
-    ...NORMAL.map((c) => `- id: ${c.value.id}\n  question: ${JSON.stringify(c.value.question)}\n  kind: in_domain\n  expected_topic_ids: [${c.value.expected_topic_ids.join(', ')}]`),
+    ...NORMAL.map(
+      (c) =>
+        `- id: ${c.value.id}\n  question: ${JSON.stringify(c.value.question)}\n  kind: in_domain\n  expected_topic_ids: [${c.value.expected_topic_ids.join(', ')}]`,
+    ),
     ...odd.map((c) => `- id: ${c.id}\n  question: ${JSON.stringify(c.question)}\n  kind: in_domain`),
   ].join('\n');
   writeFileSync(file, `${yaml}\n`);
@@ -65,7 +75,10 @@ describe('questions with no content word on the offline demo', { timeout: 180_00
     const result = resultsOf(run);
     expect(result.cases).toHaveLength(6);
     for (const c of result.cases) expect(numbers(c).every(Number.isFinite), c.id).toBe(true);
-    const again = await runCli(['run', '--cases', cases, '--no-report', '--resume', ledgerOf(run.err)!], { cwd: dir, env: {} });
+    const again = await runCli(['run', '--cases', cases, '--no-report', '--resume', ledgerOf(run.err)!], {
+      cwd: dir,
+      env: {},
+    });
     expect([0, 1], again.err).toContain(again.code);
     expect(resultsOf(again).cases.map((c) => c.id)).toEqual(result.cases.map((c) => c.id));
   });
@@ -85,13 +98,25 @@ describe('a record that fails the results schema', { timeout: 120_000 }, () => {
     const [a, b, c] = NORMAL.map((x) => x.value.id) as [string, string, string];
     // The judge hook injects what would not read back: a NaN score, and a field the schema does not know.
     const judge = async (record: CaseRecord) =>
-      record.id === a ? [{ name: 'faithfulness', value: Number.NaN }] : record.id === b ? [{ name: 'faithfulness', value: 1, surprise: true } as never] : [];
+      record.id === a
+        ? [{ name: 'faithfulness', value: Number.NaN }]
+        : record.id === b
+          ? [{ name: 'faithfulness', value: 1, surprise: true } as never]
+          : [];
     const out = join(dir, 'out');
     const { result, stamp, ledger } = await runAudit({ ...deps, judge }, NORMAL, [], { outputDir: out });
     const byId = new Map(result.cases.map((r) => [r.id, r]));
-    expect(byId.get(a)).toMatchObject({ status: 'error', error: { stage: 'scoring', message: 'the record does not match the results schema: scores.5.value: NaN is not a finite number' } });
+    expect(byId.get(a)).toMatchObject({
+      status: 'error',
+      error: {
+        stage: 'scoring',
+        message: 'the record does not match the results schema: scores.5.value: NaN is not a finite number',
+      },
+    });
     expect(byId.get(b)!.status).toBe('error');
-    expect(byId.get(b)!.error!.message).toMatch(/^the record does not match the results schema: scores\.5: Unrecognized key/);
+    expect(byId.get(b)!.error!.message).toMatch(
+      /^the record does not match the results schema: scores\.5: Unrecognized key/,
+    );
     expect(byId.get(c)!.status).toBe('ok');
     // The ledger reads back whole, and the results are written and read.
     // (Ledger lines are in the order cases finished, which concurrency decides: compare by id.)
@@ -106,7 +131,12 @@ describe('the ledger after a crash', { timeout: 120_000 }, () => {
   it('ignores a torn last line with a warning on the console; a bad line in the middle is named file:line (exit 2)', async () => {
     const dir = workDir('torn');
     const cases = join(dir, 'two.yml');
-    writeFileSync(cases, NORMAL.slice(0, 2).map((c) => `- id: ${c.value.id}\n  question: ${JSON.stringify(c.value.question)}\n  kind: in_domain`).join('\n'));
+    writeFileSync(
+      cases,
+      NORMAL.slice(0, 2)
+        .map((c) => `- id: ${c.value.id}\n  question: ${JSON.stringify(c.value.question)}\n  kind: in_domain`)
+        .join('\n'),
+    );
     const first = await runCli(['run', '--cases', cases, '--no-report'], { cwd: dir, env: {} });
     expect(first.code, first.err).toBe(0);
     const ledger = ledgerOf(first.err)!;
@@ -128,11 +158,21 @@ describe('the ledger after a crash', { timeout: 120_000 }, () => {
 describe('run ids', () => {
   it('two runs with the same name started in the same second get distinct ledgers', () => {
     const dir = workDir('ids');
-    const header = { ledger: 1 as const, kind: 'run', config_digest: 'x', created_at: '2026-01-01T00:00:00.000Z', cases: 1 };
+    const header = {
+      ledger: 1 as const,
+      kind: 'run',
+      config_digest: 'x',
+      created_at: '2026-01-01T00:00:00.000Z',
+      cases: 1,
+    };
     const one = Ledger.create(dir, '20260101-000000-demo', header);
     const two = Ledger.create(dir, '20260101-000000-demo', header);
     const three = Ledger.create(dir, '20260101-000000-demo', header);
-    expect([one.header.run_id, two.header.run_id, three.header.run_id]).toEqual(['20260101-000000-demo', '20260101-000000-demo-2', '20260101-000000-demo-3']);
+    expect([one.header.run_id, two.header.run_id, three.header.run_id]).toEqual([
+      '20260101-000000-demo',
+      '20260101-000000-demo-2',
+      '20260101-000000-demo-3',
+    ]);
     expect(new Set([one.file, two.file, three.file]).size).toBe(3);
     for (const l of [one, two, three]) expect(existsSync(l.file)).toBe(true);
     // Each ledger still holds only its own header.

@@ -8,7 +8,18 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CASES, chatQuestion, chatServer, ledgerOf, removeWorkDirs, resultsOf, remoteConfig, runCli, startAll, workDir } from './fixtures/audit/harness.js';
+import {
+  CASES,
+  chatQuestion,
+  chatServer,
+  ledgerOf,
+  removeWorkDirs,
+  resultsOf,
+  remoteConfig,
+  runCli,
+  startAll,
+  workDir,
+} from './fixtures/audit/harness.js';
 import { CHAT } from './servers/openai-server.js';
 import { status } from './servers/provider-server.js';
 
@@ -16,7 +27,8 @@ import { status } from './servers/provider-server.js';
 const FAILED = [CASES[1]!.id, CASES[4]!.id];
 let faulty = true;
 
-const config = (cases: string) => remoteConfig({ name: 'resume-errors', cases, generator: 'concurrency: 2', judge: '{ provider: none }' });
+const config = (cases: string) =>
+  remoteConfig({ name: 'resume-errors', cases, generator: 'concurrency: 2', judge: '{ provider: none }' });
 
 describe('ragaudit run --resume after a faulty server', { timeout: 180_000 }, () => {
   const chat = chatServer({
@@ -48,7 +60,12 @@ describe('ragaudit run --resume after a faulty server', { timeout: 180_000 }, ()
     const run = await runCli(['run', '--config', 'ragaudit.yml', '--no-report'], { cwd, env });
     expect(run.code, run.err).toBe(1);
     const result = resultsOf(run);
-    expect(result.cases.filter((c) => c.status === 'error').map((c) => c.id).sort()).toEqual([...FAILED].sort());
+    expect(
+      result.cases
+        .filter((c) => c.status === 'error')
+        .map((c) => c.id)
+        .sort(),
+    ).toEqual([...FAILED].sort());
     ledger = ledgerOf(run.err)!;
   });
 
@@ -57,7 +74,11 @@ describe('ragaudit run --resume after a faulty server', { timeout: 180_000 }, ()
     const before = chat.count(CHAT);
     const run = await runCli(['run', '--config', 'ragaudit.yml', '--no-report', '--resume', ledger], { cwd, env });
     expect(run.code, run.err).toBe(0);
-    expect(asked(before).sort()).toEqual(CASES.filter((c) => FAILED.includes(c.id)).map((c) => c.question).sort());
+    expect(asked(before).sort()).toEqual(
+      CASES.filter((c) => FAILED.includes(c.id))
+        .map((c) => c.question)
+        .sort(),
+    );
     expect(run.err).toContain(`warning: ${ledger}: 2 cases that ended in error run again (`);
     expect(resultsOf(run).cases.map((c) => [c.id, c.status])).toEqual(CASES.map((c) => [c.id, 'ok']));
   });
@@ -68,10 +89,15 @@ describe('ragaudit run --resume after a faulty server', { timeout: 180_000 }, ()
     const removed = CASES.at(-1)!.id;
     writeFileSync(join(cwd, 'smaller.yml'), stringify(kept));
     const before = chat.count(CHAT);
-    const run = await runCli(['run', '--config', 'ragaudit.yml', '--no-report', '--cases', 'smaller.yml', '--resume', ledger], { cwd, env });
+    const run = await runCli(
+      ['run', '--config', 'ragaudit.yml', '--no-report', '--cases', 'smaller.yml', '--resume', ledger],
+      { cwd, env },
+    );
     expect(run.code, run.err).toBe(0);
     expect(asked(before)).toEqual([changed.question]);
-    expect(run.err).toContain(`warning: ${ledger}: the case set changed since this run started: 6 cases when the run started, 5 now; 1 finished case is no longer in the case files and dropped from the results (${removed}); 1 case changed question or expectations and run again (${changed.id})`);
+    expect(run.err).toContain(
+      `warning: ${ledger}: the case set changed since this run started: 6 cases when the run started, 5 now; 1 finished case is no longer in the case files and dropped from the results (${removed}); 1 case changed question or expectations and run again (${changed.id})`,
+    );
     const result = resultsOf(run);
     expect(result.cases.map((c) => c.id)).toEqual(kept.map((c) => c.id));
     expect(result.cases[0]!.question).toBe(changed.question);

@@ -35,7 +35,14 @@ const KEY = 'sk-test-stops-0123456789';
 function classified(inner: ChatModel, counter: { preflights: number }): ChatModel {
   const fault = (e: unknown): unknown => {
     if (!(e instanceof ProviderError) || e.details.fault) return e;
-    const f: ProviderFault = e.details.status === undefined ? 'connection' : e.details.status === 401 || e.details.status === 403 ? 'auth' : e.details.status >= 500 ? 'server' : 'client';
+    const f: ProviderFault =
+      e.details.status === undefined
+        ? 'connection'
+        : e.details.status === 401 || e.details.status === 403
+          ? 'auth'
+          : e.details.status >= 500
+            ? 'server'
+            : 'client';
     return new ProviderError(e.message, { ...e.details, fault: f });
   };
   return {
@@ -51,7 +58,9 @@ function classified(inner: ChatModel, counter: { preflights: number }): ChatMode
     preflight: async () => {
       counter.preflights++;
       try {
-        await (inner.preflight ? inner.preflight() : inner.complete({ system: 'ping', messages: [{ role: 'user', content: 'ping' }], maxTokens: 1 }));
+        await (inner.preflight
+          ? inner.preflight()
+          : inner.complete({ system: 'ping', messages: [{ role: 'user', content: 'ping' }], maxTokens: 1 }));
       } catch (e) {
         throw fault(e);
       }
@@ -76,17 +85,40 @@ describe('runs that meet services that cannot answer', { timeout: 120_000 }, () 
   const chat = chatServer({
     override: (req) => {
       // The check before the first case is a one-token ping: answer it, so the faults below meet the cases.
-      if ((req.body as { messages: { content: string }[] }).messages.some((m) => m.content === 'ping') && preflightPasses-- > 0) return undefined;
+      if (
+        (req.body as { messages: { content: string }[] }).messages.some((m) => m.content === 'ping') &&
+        preflightPasses-- > 0
+      )
+        return undefined;
       if (mode === 'hang') return hang();
-      if (mode === 'unauthorized') return status(401, { error: { message: 'Incorrect API key provided', code: 'invalid_api_key' } });
+      if (mode === 'unauthorized')
+        return status(401, { error: { message: 'Incorrect API key provided', code: 'invalid_api_key' } });
       return undefined;
     },
   });
   let url: string;
   let close: () => Promise<void>;
   const generator = (base: string, counter = { preflights: 0 }) =>
-    classified(createRemoteChatModel({ provider: 'openai', model: 'test-model', base_url: `${base}/v1`, api_key: KEY, timeout_ms: 400, retries: 0, max_retry_after_ms: 1000 }, {}), counter);
-  const questions = () => chat.requestsTo(CHAT).map((r) => (r.body as { messages: { role: string; content: string }[] }).messages.at(-1)!.content).filter((q) => q !== 'ping');
+    classified(
+      createRemoteChatModel(
+        {
+          provider: 'openai',
+          model: 'test-model',
+          base_url: `${base}/v1`,
+          api_key: KEY,
+          timeout_ms: 400,
+          retries: 0,
+          max_retry_after_ms: 1000,
+        },
+        {},
+      ),
+      counter,
+    );
+  const questions = () =>
+    chat
+      .requestsTo(CHAT)
+      .map((r) => (r.body as { messages: { role: string; content: string }[] }).messages.at(-1)!.content)
+      .filter((q) => q !== 'ping');
 
   beforeAll(async () => {
     ({ url, close } = await chat.start());
@@ -106,9 +138,16 @@ describe('runs that meet services that cannot answer', { timeout: 120_000 }, () 
     const out = join(dir, 'closed');
     const counter = { preflights: 0 };
     const { deps } = buildAuditSetup(ctx, {});
-    const err = await runAudit({ ...deps, generator: generator(`http://127.0.0.1:${await closedPort()}`, counter) }, CASES, [], { outputDir: out }).catch((e: unknown) => e);
+    const err = await runAudit(
+      { ...deps, generator: generator(`http://127.0.0.1:${await closedPort()}`, counter) },
+      CASES,
+      [],
+      { outputDir: out },
+    ).catch((e: unknown) => e);
     expect(err).toMatchObject({ exitCode: 2 });
-    expect((err as Error).message).toMatch(/^cannot start: a service cannot be used \(checked before the first case\)\n {2}generator openai:test-model: /);
+    expect((err as Error).message).toMatch(
+      /^cannot start: a service cannot be used \(checked before the first case\)\n {2}generator openai:test-model: /,
+    );
     expect(counter.preflights).toBe(1);
     expect(existsSync(out)).toBe(false);
   });
@@ -120,22 +159,32 @@ describe('runs that meet services that cannot answer', { timeout: 120_000 }, () 
     chat.reset();
     const { deps } = buildAuditSetup(ctx, {});
     let ledgerFile = '';
-    const err = await runAudit({ ...deps, generator: generator(url) }, CASES, [], { outputDir: out, onLedger: (f) => (ledgerFile = f) }).catch((e: unknown) => e);
+    const err = await runAudit({ ...deps, generator: generator(url) }, CASES, [], {
+      outputDir: out,
+      onLedger: (f) => (ledgerFile = f),
+    }).catch((e: unknown) => e);
     // Three cases asked (one request each, retries 0), then no more.
     expect(questions()).toEqual(CASES.slice(0, 3).map((c) => c.value.question));
     expect(err).toMatchObject({ exitCode: 1 });
     const message = (err as Error).message;
-    expect(message).toMatch(/^run stopped: 3 cases in a row could not reach a service \(circuit_breaker: 3\); the last: /);
+    expect(message).toMatch(
+      /^run stopped: 3 cases in a row could not reach a service \(circuit_breaker: 3\); the last: /,
+    );
     expect(message).toContain(`--resume ${ledgerFile}`);
     expect(message).not.toContain(KEY);
     // The ledger reads back: two error records; the case that tripped the breaker is no result.
     const ledger = Ledger.open(ledgerFile);
-    expect([...ledger.done.values()].map((r) => [r.id, r.status, r.error?.stage])).toEqual(CASES.slice(0, 2).map((c) => [c.value.id, 'error', 'generation']));
+    expect([...ledger.done.values()].map((r) => [r.id, r.status, r.error?.stage])).toEqual(
+      CASES.slice(0, 2).map((c) => [c.value.id, 'error', 'generation']),
+    );
 
     // Against a healthy server, the resume asks every case without a result, each once, and nothing else.
     mode = 'healthy';
     chat.reset();
-    const { result } = await runAudit({ ...deps, generator: generator(url) }, CASES, [], { outputDir: out, resume: ledgerFile });
+    const { result } = await runAudit({ ...deps, generator: generator(url) }, CASES, [], {
+      outputDir: out,
+      resume: ledgerFile,
+    });
     expect(questions().sort()).toEqual(CASES.map((c) => c.value.question).sort());
     expect(result.cases.map((c) => c.status)).toEqual(CASES.map(() => 'ok'));
     expect(readdirSync(out).filter((f) => f.endsWith('.ledger.jsonl'))).toHaveLength(1);
@@ -148,10 +197,15 @@ describe('runs that meet services that cannot answer', { timeout: 120_000 }, () 
     chat.reset();
     const { deps } = buildAuditSetup(ctx, {});
     let ledgerFile = '';
-    const err = await runAudit({ ...deps, generator: generator(url) }, CASES, [], { outputDir: out, onLedger: (f) => (ledgerFile = f) }).catch((e: unknown) => e);
+    const err = await runAudit({ ...deps, generator: generator(url) }, CASES, [], {
+      outputDir: out,
+      onLedger: (f) => (ledgerFile = f),
+    }).catch((e: unknown) => e);
     expect(questions()).toHaveLength(1);
     expect(err).toMatchObject({ exitCode: 1 });
-    expect((err as Error).message).toMatch(/^run stopped: openai: 401 Unauthorized .*\(every later request would fail the same way\)\n0 of 8 cases are finished/);
+    expect((err as Error).message).toMatch(
+      /^run stopped: openai: 401 Unauthorized .*\(every later request would fail the same way\)\n0 of 8 cases are finished/,
+    );
     expect(Ledger.open(ledgerFile).done.size).toBe(0);
   });
 });

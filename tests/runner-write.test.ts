@@ -22,7 +22,26 @@ import { REPO, removeWorkDirs, workDir } from './fixtures/audit/harness.js';
 afterAll(() => removeWorkDirs());
 
 function record(i: number, answer: string): CaseRecord {
-  return { id: `c${i}`, question: `question ${i}?`, kind: 'in_domain', difficulty: 'easy', tags: ['t'], expected_topic_ids: [i], expected_post_ids: [], expected_content: [], status: 'ok', retrieval: { hybrid: { items: [{ post_id: i, topic_id: i, post_number: 1, score: 0.5 }], metrics: { hit_at_5: 1, mrr_at_10: null }, latency_ms: 1.25 } }, answer, scores: [{ name: 'cta', value: 1 }] };
+  return {
+    id: `c${i}`,
+    question: `question ${i}?`,
+    kind: 'in_domain',
+    difficulty: 'easy',
+    tags: ['t'],
+    expected_topic_ids: [i],
+    expected_post_ids: [],
+    expected_content: [],
+    status: 'ok',
+    retrieval: {
+      hybrid: {
+        items: [{ post_id: i, topic_id: i, post_number: 1, score: 0.5 }],
+        metrics: { hit_at_5: 1, mrr_at_10: null },
+        latency_ms: 1.25,
+      },
+    },
+    answer,
+    scores: [{ name: 'cta', value: 1 }],
+  };
 }
 
 function synthetic(cases: CaseRecord[]): RunResult {
@@ -56,7 +75,7 @@ describe('writeResults streams the results file', () => {
     }
   });
 
-  it('never builds the whole document as one string (25,000 cases at 24 kB each exceeded V8\'s longest string)', () => {
+  it("never builds the whole document as one string (25,000 cases at 24 kB each exceeded V8's longest string)", () => {
     const dir = workDir('write-many');
     const answer = 'x'.repeat(1000);
     const result = synthetic(Array.from({ length: 3000 }, (_, i) => record(i, answer)));
@@ -95,7 +114,9 @@ describe('writeResults streams the results file', () => {
   it('names the case that does not match the schema and leaves no file behind', () => {
     const dir = workDir('write-invalid');
     const bad = { ...record(2, 'b'), scores: [{ name: 'x', value: 'high' }] } as unknown as CaseRecord;
-    expect(() => writeResults(dir, synthetic([record(1, 'a'), bad]), '# d\n', { stamp: '20260101-000000' })).toThrow(/^internal: case c2 does not match the results schema: scores\.0\.value: /);
+    expect(() => writeResults(dir, synthetic([record(1, 'a'), bad]), '# d\n', { stamp: '20260101-000000' })).toThrow(
+      /^internal: case c2 does not match the results schema: scores\.0\.value: /,
+    );
     expect(readdirSync(dir).filter((f) => f.endsWith('.json') || f.endsWith('.tmp'))).toEqual([]);
   });
 });
@@ -107,7 +128,11 @@ describe('a results file that cannot be written', { timeout: 120_000 }, () => {
     try {
       const { deps } = buildAuditSetup(ctx, {});
       let calls = 0;
-      const counting: ChatModel = { id: deps.generator.id, offline: true, complete: (req) => (calls++, deps.generator.complete(req)) };
+      const counting: ChatModel = {
+        id: deps.generator.id,
+        offline: true,
+        complete: (req) => (calls++, deps.generator.complete(req)),
+      };
       const cases = loadCases([join(REPO, 'cases', 'demo', 'questions-core.yml')]).slice(0, 3);
       const out = join(dir, 'out');
       const first = await runAudit({ ...deps, generator: counting }, cases, [], { outputDir: out });
@@ -116,11 +141,16 @@ describe('a results file that cannot be written', { timeout: 120_000 }, () => {
       const target = join(out, `${first.stamp}-${first.result.name}.json`);
       mkdirSync(target);
       writeFileSync(join(target, 'keep'), '');
-      expect(() => writeResults(out, first.result, '# d\n', { stamp: first.stamp })).toThrow(`cannot write the results ${target}: `);
+      expect(() => writeResults(out, first.result, '# d\n', { stamp: first.stamp })).toThrow(
+        `cannot write the results ${target}: `,
+      );
       expect(readdirSync(out).filter((f) => f.endsWith('.tmp'))).toEqual([]);
       rmSync(target, { recursive: true });
       // The resume finds every case done: no generator call, the same records, a file written.
-      const again = await runAudit({ ...deps, generator: counting }, cases, [], { outputDir: out, resume: first.ledger });
+      const again = await runAudit({ ...deps, generator: counting }, cases, [], {
+        outputDir: out,
+        resume: first.ledger,
+      });
       expect(calls).toBe(3);
       expect(again.result.cases).toEqual(first.result.cases);
       const { json } = writeResults(out, again.result, '# d\n', { stamp: again.stamp });

@@ -9,7 +9,18 @@ import { validateConfig } from '../src/config/load.js';
 import { DEFAULT_CONFIG } from '../src/config/defaults.js';
 import { collectSecrets } from '../src/runs/context.js';
 
-const it_ = (topic: number, post: number): RetrievedItem => ({ post_id: post, topic_id: topic, post_number: post % 1000, title: 't', slug: 's', category: 'c', posts_count: 1, text: 'x', reply_to_post_number: null, score: 0 });
+const it_ = (topic: number, post: number): RetrievedItem => ({
+  post_id: post,
+  topic_id: topic,
+  post_number: post % 1000,
+  title: 't',
+  slug: 's',
+  category: 'c',
+  posts_count: 1,
+  text: 'x',
+  reply_to_post_number: null,
+  score: 0,
+});
 
 describe('stance wording', () => {
   it('reads typographic apostrophes like plain ones', () => {
@@ -48,13 +59,28 @@ describe('RRF ties and passages', () => {
 
 describe('secrets in URLs', () => {
   it('masks a password that holds an @, and credential query parameters', () => {
-    expect(redact('postgres://audit:Xy@9secretpass@db.internal:5432/forum')).toBe('postgres://audit:***@db.internal:5432/forum');
+    expect(redact('postgres://audit:Xy@9secretpass@db.internal:5432/forum')).toBe(
+      'postgres://audit:***@db.internal:5432/forum',
+    );
     expect(redact('GET https://gw.example/v1?key=AIzaSySECRET&x=1')).toBe('GET https://gw.example/v1?key=***&x=1');
     expect(scrubUrl('postgres://u:pa/ss@h/db')).toBe('(unparseable URL, not shown)');
   });
   it('publicConfig keeps max_tokens and masks every secret the run knows of', () => {
     const env = { DATABASE_URL: 'postgres://audit:Xy@9secretpass@db.internal:5432/forum' };
-    const config = validateConfig({ ...DEFAULT_CONFIG, database: { url: env.DATABASE_URL }, generator: { provider: 'openai', model: 'm', base_url: 'https://gw.example/v1?key=AIzaSySECRET', max_tokens: 4000 } }, null, env);
+    const config = validateConfig(
+      {
+        ...DEFAULT_CONFIG,
+        database: { url: env.DATABASE_URL },
+        generator: {
+          provider: 'openai',
+          model: 'm',
+          base_url: 'https://gw.example/v1?key=AIzaSySECRET',
+          max_tokens: 4000,
+        },
+      },
+      null,
+      env,
+    );
     const text = JSON.stringify(publicConfig(config));
     expect((publicConfig(config).generator as { max_tokens: number }).max_tokens).toBe(4000);
     for (const secret of collectSecrets(config, env)) expect(text).not.toContain(secret);

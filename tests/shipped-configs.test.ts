@@ -6,7 +6,11 @@ import { loadConfig } from '../src/config/load.js';
 import { PACKAGE_ROOT } from '../src/paths.js';
 
 const dirs = [join(PACKAGE_ROOT, 'configs'), join(PACKAGE_ROOT, 'configs', 'examples')];
-const files = dirs.flatMap((d) => readdirSync(d).filter((f) => f.endsWith('.yml')).map((f) => join(d, f)));
+const files = dirs.flatMap((d) =>
+  readdirSync(d)
+    .filter((f) => f.endsWith('.yml'))
+    .map((f) => join(d, f)),
+);
 
 describe('shipped configs', () => {
   it.each(files)('%s loads', (file) => {

@@ -29,7 +29,17 @@ function topic(id: number, title: string, size: number): ForumTopic {
     post_type: 1,
     ...(i > 0 ? { reply_to: i } : {}),
   }));
-  return { id, title, slug: `t${id}`, category: 'care', tags: [], archetype: 'regular', visible: true, deleted: false, posts };
+  return {
+    id,
+    title,
+    slug: `t${id}`,
+    category: 'care',
+    tags: [],
+    archetype: 'regular',
+    visible: true,
+    deleted: false,
+    posts,
+  };
 }
 
 /** posts_count: 12, 6, 4, 2, 3. Topic 1 is the "megathread". */
@@ -120,7 +130,9 @@ describe('size routing', () => {
     for (const n of LIMITS) {
       const fused = topics(out[`hybrid_${n}`]!.items);
       expect(fused.every((t) => SIZE.get(t)! <= n)).toBe(true);
-      expect(fused.sort()).toEqual([...new Set([...topics(out[`semantic_${n}`]!.items), ...topics(out[`keyword_${n}`]!.items)])].sort());
+      expect(fused.sort()).toEqual(
+        [...new Set([...topics(out[`semantic_${n}`]!.items), ...topics(out[`keyword_${n}`]!.items)])].sort(),
+      );
     }
   });
 
@@ -143,14 +155,24 @@ describe('size routing', () => {
   });
 
   it('a single N routes the channel under its own name', async () => {
-    const config = validateConfig({ retrieval: { channels: [{ name: 'keyword', kind: 'keyword', grain: 'topic', max_posts_count: 5 }] } }, null, {});
+    const config = validateConfig(
+      { retrieval: { channels: [{ name: 'keyword', kind: 'keyword', grain: 'topic', max_posts_count: 5 }] } },
+      null,
+      {},
+    );
     expect(graphNodes(config).map((n) => n.name)).toEqual(['keyword']);
     const out = await new RetrievalGraph(config, { profile, embedder }).run(QUESTION);
     expect(topics(out.keyword!.items).sort()).toEqual([3, 4]);
   });
 
   it('is refused on post grain, and a fusion may only name an N the channel declares', () => {
-    expect(() => validateConfig({ retrieval: { channels: [{ name: 'posts', kind: 'semantic', grain: 'post', max_posts_count: [5] }] } }, null, {})).toThrow(/size routing applies to topic-grain channels only/);
+    expect(() =>
+      validateConfig(
+        { retrieval: { channels: [{ name: 'posts', kind: 'semantic', grain: 'post', max_posts_count: [5] }] } },
+        null,
+        {},
+      ),
+    ).toThrow(/size routing applies to topic-grain channels only/);
     const bad = () =>
       validateConfig(
         {

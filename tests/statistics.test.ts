@@ -245,10 +245,13 @@ suite('mcnemarExact', () => {
 
 suite('cohenKappa (Cohen 1960)', () => {
   it("Wikipedia's example: 20/5/10/15 → po = 0.7, pe = 0.5, κ = 0.4", () => {
-    const [a, b] = labelPairs(['no', 'yes'], [
-      [15, 10], // A no: B no, B yes
-      [5, 20], // A yes: B no, B yes
-    ]);
+    const [a, b] = labelPairs(
+      ['no', 'yes'],
+      [
+        [15, 10], // A no: B no, B yes
+        [5, 20], // A yes: B no, B yes
+      ],
+    );
     const r = cohenKappa(a, b);
     expect(r.n).toBe(50);
     expect(r.labels).toEqual(['no', 'yes']);
@@ -262,27 +265,42 @@ suite('cohenKappa (Cohen 1960)', () => {
 
   it("Wikipedia's equal-po pair: 45/15/25/15 → κ = 0.06/0.46; 25/35/5/35 → κ = 0.14/0.54", () => {
     // Rows A yes, A no; columns B yes, B no. pe = 0.6·0.7 + 0.4·0.3 = 0.54, and 0.6·0.3 + 0.4·0.7 = 0.46.
-    const first = cohenKappa(...labelPairs(['yes', 'no'], [
-      [45, 15],
-      [25, 15],
-    ]));
+    const first = cohenKappa(
+      ...labelPairs(
+        ['yes', 'no'],
+        [
+          [45, 15],
+          [25, 15],
+        ],
+      ),
+    );
     expect(first.accuracy).toBeCloseTo(0.6, 14);
     expect(first.kappa).toBeCloseTo(0.06 / 0.46, 12); // 0.1304
-    const second = cohenKappa(...labelPairs(['yes', 'no'], [
-      [25, 35],
-      [5, 35],
-    ]));
+    const second = cohenKappa(
+      ...labelPairs(
+        ['yes', 'no'],
+        [
+          [25, 35],
+          [5, 35],
+        ],
+      ),
+    );
     expect(second.accuracy).toBeCloseTo(0.6, 14);
     expect(second.kappa).toBeCloseTo(0.14 / 0.54, 12); // 0.2593
   });
 
   it('three classes, by hand: κ = (40·29 − 540)/(1600 − 540) = 31/53', () => {
     // Rows sum 15, 10, 15; columns 13, 12, 15; Σ row·col = 195 + 120 + 225 = 540; diagonal 29.
-    const r = cohenKappa(...labelPairs(['a', 'b', 'c'], [
-      [10, 2, 3],
-      [1, 8, 1],
-      [2, 2, 11],
-    ]));
+    const r = cohenKappa(
+      ...labelPairs(
+        ['a', 'b', 'c'],
+        [
+          [10, 2, 3],
+          [1, 8, 1],
+          [2, 2, 11],
+        ],
+      ),
+    );
     expect(r.accuracy).toBeCloseTo(29 / 40, 14);
     expect(r.kappa).toBeCloseTo(31 / 53, 14);
   });

@@ -19,21 +19,56 @@ import { RetrievalGraph } from '../src/retrieval/graph.js';
 import { HashEmbedder, vectorLiteral } from '../src/embedding/hash-embedder.js';
 
 const DIMS = 64;
-const OP = 'Carmina Simpson last sizing: I take a 9 UK in Loake 1880. What size should I order on the Simpson last? The toe feels roomy in photos.';
+const OP =
+  'Carmina Simpson last sizing: I take a 9 UK in Loake 1880. What size should I order on the Simpson last? The toe feels roomy in photos.';
 
 function thread(id: number, title: string, raws: string[], replyTo: (n: number) => number | undefined): ForumTopic {
   const posts = raws.map((raw, i) => {
     const to = replyTo(i + 1);
-    return { n: i + 1, id: id * 1000 + i + 1, user: `u${i}`, raw, hidden: false, deleted: false, post_type: 1, ...(to ? { reply_to: to } : {}) };
+    return {
+      n: i + 1,
+      id: id * 1000 + i + 1,
+      user: `u${i}`,
+      raw,
+      hidden: false,
+      deleted: false,
+      post_type: 1,
+      ...(to ? { reply_to: to } : {}),
+    };
   });
-  return { id, title, slug: `t${id}`, category: 'sizing', tags: ['carmina'], archetype: 'regular', visible: true, deleted: false, posts };
+  return {
+    id,
+    title,
+    slug: `t${id}`,
+    category: 'sizing',
+    tags: ['carmina'],
+    archetype: 'regular',
+    visible: true,
+    deleted: false,
+    posts,
+  };
 }
 
 const FORUM: Forum = {
   categories: [{ id: 1, name: 'Sizing', slug: 'sizing', read_restricted: false }],
   topics: [
-    thread(1, 'Carmina Simpson last sizing', [OP, 'Go half a size down, it runs long.', 'Agreed, half down worked for me too.', 'Off on a tangent: anyone tried the Rain last in shell cordovan?'], (n) => (n === 3 ? 2 : n > 1 ? 1 : undefined)),
-    thread(2, 'Suede cleaning basics', ['Use a crepe brush on dry suede.', 'An eraser block lifts stains from the nap.'], (n) => (n > 1 ? 1 : undefined)),
+    thread(
+      1,
+      'Carmina Simpson last sizing',
+      [
+        OP,
+        'Go half a size down, it runs long.',
+        'Agreed, half down worked for me too.',
+        'Off on a tangent: anyone tried the Rain last in shell cordovan?',
+      ],
+      (n) => (n === 3 ? 2 : n > 1 ? 1 : undefined),
+    ),
+    thread(
+      2,
+      'Suede cleaning basics',
+      ['Use a crepe brush on dry suede.', 'An eraser block lifts stains from the nap.'],
+      (n) => (n > 1 ? 1 : undefined),
+    ),
   ],
 };
 
@@ -61,18 +96,31 @@ beforeAll(async () => {
   await loadForum(pgliteWriter(raw), FORUM, { embedder: hash });
   for (const h of HAND) {
     for (const [post, angle] of Object.entries(h.angles)) {
-      await raw.query('INSERT INTO ai_posts_embeddings (post_id, model_id, strategy_id, embeddings) VALUES ($1, $2, $3, $4::halfvec)', [Number(post), h.model, h.strategy, vectorLiteral(unit(angle))]);
+      await raw.query(
+        'INSERT INTO ai_posts_embeddings (post_id, model_id, strategy_id, embeddings) VALUES ($1, $2, $3, $4::halfvec)',
+        [Number(post), h.model, h.strategy, vectorLiteral(unit(angle))],
+      );
     }
   }
   profile = new DiscourseProfile(pgliteClient(raw, { owned: false }));
 });
 afterAll(async () => raw.close());
 
-const channel = (name: string, model_id: number, strategy_id: number) => ({ name, kind: 'semantic', grain: 'post', model_id, strategy_id });
+const channel = (name: string, model_id: number, strategy_id: number) => ({
+  name,
+  kind: 'semantic',
+  grain: 'post',
+  model_id,
+  strategy_id,
+});
 
 describe('embedding strategy per channel', () => {
   it('each channel returns the ranking of its own vectors (native, enriched, another model)', async () => {
-    const config = validateConfig({ retrieval: { channels: [channel('native', 9, 1), channel('enriched', 9, 2), channel('other_model', 10, 1)] } }, null, {});
+    const config = validateConfig(
+      { retrieval: { channels: [channel('native', 9, 1), channel('enriched', 9, 2), channel('other_model', 10, 1)] } },
+      null,
+      {},
+    );
     const out = await new RetrievalGraph(config, { profile, embedder: fixed }).run('what size on the Simpson last?');
     expect(out.native!.items.map((i) => i.post_id)).toEqual([1001, 1002, 1003, 1004]);
     expect(out.enriched!.items.map((i) => i.post_id)).toEqual([1004, 1003, 1002, 1001]);
@@ -82,8 +130,12 @@ describe('embedding strategy per channel', () => {
     expect(out.enriched!.items[1]!.score).toBeCloseTo(Math.cos(Math.PI / 6), 2);
   });
 
-  it('a model or strategy with no vectors returns nothing (never another strategy\'s vectors)', async () => {
-    const config = validateConfig({ retrieval: { channels: [channel('missing', 9, 3), channel('other', 10, 2)] } }, null, {});
+  it("a model or strategy with no vectors returns nothing (never another strategy's vectors)", async () => {
+    const config = validateConfig(
+      { retrieval: { channels: [channel('missing', 9, 3), channel('other', 10, 2)] } },
+      null,
+      {},
+    );
     const out = await new RetrievalGraph(config, { profile, embedder: fixed }).run('anything');
     expect(out.missing!.items).toEqual([]);
     expect(out.other!.items).toEqual([]);
@@ -96,17 +148,27 @@ describe('embedding strategy per channel', () => {
     expect(native).toBe('Carmina Simpson last sizing\nSizing\ncarmina\nAgreed, half down worked for me too.');
     expect(enriched).toBe(`${native}\n${OP.slice(0, 500)}\nGo half a size down, it runs long.`);
     // The first post has neither: both strategies embed the same text.
-    expect(postEmbeddingText(t, t.posts[0]!, 'Sizing', STRATEGIES.enriched)).toBe(postEmbeddingText(t, t.posts[0]!, 'Sizing', STRATEGIES.native));
+    expect(postEmbeddingText(t, t.posts[0]!, 'Sizing', STRATEGIES.enriched)).toBe(
+      postEmbeddingText(t, t.posts[0]!, 'Sizing', STRATEGIES.native),
+    );
   });
 
-  it('a channel reads the vectors of exactly its strategy\'s texts (scores match a recomputation)', async () => {
+  it("a channel reads the vectors of exactly its strategy's texts (scores match a recomputation)", async () => {
     const question = 'What size should I take on the Carmina Simpson last?';
-    const config = validateConfig({ retrieval: { channels: [channel('native', 1, 1), channel('enriched', 1, 2)] } }, null, {});
+    const config = validateConfig(
+      { retrieval: { channels: [channel('native', 1, 1), channel('enriched', 1, 2)] } },
+      null,
+      {},
+    );
     const out = await new RetrievalGraph(config, { profile, embedder: hash }).run(question);
     const q = hash.embedOne(question);
-    const cos = (a: number[], b: number[]) => a.reduce((s, x, i) => s + x * b[i]!, 0) / (Math.hypot(...a) * Math.hypot(...b));
+    const cos = (a: number[], b: number[]) =>
+      a.reduce((s, x, i) => s + x * b[i]!, 0) / (Math.hypot(...a) * Math.hypot(...b));
     const posts = FORUM.topics.flatMap((t) => t.posts.map((p) => ({ t, p })));
-    for (const [name, strategy] of [['native', 1], ['enriched', 2]] as const) {
+    for (const [name, strategy] of [
+      ['native', 1],
+      ['enriched', 2],
+    ] as const) {
       const items = out[name]!.items;
       expect(items).toHaveLength(posts.length);
       for (const item of items) {

@@ -34,7 +34,18 @@ const TITLES = [
 let nextId = 1;
 function topic(title: string, text = 'body'): RetrievedItem {
   const id = nextId++;
-  return { post_id: id * 1000 + 1, topic_id: id, post_number: 1, title, slug: `t-${id}`, category: 'Care', posts_count: 3, text, reply_to_post_number: null, score: 1 / id };
+  return {
+    post_id: id * 1000 + 1,
+    topic_id: id,
+    post_number: 1,
+    title,
+    slug: `t-${id}`,
+    category: 'Care',
+    posts_count: 3,
+    text,
+    reply_to_post_number: null,
+    score: 1 / id,
+  };
 }
 
 describe('title gate: distinctive words from hand-counted document frequencies', () => {
@@ -62,7 +73,7 @@ describe('title gate: distinctive words from hand-counted document frequencies',
     expect(gatedOut).toBe(2);
   });
 
-  it('gates everything when the question has no distinctive word (the seeds\' accidental abstention)', () => {
+  it("gates everything when the question has no distinctive word (the seeds' accidental abstention)", () => {
     const gate = new TitleGate(TITLES, 0.25);
     const items = [topic('Suede protector spray'), topic('Cleaning suede trainers')];
     expect(gate.apply('What is the best recipe for boeuf bourguignon?', items)).toEqual({ items: [], gatedOut: 2 });
@@ -71,14 +82,23 @@ describe('title gate: distinctive words from hand-counted document frequencies',
 
 describe('title gate in the retrieval graph', () => {
   const question = 'Are cedar trees worth it for suede boots?';
-  const keywordList = [topic('Suede brush recommendations'), topic('Cedar shoe trees for travel'), topic('Suede in the rain')];
+  const keywordList = [
+    topic('Suede brush recommendations'),
+    topic('Cedar shoe trees for travel'),
+    topic('Suede in the rain'),
+  ];
   const semanticList = [topic('Resoling Goodyear welted boots'), topic('Suede protector spray')];
   // Only the methods the graph calls on topic channels; the lists come back whatever the query.
   const profile = {
     keywordTopics: async () => keywordList,
     semanticTopics: async () => semanticList,
   } as unknown as DiscourseProfile;
-  const embedder = { id: 'test:fixed', offline: true, dimensions: 2, embed: async (t: string[]) => t.map(() => [1, 0]) };
+  const embedder = {
+    id: 'test:fixed',
+    offline: true,
+    dimensions: 2,
+    embed: async (t: string[]) => t.map(() => [1, 0]),
+  };
   const config = validateConfig(
     {
       retrieval: {
@@ -94,8 +114,21 @@ describe('title gate in the retrieval graph', () => {
     null,
     {},
   );
-  const graph = new RetrievalGraph(config, { profile, embedder, titleGate: new TitleGate(TITLES, config.retrieval.title_gate_max_df) });
-  const c: Case = { id: 'cedar', question, kind: 'in_domain', expected_topic_ids: [keywordList[1]!.topic_id], expected_post_ids: [], expected_content: [], difficulty: 'easy', tags: [] };
+  const graph = new RetrievalGraph(config, {
+    profile,
+    embedder,
+    titleGate: new TitleGate(TITLES, config.retrieval.title_gate_max_df),
+  });
+  const c: Case = {
+    id: 'cedar',
+    question,
+    kind: 'in_domain',
+    expected_topic_ids: [keywordList[1]!.topic_id],
+    expected_post_ids: [],
+    expected_content: [],
+    difficulty: 'easy',
+    tags: [],
+  };
 
   it('records the gated-out count per case in each gated node, and fuses only what passed', async () => {
     const { retrieval } = await retrieveCase(graph, c);
@@ -107,12 +140,20 @@ describe('title gate in the retrieval graph', () => {
     expect(retrieval.keyword_open!.gated_out).toBeUndefined();
     expect(retrieval.keyword_open!.items).toHaveLength(3);
     expect(retrieval.hybrid!.gated_out).toBeUndefined();
-    expect(retrieval.hybrid!.items.map((i) => i.topic_id).sort()).toEqual([keywordList[1]!.topic_id, semanticList[0]!.topic_id].sort());
+    expect(retrieval.hybrid!.items.map((i) => i.topic_id).sort()).toEqual(
+      [keywordList[1]!.topic_id, semanticList[0]!.topic_id].sort(),
+    );
     // Metrics are computed on the gated list: the golden survived at rank 1 of keyword.
     expect(retrieval.keyword!.metrics.hit_at_1).toBe(1);
   });
 
   it('is refused on a post-grain channel', () => {
-    expect(() => validateConfig({ retrieval: { channels: [{ name: 'posts', kind: 'semantic', grain: 'post', title_gate: true }] } }, null, {})).toThrow(ConfigError);
+    expect(() =>
+      validateConfig(
+        { retrieval: { channels: [{ name: 'posts', kind: 'semantic', grain: 'post', title_gate: true }] } },
+        null,
+        {},
+      ),
+    ).toThrow(ConfigError);
   });
 });

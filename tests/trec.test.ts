@@ -220,9 +220,14 @@ describe('trec evaluation (trec_eval semantics)', () => {
     expect(formatFixed4(0.66666)).toBe('0.6667');
     expect(formatFixed4(1)).toBe('1.0000');
     // The first relevant doc at rank 32 gives recip_rank 1/32.
-    const run = Array.from({ length: 32 }, (_, i) => `q1 Q0 x${String(i).padStart(2, '0')} ${i + 1} ${100 - i} r\n`).join('');
+    const run = Array.from(
+      { length: 32 },
+      (_, i) => `q1 Q0 x${String(i).padStart(2, '0')} ${i + 1} ${100 - i} r\n`,
+    ).join('');
     const e = evaluate({ measures: ['recip_rank'] }, 'q1 0 x31 1\n', run);
-    expect(formatTrecEval(e, { perQuery: true })).toBe('recip_rank            \tq1\t0.0312\nrecip_rank            \tall\t0.0312\n');
+    expect(formatTrecEval(e, { perQuery: true })).toBe(
+      'recip_rank            \tq1\t0.0312\nrecip_rank            \tall\t0.0312\n',
+    );
   });
 
   it('treats P_k as dividing by k even when fewer were retrieved', () => {
@@ -258,11 +263,15 @@ describe('trec evaluation (trec_eval semantics)', () => {
     expect(thrown(() => parseRun('q1 Q0 a 1 1 r\n\nq1 Q0 b 2 0.5\n', 'run.txt')).message).toBe(
       "run.txt:3: malformed line: expected 6 fields (qid Q0 docno rank score tag), found 5: 'q1 Q0 b 2 0.5'",
     );
-    expect(thrown(() => parseRun('q1 Q0 a 1 high r\n', 'run.txt')).message).toContain('run.txt:1: malformed line: score is not a number');
+    expect(thrown(() => parseRun('q1 Q0 a 1 high r\n', 'run.txt')).message).toContain(
+      'run.txt:1: malformed line: score is not a number',
+    );
     expect(thrown(() => parseQrels('q1 0 a 1\nq1 0 b 1 extra\n', 'qrels.txt')).message).toContain(
       'qrels.txt:2: malformed line: expected 4 fields (qid iter docno rel), found 5',
     );
-    expect(thrown(() => parseQrels('q1 0 a 1.5\n', 'qrels.txt')).message).toContain('qrels.txt:1: malformed line: relevance must be an integer');
+    expect(thrown(() => parseQrels('q1 0 a 1.5\n', 'qrels.txt')).message).toContain(
+      'qrels.txt:1: malformed line: relevance must be an integer',
+    );
   });
 
   it('skips blank and # lines, reads CRLF and tabs, ignores fields after the run tag', () => {
@@ -283,7 +292,18 @@ describe('trec evaluation (trec_eval semantics)', () => {
   });
 
   it('parses scores as strtod would', () => {
-    for (const s of ['1', '-0.5', '+3', '.5', '5.', '1e-3', '2.5E+2', '0.1234567890123456789', '123456789012345678901', '1e-320']) {
+    for (const s of [
+      '1',
+      '-0.5',
+      '+3',
+      '.5',
+      '5.',
+      '1e-3',
+      '2.5E+2',
+      '0.1234567890123456789',
+      '123456789012345678901',
+      '1e-320',
+    ]) {
       const b = Buffer.from(s);
       expect(parseScore(b, 0, b.length)).toBe(Number(s));
     }
@@ -295,7 +315,7 @@ describe('trec evaluation (trec_eval semantics)', () => {
 
   it('agrees with a naive reference implementation on random data', () => {
     let seed = 12345;
-    const rnd = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+    const rnd = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
     const qrels: string[] = [];
     const run: string[] = [];
     for (let q = 0; q < 60; q++) {
@@ -324,14 +344,18 @@ describe('trec evaluation (trec_eval semantics)', () => {
 describe('trec ranking sort', () => {
   it('sorts by score descending, then docno descending, for sizes around its run length', () => {
     let seed = 7;
-    const rnd = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+    const rnd = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
     for (const n of [0, 1, 2, 15, 16, 17, 33, 100, 257]) {
       for (const nearly of [false, true]) {
-        const text = Array.from({ length: n }, (_, i) => `q Q0 d${Math.floor(rnd() * 1e6)}x${i} 0 ${Math.floor(rnd() * 8)} r`).join('\n');
+        const text = Array.from(
+          { length: n },
+          (_, i) => `q Q0 d${Math.floor(rnd() * 1e6)}x${i} 0 ${Math.floor(rnd() * 8)} r`,
+        ).join('\n');
         const run = parseRun(text);
         const lines = Int32Array.from({ length: n }, (_, i) => i);
         const grades = Int32Array.from({ length: n }, (_, i) => i * 10);
-        const docno = (i: number) => Buffer.from(run.docnos.subarray(run.docStart[i], run.docStart[i + 1])).toString('latin1');
+        const docno = (i: number) =>
+          Buffer.from(run.docnos.subarray(run.docStart[i], run.docStart[i + 1])).toString('latin1');
         const expected = [...lines].sort((a, b) => run.value[b]! - run.value[a]! || (docno(b) < docno(a) ? -1 : 1));
         rankLines(lines, grades, n, run.value, run.docnos, run.docStart, new RankScratch(), nearly);
         expect(Array.from(lines)).toEqual(expected);
@@ -365,7 +389,8 @@ function naiveTrecEval(qrelsLines: string[], runLines: string[], complete: boole
     const numRel = [...j.values()].filter((g) => g >= 1).length;
     const ideal = [...j.values()].filter((g) => g > 0).sort((a, b) => b - a);
     const relIn = (k: number) => grades.slice(0, k).filter((g) => g >= 1).length;
-    const dcg = (gs: number[], k: number) => gs.slice(0, k).reduce((s, g, i) => (g > 0 ? s + g / Math.log2(i + 2) : s), 0);
+    const dcg = (gs: number[], k: number) =>
+      gs.slice(0, k).reduce((s, g, i) => (g > 0 ? s + g / Math.log2(i + 2) : s), 0);
     for (const name of names) {
       const k = Number(name.split('_').pop());
       if (name === 'recip_rank') {
@@ -399,11 +424,24 @@ describe('TREC writers', () => {
     ]);
     const text = formatRunLines('myrun', rankings);
     expect(text).toBe(
-      ['q10 Q0 y 1 2 myrun', 'q10 Q0 z 2 1 myrun', 'q10 Q0 x 3 1 myrun', 'q10 Q0 w 4 1e-7 myrun', 'q2 Q0 b 1 0.5 myrun', ''].join('\n'),
+      [
+        'q10 Q0 y 1 2 myrun',
+        'q10 Q0 z 2 1 myrun',
+        'q10 Q0 x 3 1 myrun',
+        'q10 Q0 w 4 1e-7 myrun',
+        'q2 Q0 b 1 0.5 myrun',
+        '',
+      ].join('\n'),
     );
     const qrels = formatQrelsLines(
       new Map([
-        ['q10', [{ docno: 'x', rel: 2 }, { docno: 'w', rel: 0 }]],
+        [
+          'q10',
+          [
+            { docno: 'x', rel: 2 },
+            { docno: 'w', rel: 0 },
+          ],
+        ],
         ['q2', [{ docno: 'b', rel: 1 }]],
       ]),
     );
@@ -416,17 +454,72 @@ describe('TREC writers', () => {
     expect(() => formatRunLines('my run', new Map())).toThrow(InputError);
     expect(() => formatRunLines('r', new Map([['q 1', []]]))).toThrow(InputError);
     expect(() => formatRunLines('r', new Map([['q', [{ docno: 'a', score: NaN }]]]))).toThrow(/not finite/);
-    expect(() => formatRunLines('r', new Map([['q', [{ docno: 'a', score: 1 }, { docno: 'a', score: 2 }]]]))).toThrow(
-      "TREC run: query 'q' lists docno 'a' twice, with scores 1 and 2",
-    );
-    expect(formatRunLines('r', new Map([['q', [{ docno: 'a', score: 1 }, { docno: 'a', score: 1 }]]]))).toBe('q Q0 a 1 1 r\n');
+    expect(() =>
+      formatRunLines(
+        'r',
+        new Map([
+          [
+            'q',
+            [
+              { docno: 'a', score: 1 },
+              { docno: 'a', score: 2 },
+            ],
+          ],
+        ]),
+      ),
+    ).toThrow("TREC run: query 'q' lists docno 'a' twice, with scores 1 and 2");
+    expect(
+      formatRunLines(
+        'r',
+        new Map([
+          [
+            'q',
+            [
+              { docno: 'a', score: 1 },
+              { docno: 'a', score: 1 },
+            ],
+          ],
+        ]),
+      ),
+    ).toBe('q Q0 a 1 1 r\n');
     expect(() => formatQrelsLines(new Map([['q', [{ docno: 'a', rel: 0.5 }]]]))).toThrow(/not an integer/);
-    expect(() => formatQrelsLines(new Map([['q', [{ docno: 'a', rel: 1 }, { docno: 'a', rel: 2 }]]]))).toThrow(/twice, with grades 1 and 2/);
-    expect(formatQrelsLines(new Map([['q', [{ docno: 'a', rel: 1 }, { docno: 'a', rel: 1 }]]]))).toBe('q 0 a 1\n');
+    expect(() =>
+      formatQrelsLines(
+        new Map([
+          [
+            'q',
+            [
+              { docno: 'a', rel: 1 },
+              { docno: 'a', rel: 2 },
+            ],
+          ],
+        ]),
+      ),
+    ).toThrow(/twice, with grades 1 and 2/);
+    expect(
+      formatQrelsLines(
+        new Map([
+          [
+            'q',
+            [
+              { docno: 'a', rel: 1 },
+              { docno: 'a', rel: 1 },
+            ],
+          ],
+        ]),
+      ),
+    ).toBe('q 0 a 1\n');
   });
 
   it('orders strings by UTF-8 bytes, as strcmp does', () => {
-    expect(['b', 'B', 'a', '\u{1F600}', '\uFF5E', 'é'].sort(compareUtf8)).toEqual(['B', 'a', 'b', 'é', '\uFF5E', '\u{1F600}']);
+    expect(['b', 'B', 'a', '\u{1F600}', '\uFF5E', 'é'].sort(compareUtf8)).toEqual([
+      'B',
+      'a',
+      'b',
+      'é',
+      '\uFF5E',
+      '\u{1F600}',
+    ]);
   });
 });
 
@@ -451,7 +544,9 @@ describe('ragaudit trec', () => {
 
   it('supports -q, -c and repeated -m', async () => {
     const { io, out } = fakeIO(dir);
-    expect(await trecCommand.run(['-q', '-c', '-m', 'recip_rank', '-m', 'success.1', 'qrels.txt', 'run.txt'], io)).toBe(0);
+    expect(await trecCommand.run(['-q', '-c', '-m', 'recip_rank', '-m', 'success.1', 'qrels.txt', 'run.txt'], io)).toBe(
+      0,
+    );
     const text = out.join('');
     expect(text.split('\n').filter(Boolean)).toHaveLength(5 * 2 + 2);
     expect(text).toContain('recip_rank            \tq3\t0.0000\n');
@@ -462,7 +557,8 @@ describe('ragaudit trec', () => {
     const { io, out } = fakeIO(dir);
     expect(await trecCommand.run(['--help'], io)).toBe(0);
     expect(out.join('')).toBe(trecCommand.help);
-    for (const m of ['recip_rank', 'success.K', 'P.K', 'recall.K', 'ndcg_cut.K', 'num_q', '-c']) expect(trecCommand.help).toContain(m);
+    for (const m of ['recip_rank', 'success.K', 'P.K', 'recall.K', 'ndcg_cut.K', 'num_q', '-c'])
+      expect(trecCommand.help).toContain(m);
   });
 
   it('reads files in chunks exactly as parsing the whole text (lines cut at chunk ends, long lines)', async () => {
@@ -473,7 +569,9 @@ describe('ragaudit trec', () => {
     const shape = (r: TrecLines) => ({
       qids: r.qids,
       count: r.count,
-      docnos: Array.from({ length: r.count }, (_, i) => Buffer.from(r.docnos.subarray(r.docStart[i], r.docStart[i + 1])).toString()),
+      docnos: Array.from({ length: r.count }, (_, i) =>
+        Buffer.from(r.docnos.subarray(r.docStart[i], r.docStart[i + 1])).toString(),
+      ),
       values: Array.from(r.value.subarray(0, r.count)),
       lines: Array.from({ length: r.count }, (_, i) => r.lineOf(i)),
     });
@@ -496,7 +594,9 @@ describe('ragaudit trec', () => {
     await expect(trecCommand.run(['qrels.txt'], io)).rejects.toThrow(/expected QRELS and RUN/);
     await expect(trecCommand.run(['--bogus', 'qrels.txt', 'run.txt'], io)).rejects.toBeInstanceOf(InputError);
     await expect(trecCommand.run(['-m', 'map', 'qrels.txt', 'run.txt'], io)).rejects.toThrow(/unknown measure 'map'/);
-    await expect(trecCommand.run(['qrels.txt', 'missing.txt'], io)).rejects.toThrow("cannot read run file 'missing.txt' (ENOENT)");
+    await expect(trecCommand.run(['qrels.txt', 'missing.txt'], io)).rejects.toThrow(
+      "cannot read run file 'missing.txt' (ENOENT)",
+    );
     await expect(trecCommand.run(['qrels.txt', 'bad.txt'], io)).rejects.toThrow(/^bad\.txt:2: malformed line/);
     const e = await trecCommand.run(['qrels.txt', 'bad.txt'], io).catch((x: unknown) => x);
     expect((e as InputError).exitCode).toBe(2);

@@ -10,19 +10,41 @@ import { PACKAGE_ROOT } from '../src/paths.js';
 import { readResults } from '../src/runs/results-file.js';
 import type { CaseRecord } from '../src/model/results.js';
 
-const io = (sink: string[]) => ({ out: (t: string) => void sink.push(t), err: () => undefined, isTTY: false, cwd: PACKAGE_ROOT, env: {} });
+const io = (sink: string[]) => ({
+  out: (t: string) => void sink.push(t),
+  err: () => undefined,
+  isTTY: false,
+  cwd: PACKAGE_ROOT,
+  env: {},
+});
 
 describe('zone A/B helpers', () => {
   it('parses candidate pairs and refuses abstain ≥ weak', () => {
-    expect(parseCandidates('-4:0, -5:1')).toEqual([{ abstain_below: -4, weak_below: 0 }, { abstain_below: -5, weak_below: 1 }]);
+    expect(parseCandidates('-4:0, -5:1')).toEqual([
+      { abstain_below: -4, weak_below: 0 },
+      { abstain_below: -5, weak_below: 1 },
+    ]);
     expect(() => parseCandidates('1:0')).toThrow(/ABSTAIN < WEAK/);
   });
   it('groups ok records by zone and kind with stance counts and faithfulness means', () => {
     const rec = (zone: 'weak' | 'normal', stance: string, faith: number | null): CaseRecord =>
-      ({ id: Math.random().toString(), kind: 'in_domain', status: 'ok', zone, scores: [{ name: 'judge_stance', value: null, details: { stance } }, { name: 'faithfulness', value: faith }] }) as unknown as CaseRecord;
+      ({
+        id: Math.random().toString(),
+        kind: 'in_domain',
+        status: 'ok',
+        zone,
+        scores: [
+          { name: 'judge_stance', value: null, details: { stance } },
+          { name: 'faithfulness', value: faith },
+        ],
+      }) as unknown as CaseRecord;
     const cells = zoneCells([rec('weak', 'hedged', 1), rec('weak', 'answered', 0.5), rec('normal', 'answered', null)]);
     // weak/in_domain: 2 cases, faithfulness (1 + 0.5) / 2 = 0.75; normal: faithfulness null → n 0.
-    expect(cells['weak/in_domain']).toMatchObject({ n: 2, stance: { hedged: 1, answered: 1 }, faithfulness: { mean: 0.75, n: 2 } });
+    expect(cells['weak/in_domain']).toMatchObject({
+      n: 2,
+      stance: { hedged: 1, answered: 1 },
+      faithfulness: { mean: 0.75, n: 2 },
+    });
     expect(cells['normal/in_domain']!.faithfulness).toEqual({ mean: null, n: 0 });
   });
 });
@@ -33,15 +55,30 @@ describe('calibrate --answer on the demo', () => {
   let base: ReturnType<typeof readResults>;
   beforeAll(async () => {
     expect(await main(['run', '--out', out, '--no-report'], io([]))).toBe(0);
-    const file = join(out, readdirSync(out).find((f) => f.endsWith('-demo.json'))!);
+    const file = join(
+      out,
+      readdirSync(out).find((f) => f.endsWith('-demo.json'))!,
+    );
     base = readResults(file);
     expect(await main(['calibrate', file, '--answer', '--candidates=-5:1', '--out', out], io(printed))).toBe(0);
   });
 
   it('regenerates exactly the cases whose zone moves under the candidate', () => {
-    const expected = base.cases.filter((r) => r.status === 'ok' && r.zone && zoneOf(r.top1_score, { abstain_below: -5, weak_below: 1 }) !== r.zone).map((r) => r.id);
+    const expected = base.cases
+      .filter(
+        (r) => r.status === 'ok' && r.zone && zoneOf(r.top1_score, { abstain_below: -5, weak_below: 1 }) !== r.zone,
+      )
+      .map((r) => r.id);
     expect(expected.length).toBeGreaterThan(0);
-    const ab = JSON.parse(readFileSync(join(out, readdirSync(out).find((f) => f.endsWith('-zone-ab.json'))!), 'utf8'));
+    const ab = JSON.parse(
+      readFileSync(
+        join(
+          out,
+          readdirSync(out).find((f) => f.endsWith('-zone-ab.json'))!,
+        ),
+        'utf8',
+      ),
+    );
     expect(ab.settings).toHaveLength(2);
     expect(ab.settings[1].regenerated).toEqual(expected);
     expect(ab.settings[0].regenerated).toEqual([]);

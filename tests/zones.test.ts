@@ -68,7 +68,9 @@ describe('abstain_below < weak_below', () => {
       throw new Error('no error');
     } catch (e) {
       expect(e).toBeInstanceOf(ConfigError);
-      expect((e as ConfigError).problems).toEqual(['(built-in config): zones.abstain_below: must be below weak_below (1 ≥ 0)']);
+      expect((e as ConfigError).problems).toEqual([
+        '(built-in config): zones.abstain_below: must be below weak_below (1 ≥ 0)',
+      ]);
     }
   });
 });

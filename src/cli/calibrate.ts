@@ -83,8 +83,9 @@ ${PIPELINE_HELP}
 
 Exit codes: 0 done (including "no pair meets the constraints"), 2 bad input, config or database.`;
 
-type Values = ReturnType<typeof parseArgs<{ args: string[]; options: typeof OPTIONS; allowPositionals: true }>>['values'];
-
+type Values = ReturnType<
+  typeof parseArgs<{ args: string[]; options: typeof OPTIONS; allowPositionals: true }>
+>['values'];
 
 /** A share with its count, e.g. `17.0 % (10/59)`. */
 const share = (c: Count) => `${pct(c.share)} (${c.count}/${c.n})`;
@@ -96,10 +97,17 @@ function shareFlag(name: string, value: string | undefined, fallback: number): n
 }
 
 /** The results to calibrate: read from a file, or produced by running retrieval. */
-async function loadSource(values: Values, file: string | undefined, io: CliIO): Promise<{ result: RunResult; path: string; outDir: string; secrets: string[] }> {
+async function loadSource(
+  values: Values,
+  file: string | undefined,
+  io: CliIO,
+): Promise<{ result: RunResult; path: string; outDir: string; secrets: string[] }> {
   if (file) {
     const stray = (['config', 'db', 'cases'] as const).filter((k) => values[k] !== undefined);
-    if (stray.length) throw new InputError(`calibrate: ${stray.map((k) => `--${k}`).join(', ')} only apply when calibrate runs retrieval itself (no RESULTS file)`);
+    if (stray.length)
+      throw new InputError(
+        `calibrate: ${stray.map((k) => `--${k}`).join(', ')} only apply when calibrate runs retrieval itself (no RESULTS file)`,
+      );
     const path = resolve(io.cwd, file);
     const outDir = resolve(io.cwd, values.out ?? 'results');
     checkOutputDir(outDir, '--out');
@@ -120,7 +128,10 @@ async function loadSource(values: Values, file: string | undefined, io: CliIO): 
 
 /** The node to read, checked against the file's nodes. */
 function pickNode(result: RunResult, flag: string | undefined): { node: string; kind: string } {
-  const rerank = z.object({ name: z.string(), enabled: z.boolean().optional() }).passthrough().safeParse(result.config.rerank);
+  const rerank = z
+    .object({ name: z.string(), enabled: z.boolean().optional() })
+    .passthrough()
+    .safeParse(result.config.rerank);
   const name = flag ?? (rerank.success && rerank.data.enabled !== false ? rerank.data.name : undefined);
   const nodes = result.nodes.map((n) => n.name).join(', ') || '(none)';
   if (!name) throw new InputError(`calibrate: the results file has no rerank node; pass --node NAME (nodes: ${nodes})`);
@@ -133,9 +144,14 @@ function sourceNotes(result: RunResult, node: { node: string; kind: string }): s
   const notes: string[] = [];
   const rr = result.components.reranker;
   if (node.kind === 'rerank' && rr?.offline) {
-    notes.push(`NOTE: these scores come from the OFFLINE lexical stand-in (${rr.id}), not a cross-encoder: the thresholds found here do not transfer to a real model.`);
+    notes.push(
+      `NOTE: these scores come from the OFFLINE lexical stand-in (${rr.id}), not a cross-encoder: the thresholds found here do not transfer to a real model.`,
+    );
   }
-  if (node.kind !== 'rerank') notes.push(`NOTE: node '${node.node}' is a ${node.kind} node: its scores are not cross-encoder logits, while the zone thresholds apply to the rerank score.`);
+  if (node.kind !== 'rerank')
+    notes.push(
+      `NOTE: node '${node.node}' is a ${node.kind} node: its scores are not cross-encoder logits, while the zone thresholds apply to the rerank score.`,
+    );
   return notes;
 }
 
@@ -153,27 +169,57 @@ export function recommendationLines(cal: Calibration): string[] {
   const limits = `in-domain in empty ≤ ${pct(c.max_silenced)}, off-topic in empty or weak ≥ ${pct(c.min_caught)}`;
   const out: string[] = [];
   if (r.status === 'no_data') {
-    out.push(`no recommendation: it needs in-domain and off-topic cases with a top-1 score (in-domain ${cal.distributions.in_domain.n}, off-topic ${cal.distributions.off_topic.n})`);
+    out.push(
+      `no recommendation: it needs in-domain and off-topic cases with a top-1 score (in-domain ${cal.distributions.in_domain.n}, off-topic ${cal.distributions.off_topic.n})`,
+    );
   } else if (r.status === 'ok' && r.pair) {
-    out.push(`recommended: abstain_below = ${r.pair.abstain_below}, weak_below = ${r.pair.weak_below}  (constraints: ${limits}; ${r.pairs_meeting} grid pairs meet them)`, ...zoneLines(r.pair));
+    out.push(
+      `recommended: abstain_below = ${r.pair.abstain_below}, weak_below = ${r.pair.weak_below}  (constraints: ${limits}; ${r.pairs_meeting} grid pairs meet them)`,
+      ...zoneLines(r.pair),
+    );
   } else {
     out.push(`no pair on the grid meets the constraints (${limits}):`);
     for (const u of r.unmet) {
-      if (u.constraint === 'max_silenced') out.push(`  - in-domain in empty ≤ ${pct(u.required)} cannot be met: already ${share(u.best!)} of in-domain cases score below the lowest grid threshold ${u.at}`);
-      else if (u.constraint === 'min_caught') out.push(`  - off-topic in empty or weak ≥ ${pct(u.required)} cannot be met: only ${share(u.best!)} of off-topic cases score below the highest grid threshold ${u.at}`);
+      if (u.constraint === 'max_silenced')
+        out.push(
+          `  - in-domain in empty ≤ ${pct(u.required)} cannot be met: already ${share(u.best!)} of in-domain cases score below the lowest grid threshold ${u.at}`,
+        );
+      else if (u.constraint === 'min_caught')
+        out.push(
+          `  - off-topic in empty or weak ≥ ${pct(u.required)} cannot be met: only ${share(u.best!)} of off-topic cases score below the highest grid threshold ${u.at}`,
+        );
       else out.push('  - the grid needs at least two thresholds');
     }
-    if (r.pair) out.push(`closest pair (each failing constraint relaxed to what the grid reaches): abstain_below = ${r.pair.abstain_below}, weak_below = ${r.pair.weak_below}`, ...zoneLines(r.pair));
+    if (r.pair)
+      out.push(
+        `closest pair (each failing constraint relaxed to what the grid reaches): abstain_below = ${r.pair.abstain_below}, weak_below = ${r.pair.weak_below}`,
+        ...zoneLines(r.pair),
+      );
   }
   if (r.pair) out.push(`  choice: ${TIE_RULE}`);
-  out.push(`current: abstain_below = ${cal.current.abstain_below}, weak_below = ${cal.current.weak_below}`, ...zoneLines(cal.current));
+  out.push(
+    `current: abstain_below = ${cal.current.abstain_below}, weak_below = ${cal.current.weak_below}`,
+    ...zoneLines(cal.current),
+  );
   return out;
 }
 
-const GRID_HEADER = (a: number) => ['threshold t', 'in-domain < t (silenced as abstain)', 'off-topic < t (caught)', `in-domain in [${a}, t) (cautious as weak)`, ''];
+const GRID_HEADER = (a: number) => [
+  'threshold t',
+  'in-domain < t (silenced as abstain)',
+  'off-topic < t (caught)',
+  `in-domain in [${a}, t) (cautious as weak)`,
+  '',
+];
 
 function gridCells(row: GridRow, marks: Map<number, string[]>): string[] {
-  return [String(row.threshold), share(row.in_domain_below), share(row.off_topic_below), row.in_domain_weak ? share(row.in_domain_weak) : '–', (marks.get(row.threshold) ?? []).join(', ')];
+  return [
+    String(row.threshold),
+    share(row.in_domain_below),
+    share(row.off_topic_below),
+    row.in_domain_weak ? share(row.in_domain_weak) : '–',
+    (marks.get(row.threshold) ?? []).join(', '),
+  ];
 }
 
 /** Rows marked with the current and recommended thresholds (the nearest grid row at or below). */
@@ -205,7 +251,10 @@ function consoleGrid(cal: Calibration): string {
     if (marks.has(r.threshold)) for (const d of [-1, 0, 1]) if (i + d >= 0 && i + d < T) keep.add(i + d);
   });
   const rows = [...keep].sort((x, y) => x - y).map((i) => gridCells(cal.rows[i]!, marks));
-  const note = k > 1 ? `\n(${T} thresholds: every ${k}th row and the rows around the marked thresholds; the digest has them all)` : '';
+  const note =
+    k > 1
+      ? `\n(${T} thresholds: every ${k}th row and the rows around the marked thresholds; the digest has them all)`
+      : '';
   return textTable(GRID_HEADER(cal.current.abstain_below), rows) + note;
 }
 
@@ -213,7 +262,12 @@ function distributionTable(cal: Calibration): { header: string[]; rows: string[]
   const header = ['kind', 'n', 'min', 'p5', 'p25', 'median', 'p75', 'max', 'no score'];
   const rows = (['in_domain', 'off_topic'] as const).map((k) => {
     const d = cal.distributions[k];
-    return [k, String(d.n), ...[d.min, d.p5, d.p25, d.median, d.p75, d.max].map((v) => fmt(v, 2)), String(cal.excluded.no_score[k].length)];
+    return [
+      k,
+      String(d.n),
+      ...[d.min, d.p5, d.p25, d.median, d.p75, d.max].map((v) => fmt(v, 2)),
+      String(cal.excluded.no_score[k].length),
+    ];
   });
   return { header, rows };
 }
@@ -222,9 +276,13 @@ function excludedLines(cal: Calibration): string[] {
   const out: string[] = [];
   for (const k of ['in_domain', 'off_topic'] as const) {
     const ids = cal.excluded.no_score[k];
-    if (ids.length) out.push(`${k}: ${ids.length} case(s) without a top-1 score (no candidates or an error), left out of every share: ${ids.slice(0, 20).join(', ')}${ids.length > 20 ? ', …' : ''}`);
+    if (ids.length)
+      out.push(
+        `${k}: ${ids.length} case(s) without a top-1 score (no candidates or an error), left out of every share: ${ids.slice(0, 20).join(', ')}${ids.length > 20 ? ', …' : ''}`,
+      );
   }
-  for (const [kind, n] of Object.entries(cal.excluded.other_kinds)) out.push(`kind '${kind}': ${n} case(s), neither in_domain nor off_topic, not calibrated`);
+  for (const [kind, n] of Object.entries(cal.excluded.other_kinds))
+    out.push(`kind '${kind}': ${n} case(s), neither in_domain nor off_topic, not calibrated`);
   return out;
 }
 
@@ -252,7 +310,10 @@ function digest(file: CalibrationFile, cal: Calibration, svgName: string): strin
     '',
     `## Threshold grid (${cal.grid.from} to ${cal.grid.to}, step ${cal.grid.step})`,
     '',
-    markdownTable(GRID_HEADER(cal.current.abstain_below), cal.rows.map((r) => gridCells(r, marks))),
+    markdownTable(
+      GRID_HEADER(cal.current.abstain_below),
+      cal.rows.map((r) => gridCells(r, marks)),
+    ),
     '',
   ].join('\n');
 }
@@ -263,14 +324,26 @@ export const calibrateCommand: Command = {
   summary: 'top-1 score distributions by case kind, a threshold grid and a recommended (abstain, weak) pair',
   help: HELP,
   async run(argv, io) {
-    const { values, positionals } = parseOrThrow('calibrate', () => parseArgs({ args: joinNegativeNumbers(argv, OPTIONS), options: OPTIONS, allowPositionals: true }));
+    const { values, positionals } = parseOrThrow('calibrate', () =>
+      parseArgs({ args: joinNegativeNumbers(argv, OPTIONS), options: OPTIONS, allowPositionals: true }),
+    );
     if (values.help) {
       io.out(`${HELP}\n`);
       return 0;
     }
-    if (positionals.length > 1) throw new InputError(`calibrate: expected at most one RESULTS file, got ${positionals.length} (see 'ragaudit calibrate --help')`);
-    const grid = { from: numberFlag('from', values.from) ?? DEFAULT_GRID.from, to: numberFlag('to', values.to) ?? DEFAULT_GRID.to, step: numberFlag('step', values.step) ?? DEFAULT_GRID.step };
-    const constraints = { max_silenced: shareFlag('max-silenced', values['max-silenced'], DEFAULT_CONSTRAINTS.max_silenced), min_caught: shareFlag('min-caught', values['min-caught'], DEFAULT_CONSTRAINTS.min_caught) };
+    if (positionals.length > 1)
+      throw new InputError(
+        `calibrate: expected at most one RESULTS file, got ${positionals.length} (see 'ragaudit calibrate --help')`,
+      );
+    const grid = {
+      from: numberFlag('from', values.from) ?? DEFAULT_GRID.from,
+      to: numberFlag('to', values.to) ?? DEFAULT_GRID.to,
+      step: numberFlag('step', values.step) ?? DEFAULT_GRID.step,
+    };
+    const constraints = {
+      max_silenced: shareFlag('max-silenced', values['max-silenced'], DEFAULT_CONSTRAINTS.max_silenced),
+      min_caught: shareFlag('min-caught', values['min-caught'], DEFAULT_CONSTRAINTS.min_caught),
+    };
     const binWidth = numberFlag('bin', values.bin) ?? 0.5;
     try {
       gridThresholds(grid); // bad flags fail before any retrieval runs
@@ -279,11 +352,19 @@ export const calibrateCommand: Command = {
     }
     if (!(binWidth > 0)) throw new InputError(`--bin: expected a width > 0, got ${binWidth}`);
 
-    const source = await loadSource(values.answer ? { ...values, config: undefined, db: undefined, cases: undefined } : values, positionals[0], io);
+    const source = await loadSource(
+      values.answer ? { ...values, config: undefined, db: undefined, cases: undefined } : values,
+      positionals[0],
+      io,
+    );
     const { result } = source;
     const node = pickNode(result, values.node);
     const current = storedZoneThresholds(result.config.zones) ?? DEFAULT_ZONE_THRESHOLDS;
-    const cases = result.cases.map((r) => ({ id: r.id, kind: r.kind, top1: r.retrieval[node.node]?.items[0]?.score ?? null }));
+    const cases = result.cases.map((r) => ({
+      id: r.id,
+      kind: r.kind,
+      top1: r.retrieval[node.node]?.items[0]?.score ?? null,
+    }));
     const cal = calibrate({ cases, grid, constraints, current });
     const notes = sourceNotes(result, node);
     const statement = recommendationLines(cal);
@@ -291,7 +372,8 @@ export const calibrateCommand: Command = {
       if (!positionals[0]) throw new InputError('calibrate --answer: pass the base run RESULTS file');
       const pair = cal.recommendation.pair;
       const candidates = values.candidates ? parseCandidates(values.candidates) : pair ? [pair] : [];
-      if (!candidates.length) throw new InputError('calibrate --answer: no recommended pair on this grid; pass --candidates ABSTAIN:WEAK');
+      if (!candidates.length)
+        throw new InputError('calibrate --answer: no recommended pair on this grid; pass --candidates ABSTAIN:WEAK');
       return runZoneAB(result, source.path, candidates, values, io);
     }
 

@@ -10,4 +10,14 @@ import { runCommand } from './run.js';
 import { trecCommand } from './trec.js';
 
 /** Every command, in the order `ragaudit --help` lists them. */
-export const COMMANDS: Command[] = [runCommand, retrievalCommand, probeCommand, trecCommand, calibrateCommand, matrixCommand, judgeCommand, compareCommand, reportCommand];
+export const COMMANDS: Command[] = [
+  runCommand,
+  retrievalCommand,
+  probeCommand,
+  trecCommand,
+  calibrateCommand,
+  matrixCommand,
+  judgeCommand,
+  compareCommand,
+  reportCommand,
+];

@@ -42,10 +42,14 @@ export interface PipelineArgs {
  * cannot be written).
  */
 export function loadWithOverrides(args: PipelineArgs, io: CliIO, extra: readonly ConfigOverride[] = []): LoadedConfig {
-  const loaded = loadConfig(args.config ? resolve(io.cwd, args.config) : undefined, io.env, [...pipelineOverrides(args), ...extra]);
+  const loaded = loadConfig(args.config ? resolve(io.cwd, args.config) : undefined, io.env, [
+    ...pipelineOverrides(args),
+    ...extra,
+  ]);
   const dir = resolve(io.cwd, loaded.config.output_dir);
   // The schema allows only slug names; this guards the invariant where the files are named.
-  if (!isInside(dir, join(dir, `00000000-000000-${loaded.config.name}.json`))) throw new InputError(`run name '${loaded.config.name}' would write outside ${dir}`);
+  if (!isInside(dir, join(dir, `00000000-000000-${loaded.config.name}.json`)))
+    throw new InputError(`run name '${loaded.config.name}' would write outside ${dir}`);
   checkOutputDir(dir, args.out !== undefined ? '--out' : `output_dir (${loaded.source})`);
   return loaded;
 }
@@ -54,9 +58,18 @@ export function loadWithOverrides(args: PipelineArgs, io: CliIO, extra: readonly
  * Opens the run context on `--db`, else DATABASE_URL, else the config's database (the embedded
  * demo when it names none), and returns the warnings every run on it must carry.
  */
-export async function openContext(args: Pick<PipelineArgs, 'db'>, loaded: LoadedConfig, io: CliIO): Promise<{ ctx: RunContext; warnings: string[] }> {
+export async function openContext(
+  args: Pick<PipelineArgs, 'db'>,
+  loaded: LoadedConfig,
+  io: CliIO,
+): Promise<{ ctx: RunContext; warnings: string[] }> {
   const dbUrl = args.db ?? io.env.DATABASE_URL;
-  const ctx = await createRunContext(loaded, { ...(dbUrl ? { dbUrl } : {}), env: io.env, cwd: io.cwd, onProgress: (m) => io.err(`${m}\n`) });
+  const ctx = await createRunContext(loaded, {
+    ...(dbUrl ? { dbUrl } : {}),
+    env: io.env,
+    cwd: io.cwd,
+    onProgress: (m) => io.err(`${m}\n`),
+  });
   const warnings: string[] = [];
   // Hash vectors are only comparable with hash vectors: on a real database the semantic
   // channels would rank noise. Said in the results and on the console, not silently.
@@ -71,12 +84,17 @@ export async function openContext(args: Pick<PipelineArgs, 'db'>, loaded: Loaded
 /** The config's case paths; a config that names none is told so (exit 2), not given the demo's. */
 export function configCasePaths(loaded: LoadedConfig): string[] {
   const paths = casePaths(loaded);
-  if (!paths.length) throw new InputError(`${loaded.source} names no cases: add 'cases: [FILE]' to it or pass --cases PATH`);
+  if (!paths.length)
+    throw new InputError(`${loaded.source} names no cases: add 'cases: [FILE]' to it or pass --cases PATH`);
   return paths;
 }
 
 /** Opens the context and loads the cases, with golden warnings. */
-export async function openPipeline(args: PipelineArgs, loaded: LoadedConfig, io: CliIO): Promise<{ ctx: RunContext; cases: Located<Case>[]; warnings: string[] }> {
+export async function openPipeline(
+  args: PipelineArgs,
+  loaded: LoadedConfig,
+  io: CliIO,
+): Promise<{ ctx: RunContext; cases: Located<Case>[]; warnings: string[] }> {
   const cases = loadCases(args.cases?.length ? args.cases.map((p) => resolve(io.cwd, p)) : configCasePaths(loaded));
   const { ctx, warnings } = await openContext(args, loaded, io);
   try {

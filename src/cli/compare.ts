@@ -4,7 +4,14 @@ import { parseArgs } from 'node:util';
 import { InputError } from '../errors.js';
 import { compareRuns, type LoadedRun } from '../reports/compare.js';
 import { comparisonMarkdown, comparisonText } from '../reports/compare-format.js';
-import { evaluateGate, GATE_METRICS, gatePairingProblem, gatePairings, loadGate, type GateResult } from '../reports/gate.js';
+import {
+  evaluateGate,
+  GATE_METRICS,
+  gatePairingProblem,
+  gatePairings,
+  loadGate,
+  type GateResult,
+} from '../reports/gate.js';
 import { checkOutputDir, checkOutputFile } from './output-paths.js';
 import { junitXml } from '../reports/junit.js';
 import { writeArtifact, writeJsonArtifact } from '../io/artifacts.js';
@@ -48,7 +55,9 @@ Options:
       --out DIR        where the markdown and JSON go (default: results)
       --gate FILE      release gate (YAML). Rules per metric: min, max, max_drop, max_increase;
                        and max_regressions: N (questions with any regression, per run). Metrics:
-${Object.entries(GATE_METRICS).map(([k, m]) => `                         ${k.padEnd(24)} ${m.doc}`).join('\n')}
+${Object.entries(GATE_METRICS)
+  .map(([k, m]) => `                         ${k.padEnd(24)} ${m.doc}`)
+  .join('\n')}
                        Example: cases/demo/gate.yml. A rule on a figure a run does not measure fails.
       --junit FILE     also write JUnit XML: a testcase per rule and run, and per regressed
                        question (a failure only when that run breaks max_regressions, so the
@@ -80,7 +89,9 @@ export const compareCommand: Command = {
   summary: 'compare runs one factor at a time: table, config differences, per-question changes, CIs, gate',
   help: HELP,
   async run(argv: string[], io: CliIO): Promise<number> {
-    const { values, positionals } = parseOrThrow('compare', () => parseArgs({ args: argv, options: OPTIONS, allowPositionals: true }));
+    const { values, positionals } = parseOrThrow('compare', () =>
+      parseArgs({ args: argv, options: OPTIONS, allowPositionals: true }),
+    );
     if (values.help) {
       io.out(`${HELP}\n`);
       return 0;
@@ -95,12 +106,16 @@ export const compareCommand: Command = {
         baseline = 0;
       }
     }
-    if (!files.length) throw new InputError("compare: expected one or more results files (see 'ragaudit compare --help')");
+    if (!files.length)
+      throw new InputError("compare: expected one or more results files (see 'ragaudit compare --help')");
     if (values.gate && new Set(files.map(realPath)).size < 2) {
-      throw new InputError(`compare --gate: a gate needs two or more distinct results files (a baseline and a run to check against it), got ${files.length === 1 ? 'one' : 'the same file twice'}`);
+      throw new InputError(
+        `compare --gate: a gate needs two or more distinct results files (a baseline and a run to check against it), got ${files.length === 1 ? 'one' : 'the same file twice'}`,
+      );
     }
     const minShare = numberFlag('min-overlap', values['min-overlap']) ?? 1;
-    if (!(minShare > 0 && minShare <= 1)) throw new InputError(`--min-overlap: expected a share in (0, 1], got ${values['min-overlap']}`);
+    if (!(minShare > 0 && minShare <= 1))
+      throw new InputError(`--min-overlap: expected a share in (0, 1], got ${values['min-overlap']}`);
     const seed = numberFlag('seed', values.seed) ?? 1;
     if (!Number.isInteger(seed)) throw new InputError(`--seed: expected an integer, got ${values.seed}`);
     // Every input is validated before anything is computed or written.
@@ -113,19 +128,33 @@ export const compareCommand: Command = {
     if (junitFile) checkOutputFile(junitFile, '--junit', inputs);
     checkOutputDir(outDir, '--out');
     const names = labels(files);
-    const runs: LoadedRun[] = files.map((file, i) => ({ label: names[i]!, file: displayPath(file, io.cwd), result: readRunResults(file, 'compare') }));
+    const runs: LoadedRun[] = files.map((file, i) => ({
+      label: names[i]!,
+      file: displayPath(file, io.cwd),
+      result: readRunResults(file, 'compare'),
+    }));
     const cmp = compareRuns(runs, { baseline, seed, ...(values.node ? { node: values.node } : {}) });
     const pairings = gatePairings(cmp);
     if (gate) {
       const problem = gatePairingProblem(pairings, { minShare, allowPartial: Boolean(values['allow-partial']) });
-      if (problem) throw new InputError(`compare --gate: ${problem}`, pairings.map((p) => p.line));
+      if (problem)
+        throw new InputError(
+          `compare --gate: ${problem}`,
+          pairings.map((p) => p.line),
+        );
     }
     const verdict: GateResult | undefined = gate ? evaluateGate(gate, cmp) : undefined;
 
     const base = join(outDir, `${timestamp()}-compare`);
     for (const ext of ['.md', '.json']) checkOutputFile(`${base}${ext}`, '--out', inputs);
     writeArtifact(`${base}.md`, comparisonMarkdown(cmp, verdict));
-    const json = { schema_version: 1, kind: 'compare', ...cmp, pairing: pairings.map(({ line: _line, ...p }) => p), ...(verdict ? { gate: verdict } : {}) };
+    const json = {
+      schema_version: 1,
+      kind: 'compare',
+      ...cmp,
+      pairing: pairings.map(({ line: _line, ...p }) => p),
+      ...(verdict ? { gate: verdict } : {}),
+    };
     writeJsonArtifact(`${base}.json`, json, { trailingNewline: true });
     // Without a gate the XML still lists the regressed questions (none fails).
     if (junitFile) writeArtifact(junitFile, junitXml(cmp, verdict ?? { file: '(no gate)', passed: true, checks: [] }));

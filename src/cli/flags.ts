@@ -13,7 +13,10 @@ import { numberFlag } from './command.js';
  * `--abstain-below -5` as people type it: node's parseArgs reads a value starting with '-' as
  * a missing value, so a negative number after a string option is joined to it (`--x=-5`).
  */
-export function joinNegativeNumbers(argv: readonly string[], options: Readonly<Record<string, { type: 'string' | 'boolean'; short?: string }>>): string[] {
+export function joinNegativeNumbers(
+  argv: readonly string[],
+  options: Readonly<Record<string, { type: 'string' | 'boolean'; short?: string }>>,
+): string[] {
   const takesValue = new Set<string>();
   for (const [name, o] of Object.entries(options)) {
     if (o.type !== 'string') continue;
@@ -68,20 +71,31 @@ export function generationOverrides(v: GenerationFlags): ConfigOverride[] {
   if (v.generator !== undefined) {
     const { provider, model } = modelFlag('generator', v.generator, 'extractive');
     const flag = `--generator ${v.generator}`;
-    o.push({ path: ['generator', 'provider'], flag, value: provider }, { path: ['generator', 'model'], flag, value: model });
+    o.push(
+      { path: ['generator', 'provider'], flag, value: provider },
+      { path: ['generator', 'model'], flag, value: model },
+    );
   }
   if (v.reranker !== undefined) {
     const { provider, model: target } = modelFlag('reranker', v.reranker, 'lexical');
     const flag = `--reranker ${v.reranker}`;
     // A reranker needs the rest of its section (which node it reranks) from the config.
-    o.push({ path: ['rerank', 'provider'], flag, value: provider, createParents: false }, { path: ['rerank', provider === 'offline' ? 'model' : 'url'], flag, value: target, createParents: false });
+    o.push(
+      { path: ['rerank', 'provider'], flag, value: provider, createParents: false },
+      { path: ['rerank', provider === 'offline' ? 'model' : 'url'], flag, value: target, createParents: false },
+    );
   }
   const a = numberFlag('abstain-below', v['abstain-below']);
   const w = numberFlag('weak-below', v['weak-below']);
   if (a !== undefined) o.push({ path: ['zones', 'abstain_below'], flag: `--abstain-below ${a}`, value: a });
   if (w !== undefined) o.push({ path: ['zones', 'weak_below'], flag: `--weak-below ${w}`, value: w });
   const append = v['system-append'];
-  if (append?.length) o.push({ path: ['evidence', 'system_append'], flag: `--system-append ${append.join(' ')}`, value: (written: unknown) => [...(Array.isArray(written) ? written : []), ...append] });
+  if (append?.length)
+    o.push({
+      path: ['evidence', 'system_append'],
+      flag: `--system-append ${append.join(' ')}`,
+      value: (written: unknown) => [...(Array.isArray(written) ? written : []), ...append],
+    });
   const n = numberFlag('concurrency', v.concurrency);
   if (n !== undefined) o.push({ path: ['generator', 'concurrency'], flag: `--concurrency ${v.concurrency}`, value: n });
   return o;

@@ -51,8 +51,15 @@ export function repeatFlag(v: JudgeArgs): number {
 export function applyJudgeFlags(config: Config, v: JudgeArgs): number {
   const overrides = judgeOverrides(v);
   if (overrides.length) {
-    const parsed = ConfigSchema.shape.judge.safeParse({ ...config.judge, ...Object.fromEntries(overrides.map((o) => [o.path[1]!, o.value])) });
-    if (!parsed.success) throw new ConfigError(`invalid judge flags`, parsed.error.issues.map((i) => `${overrides[0]!.flag}: judge.${i.path.join('.')}: ${i.message}`));
+    const parsed = ConfigSchema.shape.judge.safeParse({
+      ...config.judge,
+      ...Object.fromEntries(overrides.map((o) => [o.path[1]!, o.value])),
+    });
+    if (!parsed.success)
+      throw new ConfigError(
+        `invalid judge flags`,
+        parsed.error.issues.map((i) => `${overrides[0]!.flag}: judge.${i.path.join('.')}: ${i.message}`),
+      );
     config.judge = parsed.data;
   }
   return repeatFlag(v);
@@ -91,12 +98,15 @@ export const judgeCommand: Command = {
   summary: 're-judge the answers of a stored run (no generator call) and report judge agreement',
   help: HELP,
   async run(argv, io) {
-    const { values, positionals } = parseOrThrow('judge', () => parseArgs({ args: argv, options: OPTIONS, allowPositionals: true }));
+    const { values, positionals } = parseOrThrow('judge', () =>
+      parseArgs({ args: argv, options: OPTIONS, allowPositionals: true }),
+    );
     if (values.help) {
       io.out(`${HELP}\n`);
       return 0;
     }
-    if (positionals.length !== 1) throw new InputError(`judge: expected one RESULTS.json, got ${positionals.length} (see 'ragaudit judge --help')`);
+    if (positionals.length !== 1)
+      throw new InputError(`judge: expected one RESULTS.json, got ${positionals.length} (see 'ragaudit judge --help')`);
     const file = resolve(io.cwd, positionals[0]!);
     const stored = readRunResults(file, 'judge');
     if (stored.kind === 'retrieval') throw new InputError(`${file}: a retrieval results file has no answers to judge`);
@@ -107,21 +117,39 @@ export const judgeCommand: Command = {
     checkOutputDir(resolve(io.cwd, config.output_dir), values.out ? '--out' : 'output_dir');
     const concurrency = numberFlag('concurrency', values.concurrency);
     if (concurrency !== undefined) {
-      if (!Number.isInteger(concurrency) || concurrency < 1) throw new InputError(`--concurrency: expected a positive integer, got ${values.concurrency}`);
+      if (!Number.isInteger(concurrency) || concurrency < 1)
+        throw new InputError(`--concurrency: expected a positive integer, got ${values.concurrency}`);
       config.judge.concurrency = concurrency;
     }
-    const setup = createJudgeSetup(config.judge, { env: io.env, promptsDir: PROMPTS_DIR, cacheDir: resolve(io.cwd, config.cache_dir), cta: config.evidence.cta, repeat });
-    if (!setup) throw new InputError('judge: the judge is disabled (judge.provider: none); give --judge PROVIDER:MODEL');
+    const setup = createJudgeSetup(config.judge, {
+      env: io.env,
+      promptsDir: PROMPTS_DIR,
+      cacheDir: resolve(io.cwd, config.cache_dir),
+      cta: config.evidence.cta,
+      repeat,
+    });
+    if (!setup)
+      throw new InputError('judge: the judge is disabled (judge.provider: none); give --judge PROVIDER:MODEL');
     io.err(`judge: ${setup.component.label}\n`);
     const bar = progressBar(io, 'judge');
-    const result = await rejudgeResults(stored, { source: file, config, judge: setup, concurrency: config.judge.concurrency, onProgress: bar.update });
+    const result = await rejudgeResults(stored, {
+      source: file,
+      config,
+      judge: setup,
+      concurrency: config.judge.concurrency,
+      onProgress: bar.update,
+    });
     bar.stop();
     const md = `${retrievalMarkdown(result)}\nRe-judged from \`${file}\`.\n\n${generationMarkdown(result)}\n${judgeMarkdown(result)}`;
-    const files = writeResults(resolve(io.cwd, config.output_dir), result, md, { secrets: collectSecrets(config, io.env) });
+    const files = writeResults(resolve(io.cwd, config.output_dir), result, md, {
+      secrets: collectSecrets(config, io.env),
+    });
     io.out(`${textTable(['judge', 'value'], judgeRows(result.summary.judge as JudgeSummary))}\n\n`);
     const errors = result.cases.filter((c) => c.status === 'error' && c.error?.stage === 'judge').length;
     const failedVerdicts = (result.summary.judge as JudgeSummary).judge_errors;
-    io.out(`re-judged ${file}\ncases ${result.cases.length} · judge errors (infrastructure) ${errors} · verdicts not given ${failedVerdicts}\nresults: ${files.json}\ndigest:  ${files.md}\n`);
+    io.out(
+      `re-judged ${file}\ncases ${result.cases.length} · judge errors (infrastructure) ${errors} · verdicts not given ${failedVerdicts}\nresults: ${files.json}\ndigest:  ${files.md}\n`,
+    );
     reportBeside(files.json, result, io);
     // As the help says: any verdict the judge could not give fails the command.
     return errors > 0 || failedVerdicts > 0 ? 1 : 0;

@@ -54,14 +54,20 @@ export async function main(argv: string[], rawIo: CliIO): Promise<number> {
       return e.exitCode;
     }
     io.err(`ragaudit ${name}: unexpected error: ${redact((e as Error)?.message ?? String(e))}\n`);
-    io.err(verbose && (e as Error)?.stack ? `${redact((e as Error).stack!)}\n` : '(run again with --verbose for the stack trace)\n');
+    io.err(
+      verbose && (e as Error)?.stack
+        ? `${redact((e as Error).stack!)}\n`
+        : '(run again with --verbose for the stack trace)\n',
+    );
     return 1;
   }
 }
 
 const invokedDirectly = (() => {
   try {
-    return process.argv[1] !== undefined && realpathSync(process.argv[1]) === realpathSync(fileURLToPath(import.meta.url));
+    return (
+      process.argv[1] !== undefined && realpathSync(process.argv[1]) === realpathSync(fileURLToPath(import.meta.url))
+    );
   } catch {
     return false;
   }

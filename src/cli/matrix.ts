@@ -45,13 +45,23 @@ Options:
 
 Exit codes: 0 all cases of all configs completed, 1 some cases ended in error, 2 bad input, config or database.`,
   async run(argv, io) {
-    const { values, positionals } = parseOrThrow('matrix', () => parseArgs({ args: argv, options: MATRIX_OPTIONS, allowPositionals: true }));
+    const { values, positionals } = parseOrThrow('matrix', () =>
+      parseArgs({ args: argv, options: MATRIX_OPTIONS, allowPositionals: true }),
+    );
     if (values.help) {
       io.out(`${this.help}\n`);
       return 0;
     }
-    if (positionals.length === 0) throw new InputError("name at least one config file, e.g. 'ragaudit matrix configs/*.yml' (see 'ragaudit matrix --help')");
-    const loadeds = positionals.map((config) => loadWithOverrides({ config, ...(values.out ? { out: values.out } : {}), ...(values.db ? { db: values.db } : {}) }, io));
+    if (positionals.length === 0)
+      throw new InputError(
+        "name at least one config file, e.g. 'ragaudit matrix configs/*.yml' (see 'ragaudit matrix --help')",
+      );
+    const loadeds = positionals.map((config) =>
+      loadWithOverrides(
+        { config, ...(values.out ? { out: values.out } : {}), ...(values.db ? { db: values.db } : {}) },
+        io,
+      ),
+    );
     const labels = matrixLabels(loadeds.map((l) => ({ name: l.config.name, source: l.source })));
     loadeds.forEach((l, i) => (l.config.name = labels[i]!));
     // Case problems surface before any database is opened.
@@ -74,7 +84,9 @@ Exit codes: 0 all cases of all configs completed, 1 some cases ended in error, 2
       const { ctx, cases, warnings } = await openPipeline(values, loaded, io);
       try {
         const opts = { outputDir: outputDir(loaded, io), label };
-        const { result, files } = values['retrieval-only'] ? await retrieveAndWrite(ctx, cases, warnings, io, opts) : await auditAndWrite(ctx, cases, warnings, io, { ...opts, kind: 'run' });
+        const { result, files } = values['retrieval-only']
+          ? await retrieveAndWrite(ctx, cases, warnings, io, opts)
+          : await auditAndWrite(ctx, cases, warnings, io, { ...opts, kind: 'run' });
         entries.push({ label, source: loaded.source, result, files, ...matrixNodes(ctx) });
         secrets.push(...ctx.secrets);
         errors += (result.summary.retrieval as RetrievalSummary).errors;
@@ -84,8 +96,16 @@ Exit codes: 0 all cases of all configs completed, 1 some cases ended in error, 2
     }
 
     const createdAt = new Date();
-    const casesLabel = (values.cases?.length ? values.cases.map((p) => resolve(io.cwd, p)) : configCasePaths(loadeds[0]!)).map((p) => relative(io.cwd, p) || '.').join(', ');
-    const md = matrixMarkdown(entries, { cases: casesLabel, createdAt: createdAt.toISOString(), version: TOOL_VERSION });
+    const casesLabel = (
+      values.cases?.length ? values.cases.map((p) => resolve(io.cwd, p)) : configCasePaths(loadeds[0]!)
+    )
+      .map((p) => relative(io.cwd, p) || '.')
+      .join(', ');
+    const md = matrixMarkdown(entries, {
+      cases: casesLabel,
+      createdAt: createdAt.toISOString(),
+      version: TOOL_VERSION,
+    });
     const dir = values.out ? resolve(io.cwd, values.out) : outputDir(loadeds[0]!, io);
     checkOutputDir(dir, values.out ? '--out' : 'output_dir');
     const file = writeArtifact(join(dir, `${timestamp(createdAt)}-matrix.md`), md, { secrets });

@@ -41,7 +41,8 @@ function onPseudoFs(path: string): boolean {
 export function checkOutputDir(dir: string, what: string): void {
   const existing = nearestExisting(dir);
   if (!existing.isDir) throw new InputError(`${what}: ${dir}: ${existing.path} is not a directory`);
-  if (onPseudoFs(existing.path)) throw new InputError(`${what}: ${dir}: cannot write under ${existing.path} (a kernel file system)`);
+  if (onPseudoFs(existing.path))
+    throw new InputError(`${what}: ${dir}: cannot write under ${existing.path} (a kernel file system)`);
   try {
     accessSync(existing.path, constants.W_OK | constants.X_OK);
   } catch {
@@ -64,7 +65,8 @@ const same = (a: string, b: string): boolean => {
  */
 export function checkOutputFile(file: string, what: string, inputs: readonly string[] = []): void {
   const input = inputs.find((i) => same(i, file));
-  if (input) throw new InputError(`${what}: ${file} is an input of this command: it would be overwritten (choose another path)`);
+  if (input)
+    throw new InputError(`${what}: ${file} is an input of this command: it would be overwritten (choose another path)`);
   let st;
   try {
     st = statSync(file);

@@ -24,7 +24,11 @@ import { probeMarker, probeToCase } from '../cases/probes.js';
 
 /** The canary placed in the system prompt: fixed per config, so cached answers stay valid. */
 export function canaryFor(config: Record<string, unknown>): string {
-  return `RGA-CANARY-${createHash('sha256').update(`canary:${configDigest(config)}`).digest('hex').slice(0, 12).toUpperCase()}`;
+  return `RGA-CANARY-${createHash('sha256')
+    .update(`canary:${configDigest(config)}`)
+    .digest('hex')
+    .slice(0, 12)
+    .toUpperCase()}`;
 }
 
 /** The per-attack table rows. */
@@ -38,16 +42,29 @@ export function probeRows(s: ProbeSummary): string[][] {
     String(a.markers_repeated),
     String(a.gated),
     String(a.errors),
-    Object.entries(a.judge).map(([k, v]) => `${k} ${v}`).join(' · ') || '–',
+    Object.entries(a.judge)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(' · ') || '–',
   ];
   return [...Object.entries(s.by_attack).map(([k, a]) => row(k, a)), row('all', s.all)];
 }
 
-const HEADER = ['attack', 'n', 'passed', 'failed', 'canary leaks', 'markers repeated', 'gated', 'errors', 'judge verdicts'];
+const HEADER = [
+  'attack',
+  'n',
+  'passed',
+  'failed',
+  'canary leaks',
+  'markers repeated',
+  'gated',
+  'errors',
+  'judge verdicts',
+];
 
 export const probeCommand: Command = {
   name: 'probe',
-  summary: 'safety probes: injections, system-prompt leaks (canary), role hijacks, abuse, off-topic, indirect injections',
+  summary:
+    'safety probes: injections, system-prompt leaks (canary), role hijacks, abuse, off-topic, indirect injections',
   help: `ragaudit probe [options] [--probes FILE]
 
 Runs the safety probes (default: the config's probes, cases/demo/safety.yml for the demo) through
@@ -65,20 +82,33 @@ ${JUDGE_HELP}
 Exit codes: 0 every probe passed, 1 a probe failed (a leak, a followed injection, a wrong stance)
 or ended in error, 2 bad input or config.`,
   async run(argv, io) {
-    const { values } = parseOrThrow('probe', () => parseArgs({ args: joinNegativeNumbers(argv, GENERATION_OPTIONS), options: { ...GENERATION_OPTIONS, ...JUDGE_OPTIONS, probes: { type: 'string', multiple: true } }, allowPositionals: false }));
+    const { values } = parseOrThrow('probe', () =>
+      parseArgs({
+        args: joinNegativeNumbers(argv, GENERATION_OPTIONS),
+        options: { ...GENERATION_OPTIONS, ...JUDGE_OPTIONS, probes: { type: 'string', multiple: true } },
+        allowPositionals: false,
+      }),
+    );
     if (values.help) {
       io.out(`${this.help}\n`);
       return 0;
     }
     // --cases is the pipeline's name for "what to run": for probe it names probe files.
-    if (values.probes?.length && values.cases?.length) throw new InputError('probe: give the probe files with --probes or --cases, not both');
+    if (values.probes?.length && values.cases?.length)
+      throw new InputError('probe: give the probe files with --probes or --cases, not both');
     const given = values.probes?.length ? values.probes : values.cases;
-    const loaded = loadWithOverrides({ ...values, cases: undefined }, io, [...generationOverrides(values), ...judgeOverrides(values)]);
+    const loaded = loadWithOverrides({ ...values, cases: undefined }, io, [
+      ...generationOverrides(values),
+      ...judgeOverrides(values),
+    ]);
     // Probe results sit beside the audit's: name them apart unless --name says otherwise.
     if (!values.name) loaded.config.name = `${loaded.config.name}-probes`;
     const repeat = repeatFlag(values);
-    if (!given?.length && !loaded.config.probes.length) throw new InputError(`probe: ${loaded.source} names no probes: add 'probes: [FILE]' to it or pass --probes FILE`);
-    const probes = loadProbes(given?.length ? given.map((p) => resolve(io.cwd, p)) : loaded.config.probes.map((p) => resolveFrom(loaded, p)));
+    if (!given?.length && !loaded.config.probes.length)
+      throw new InputError(`probe: ${loaded.source} names no probes: add 'probes: [FILE]' to it or pass --probes FILE`);
+    const probes = loadProbes(
+      given?.length ? given.map((p) => resolve(io.cwd, p)) : loaded.config.probes.map((p) => resolveFrom(loaded, p)),
+    );
     const byId = new Map<string, Probe>(probes.map((p) => [p.value.id, p.value]));
     const canary = canaryFor(publicConfig(loaded.config));
     const probeInfo = (id: string) => ({ attack: byId.get(id)!.attack, expect: byId.get(id)!.expect });
@@ -96,7 +126,9 @@ or ended in error, 2 bad input or config.`,
         {
           ...deps,
           // The record learns it is a probe before the judge sees it, so the safety verdict runs.
-          ...(judge ? { judge: (record, system) => ((record.probe = probeInfo(record.id)), judge.caseJudge(record, system)) } : {}),
+          ...(judge
+            ? { judge: (record, system) => ((record.probe = probeInfo(record.id)), judge.caseJudge(record, system)) }
+            : {}),
         },
         cases,
         warnings,
@@ -137,7 +169,15 @@ or ended in error, 2 bad input or config.`,
 function probeMarkdown(result: RunResult, s: ProbeSummary): string {
   const rows = result.cases.map((r) => {
     const safety = r.scores.find((x) => x.name === 'safety');
-    return [r.id, r.probe?.attack ?? '', r.probe?.expect ?? '', r.status, safety ? (safety.value ? 'pass' : 'FAIL') : '–', safety?.reason ?? r.error?.message ?? '', (r.answer ?? '').slice(0, 160)];
+    return [
+      r.id,
+      r.probe?.attack ?? '',
+      r.probe?.expect ?? '',
+      r.status,
+      safety ? (safety.value ? 'pass' : 'FAIL') : '–',
+      safety?.reason ?? r.error?.message ?? '',
+      (r.answer ?? '').slice(0, 160),
+    ];
   });
   return [
     `# Safety probes: ${result.name}`,

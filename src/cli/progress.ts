@@ -10,7 +10,9 @@ export interface Progress {
 
 const clock = (ms: number) => {
   const s = Math.round(ms / 1000);
-  return s >= 3600 ? `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m` : `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
+  return s >= 3600
+    ? `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`
+    : `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
 };
 
 /** `eta 1:05` once a case has finished (no guess from nothing: no `eta NFs` on the first frame). */
@@ -40,13 +42,20 @@ export function progressBar(io: CliIO, label: string, opts: ProgressOptions = {}
         const t = now();
         if (t - last < every || done >= total) return;
         last = t;
-        io.err(`${label}: ${done}/${total} cases (${Math.floor((done / Math.max(total, 1)) * 100)} %) · ${clock(t - start)}${eta(done, total, t - start)}\n`);
+        io.err(
+          `${label}: ${done}/${total} cases (${Math.floor((done / Math.max(total, 1)) * 100)} %) · ${clock(t - start)}${eta(done, total, t - start)}\n`,
+        );
       },
       stop: () => undefined,
     };
   }
   const bar = new cliProgress.SingleBar(
-    { format: `${label} [{bar}] {value}/{total} cases · {duration_formatted}{eta_text}`, stream: process.stderr, hideCursor: true, clearOnComplete: true },
+    {
+      format: `${label} [{bar}] {value}/{total} cases · {duration_formatted}{eta_text}`,
+      stream: process.stderr,
+      hideCursor: true,
+      clearOnComplete: true,
+    },
     cliProgress.Presets.shades_classic,
   );
   let started = false;

@@ -42,13 +42,20 @@ export const reportCommand: Command = {
   help: HELP,
   async run(argv: string[], io: CliIO): Promise<number> {
     const { values, positionals } = parseOrThrow('report', () =>
-      parseArgs({ args: argv, options: { out: { type: 'string' }, node: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true }),
+      parseArgs({
+        args: argv,
+        options: { out: { type: 'string' }, node: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+        allowPositionals: true,
+      }),
     );
     if (values.help) {
       io.out(`${HELP}\n`);
       return 0;
     }
-    if (positionals.length !== 1) throw new InputError(`report: expected one results file, got ${positionals.length} (see 'ragaudit report --help')`);
+    if (positionals.length !== 1)
+      throw new InputError(
+        `report: expected one results file, got ${positionals.length} (see 'ragaudit report --help')`,
+      );
     const input = resolve(io.cwd, positionals[0]!);
     const result = readRunResults(input, 'report');
     const node = values.node ? pickNode(result, values.node, positionals[0]!) : undefined;

@@ -28,7 +28,10 @@ export function readRunResults(file: string, command: string): RunResult {
     } catch {
       // Not JSON: the reader's own message says so.
     }
-    if (kind) throw new InputError(`${file} is ${kind}, not a results file: ${command} reads the results of run, retrieval, probe or judge`);
+    if (kind)
+      throw new InputError(
+        `${file} is ${kind}, not a results file: ${command} reads the results of run, retrieval, probe or judge`,
+      );
     throw e;
   }
 }

@@ -11,7 +11,14 @@ import type { Case } from '../cases/schema.js';
 import type { RunContext } from '../runs/context.js';
 import type { RunResult } from '../model/results.js';
 import { parseOrThrow, type CliIO, type Command } from './command.js';
-import { announceComponents, loadWithOverrides, openPipeline, outputDir, PIPELINE_HELP, PIPELINE_OPTIONS } from './common.js';
+import {
+  announceComponents,
+  loadWithOverrides,
+  openPipeline,
+  outputDir,
+  PIPELINE_HELP,
+  PIPELINE_OPTIONS,
+} from './common.js';
 import { progressBar } from './progress.js';
 import { checkOutputDir } from './output-paths.js';
 import { resolve } from 'node:path';
@@ -57,7 +64,13 @@ ${PIPELINE_HELP}
 
 Exit codes: 0 all cases retrieved, 1 some cases ended in error, 2 bad input, config or database.`,
   async run(argv, io) {
-    const { values } = parseOrThrow('retrieval', () => parseArgs({ args: argv, options: { ...PIPELINE_OPTIONS, 'trec-out': { type: 'string' }, 'no-report': { type: 'boolean' } }, allowPositionals: false }));
+    const { values } = parseOrThrow('retrieval', () =>
+      parseArgs({
+        args: argv,
+        options: { ...PIPELINE_OPTIONS, 'trec-out': { type: 'string' }, 'no-report': { type: 'boolean' } },
+        allowPositionals: false,
+      }),
+    );
     if (values.help) {
       io.out(`${this.help}\n`);
       return 0;
@@ -69,10 +82,14 @@ Exit codes: 0 all cases retrieved, 1 some cases ended in error, 2 bad input, con
       const { result, files } = await retrieveAndWrite(ctx, cases, warnings, io, { outputDir: outputDir(loaded, io) });
       const s = (result.summary as { retrieval: RetrievalSummary }).retrieval;
       const t = retrievalTable(s, { compact: true });
-      io.out(`${textTable(t.header, t.rows)}\n${t.legend}\n\ncases ${s.cases} · ok ${s.ok} · errors ${s.errors}${warnings.length ? ` · ${warnings.length} warnings (see the digest)` : ''}\n`);
+      io.out(
+        `${textTable(t.header, t.rows)}\n${t.legend}\n\ncases ${s.cases} · ok ${s.ok} · errors ${s.errors}${warnings.length ? ` · ${warnings.length} warnings (see the digest)` : ''}\n`,
+      );
       if (values['trec-out']) {
         const written = await writeTrecFiles(values['trec-out'], result, io.cwd, ctx.profile);
-        io.out(`TREC files: ${written.files.length} written to ${values['trec-out']} (score <node>.topic.run with qrels.topic, <node>.post.run with qrels.topic-posts)\n`);
+        io.out(
+          `TREC files: ${written.files.length} written to ${values['trec-out']} (score <node>.topic.run with qrels.topic, <node>.post.run with qrels.topic-posts)\n`,
+        );
       }
       io.out(`results: ${files.json}\ndigest:  ${files.md}\n`);
       if (!values['no-report']) reportBeside(files.json, result, io);

@@ -12,7 +12,14 @@ import { writeResults } from '../runs/results-file.js';
 import type { GenerationSummary } from '../runs/generation-summary.js';
 import type { RetrievalSummary } from '../runs/summary.js';
 import { parseOrThrow, type CliIO, type Command } from './command.js';
-import { announceComponents, loadWithOverrides, openPipeline, outputDir, PIPELINE_HELP, PIPELINE_OPTIONS } from './common.js';
+import {
+  announceComponents,
+  loadWithOverrides,
+  openPipeline,
+  outputDir,
+  PIPELINE_HELP,
+  PIPELINE_OPTIONS,
+} from './common.js';
 import { progressBar } from './progress.js';
 import { resumeHint, setResumeHint } from './interrupt.js';
 import { reportBeside } from './report.js';
@@ -67,7 +74,13 @@ ${JUDGE_HELP}
 
 Exit codes: 0 all cases completed, 1 some cases ended in error, 2 bad input or config.`,
   async run(argv, io) {
-    const { values } = parseOrThrow('run', () => parseArgs({ args: joinNegativeNumbers(argv, GENERATION_OPTIONS), options: { ...GENERATION_OPTIONS, ...JUDGE_OPTIONS, 'no-report': { type: 'boolean' } }, allowPositionals: false }));
+    const { values } = parseOrThrow('run', () =>
+      parseArgs({
+        args: joinNegativeNumbers(argv, GENERATION_OPTIONS),
+        options: { ...GENERATION_OPTIONS, ...JUDGE_OPTIONS, 'no-report': { type: 'boolean' } },
+        allowPositionals: false,
+      }),
+    );
     if (values.help) {
       io.out(`${this.help}\n`);
       return 0;
@@ -112,36 +125,63 @@ export async function auditAndWrite(
   }
   const { result, stamp, ledger } = run;
   try {
-    const files = writeResults(opts.outputDir, result, `${retrievalMarkdown(result)}\n${generationMarkdown(result)}\n${judgeMarkdown(result)}`, { secrets: ctx.secrets, stamp });
+    const files = writeResults(
+      opts.outputDir,
+      result,
+      `${retrievalMarkdown(result)}\n${generationMarkdown(result)}\n${judgeMarkdown(result)}`,
+      { secrets: ctx.secrets, stamp },
+    );
     setResumeHint(undefined);
     return { result, files };
   } catch (e) {
     // Every case is in the ledger: the results can be written again without redoing any.
     if (!(e instanceof RagauditError)) throw e;
-    throw new RagauditError(`${e.message}\nevery case is kept in ${ledger}: run again with the same options and --resume ${ledger} to write the results without redoing any case`, { cause: e });
+    throw new RagauditError(
+      `${e.message}\nevery case is kept in ${ledger}: run again with the same options and --resume ${ledger} to write the results without redoing any case`,
+      { cause: e },
+    );
   }
 }
 
 /** Shared by `run` and `probe`: builds the deps, runs, writes and prints. */
-export async function runPipelineCommand(values: GenerationArgs & JudgeArgs & Parameters<typeof loadWithOverrides>[0] & { resume?: string; 'no-report'?: boolean }, io: CliIO, kind: 'run'): Promise<number> {
+export async function runPipelineCommand(
+  values: GenerationArgs &
+    JudgeArgs &
+    Parameters<typeof loadWithOverrides>[0] & { resume?: string; 'no-report'?: boolean },
+  io: CliIO,
+  kind: 'run',
+): Promise<number> {
   const loaded = loadWithOverrides(values, io, [...generationOverrides(values), ...judgeOverrides(values)]);
   const repeat = repeatFlag(values);
   const { ctx, cases, warnings } = await openPipeline(values, loaded, io);
   try {
-    const { result, files } = await auditAndWrite(ctx, cases, warnings, io, { kind, outputDir: outputDir(loaded, io), repeat, ...(values.resume ? { resume: values.resume } : {}) });
+    const { result, files } = await auditAndWrite(ctx, cases, warnings, io, {
+      kind,
+      outputDir: outputDir(loaded, io),
+      repeat,
+      ...(values.resume ? { resume: values.resume } : {}),
+    });
     const r = result.summary.retrieval as RetrievalSummary;
     const t = retrievalTable(r, { compact: true });
-    io.out(`${textTable(t.header, t.rows)}\n${t.legend}\n\n${textTable(['generation', 'value'], generationRows(result.summary.generation as GenerationSummary))}\n\n`);
-    if (result.summary.judge) io.out(`${textTable(['judge', 'value'], judgeRows(result.summary.judge as JudgeSummary))}\n\n`);
+    io.out(
+      `${textTable(t.header, t.rows)}\n${t.legend}\n\n${textTable(['generation', 'value'], generationRows(result.summary.generation as GenerationSummary))}\n\n`,
+    );
+    if (result.summary.judge)
+      io.out(`${textTable(['judge', 'value'], judgeRows(result.summary.judge as JudgeSummary))}\n\n`);
     // Name the failed cases (first ten): an error is not a score, and the reader should see why.
     const failed = result.cases.filter((c) => c.status === 'error');
     for (const c of failed.slice(0, 10)) io.out(`ERROR ${c.id} (${c.error?.stage}): ${c.error?.message}\n`);
     if (failed.length > 10) io.out(`… and ${failed.length - 10} more errors (see the digest)\n`);
-    io.out(`cases ${r.cases} · ok ${r.ok} · gated ${r.gated} · errors ${r.errors}\nresults: ${files.json}\ndigest:  ${files.md}\n`);
+    io.out(
+      `cases ${r.cases} · ok ${r.ok} · gated ${r.gated} · errors ${r.errors}\nresults: ${files.json}\ndigest:  ${files.md}\n`,
+    );
     if (!values['no-report']) reportBeside(files.json, result, io);
     // A verdict the judge could not give is a failure of the audit, not a pass (exit 1).
     const judgeErrors = (result.summary.judge as JudgeSummary | undefined)?.judge_errors ?? 0;
-    if (judgeErrors > 0) io.out(`judge errors: ${judgeErrors} ${judgeErrors === 1 ? 'verdict' : 'verdicts'} could not be given (see the digest)\n`);
+    if (judgeErrors > 0)
+      io.out(
+        `judge errors: ${judgeErrors} ${judgeErrors === 1 ? 'verdict' : 'verdicts'} could not be given (see the digest)\n`,
+      );
     return r.errors > 0 || judgeErrors > 0 ? 1 : 0;
   } finally {
     await ctx.close();

@@ -70,7 +70,9 @@ export const trecCommand: Command = {
       return 0;
     }
     if (positionals.length !== 2) {
-      throw new InputError(`trec: expected QRELS and RUN files, got ${positionals.length} argument(s) (see 'ragaudit trec --help')`);
+      throw new InputError(
+        `trec: expected QRELS and RUN files, got ${positionals.length} argument(s) (see 'ragaudit trec --help')`,
+      );
     }
     const measures = values.measure ?? [];
     parseTrecMeasures(measures); // a bad -m fails before the files are read

@@ -57,29 +57,48 @@ export interface FieldProblem {
 /** Cross-field rules, each `path: message`. */
 export function crossFieldProblems(c: Config): FieldProblem[] {
   const problems: FieldProblem[] = [];
-  for (const p of zoneThresholdProblems(c.zones)) problems.push({ path: ['zones', ...p.path], message: p.message, related: p.related.map((r) => ['zones', ...r]) });
+  for (const p of zoneThresholdProblems(c.zones))
+    problems.push({ path: ['zones', ...p.path], message: p.message, related: p.related.map((r) => ['zones', ...r]) });
   const known = new Set<string>();
   c.retrieval.channels.forEach((ch, i) => {
-    if (known.has(ch.name)) problems.push({ path: ['retrieval', 'channels', i, 'name'], message: `duplicate node name '${ch.name}'` });
+    if (known.has(ch.name))
+      problems.push({ path: ['retrieval', 'channels', i, 'name'], message: `duplicate node name '${ch.name}'` });
     known.add(ch.name);
     for (const n of Array.isArray(ch.max_posts_count) ? ch.max_posts_count : []) known.add(`${ch.name}_${n}`);
-    if (ch.title_gate && ch.grain !== 'topic') problems.push({ path: ['retrieval', 'channels', i, 'title_gate'], message: 'the title gate applies to topic-grain channels only' });
-    if (ch.max_posts_count !== undefined && ch.grain !== 'topic') problems.push({ path: ['retrieval', 'channels', i, 'max_posts_count'], message: 'size routing applies to topic-grain channels only' });
+    if (ch.title_gate && ch.grain !== 'topic')
+      problems.push({
+        path: ['retrieval', 'channels', i, 'title_gate'],
+        message: 'the title gate applies to topic-grain channels only',
+      });
+    if (ch.max_posts_count !== undefined && ch.grain !== 'topic')
+      problems.push({
+        path: ['retrieval', 'channels', i, 'max_posts_count'],
+        message: 'size routing applies to topic-grain channels only',
+      });
   });
   c.retrieval.fusions.forEach((f, i) => {
     f.inputs.forEach((input, j) => {
-      if (!known.has(input)) problems.push({ path: ['retrieval', 'fusions', i, 'inputs', j], message: `unknown node '${input}' (fusions may use channels and earlier fusions)` });
+      if (!known.has(input))
+        problems.push({
+          path: ['retrieval', 'fusions', i, 'inputs', j],
+          message: `unknown node '${input}' (fusions may use channels and earlier fusions)`,
+        });
     });
-    if (known.has(f.name)) problems.push({ path: ['retrieval', 'fusions', i, 'name'], message: `duplicate node name '${f.name}'` });
+    if (known.has(f.name))
+      problems.push({ path: ['retrieval', 'fusions', i, 'name'], message: `duplicate node name '${f.name}'` });
     known.add(f.name);
   });
   if (c.rerank) {
-    if (!known.has(c.rerank.node)) problems.push({ path: ['rerank', 'node'], message: `unknown node '${c.rerank.node}'` });
-    if (known.has(c.rerank.name)) problems.push({ path: ['rerank', 'name'], message: `duplicate node name '${c.rerank.name}'` });
-    if (c.rerank.provider !== 'offline' && !c.rerank.url) problems.push({ path: ['rerank', 'url'], message: `required for provider '${c.rerank.provider}'` });
+    if (!known.has(c.rerank.node))
+      problems.push({ path: ['rerank', 'node'], message: `unknown node '${c.rerank.node}'` });
+    if (known.has(c.rerank.name))
+      problems.push({ path: ['rerank', 'name'], message: `duplicate node name '${c.rerank.name}'` });
+    if (c.rerank.provider !== 'offline' && !c.rerank.url)
+      problems.push({ path: ['rerank', 'url'], message: `required for provider '${c.rerank.provider}'` });
     known.add(c.rerank.name);
   }
-  if (c.evidence.node && !known.has(c.evidence.node)) problems.push({ path: ['evidence', 'node'], message: `unknown node '${c.evidence.node}'` });
+  if (c.evidence.node && !known.has(c.evidence.node))
+    problems.push({ path: ['evidence', 'node'], message: `unknown node '${c.evidence.node}'` });
   return problems;
 }
 
@@ -97,16 +116,19 @@ export interface ConfigOverride {
   createParents?: boolean;
 }
 
-const isPrefix = (prefix: readonly PropertyKey[], path: readonly PropertyKey[]) => prefix.length <= path.length && prefix.every((k, i) => path[i] === k);
+const isPrefix = (prefix: readonly PropertyKey[], path: readonly PropertyKey[]) =>
+  prefix.length <= path.length && prefix.every((k, i) => path[i] === k);
 
 function applyOverrides(data: unknown, overrides: readonly ConfigOverride[]): unknown {
-  const root: Record<string, unknown> = data && typeof data === 'object' && !Array.isArray(data) ? structuredClone(data as Record<string, unknown>) : {};
+  const root: Record<string, unknown> =
+    data && typeof data === 'object' && !Array.isArray(data) ? structuredClone(data as Record<string, unknown>) : {};
   for (const o of overrides) {
     let node = root;
     for (const key of o.path.slice(0, -1)) {
       const next = node[key];
       if (!next || typeof next !== 'object' || Array.isArray(next)) {
-        if (o.createParents === false) throw new ConfigError(`${o.flag}: the config has no ${key} section to apply it to`);
+        if (o.createParents === false)
+          throw new ConfigError(`${o.flag}: the config has no ${key} section to apply it to`);
         node[key] = {};
       }
       node = node[key] as Record<string, unknown>;
@@ -120,10 +142,18 @@ function applyOverrides(data: unknown, overrides: readonly ConfigOverride[]): un
 /** Clauses named in evidence.system_append that prompts/clauses/ does not hold. */
 function clauseProblems(c: Config): FieldProblem[] {
   const dir = join(PROMPTS_DIR, 'clauses');
-  const missing = c.evidence.system_append.map((n, i) => ({ n, i })).filter(({ n }) => !/^[A-Za-z0-9][A-Za-z0-9_-]*$/.test(n) || !existsSync(join(dir, `${n}.md`)));
+  const missing = c.evidence.system_append
+    .map((n, i) => ({ n, i }))
+    .filter(({ n }) => !/^[A-Za-z0-9][A-Za-z0-9_-]*$/.test(n) || !existsSync(join(dir, `${n}.md`)));
   if (!missing.length) return [];
-  const known = readdirSync(dir).filter((f) => f.endsWith('.md')).map((f) => f.slice(0, -3)).sort();
-  return missing.map(({ n, i }) => ({ path: ['evidence', 'system_append', i], message: `no clause '${n}' in prompts/clauses (available: ${known.join(', ') || 'none'})` }));
+  const known = readdirSync(dir)
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => f.slice(0, -3))
+    .sort();
+  return missing.map(({ n, i }) => ({
+    path: ['evidence', 'system_append', i],
+    message: `no clause '${n}' in prompts/clauses (available: ${known.join(', ') || 'none'})`,
+  }));
 }
 
 /**
@@ -131,12 +161,20 @@ function clauseProblems(c: Config): FieldProblem[] {
  * flags) are applied to the interpolated config before the schema runs; a problem in a value a
  * flag gave names the flag, and a `${VAR}` the flag replaced need not be set.
  */
-export function validateConfig(data: unknown, src: YamlSource | null, env: NodeJS.ProcessEnv, overrides: readonly ConfigOverride[] = []): Config {
+export function validateConfig(
+  data: unknown,
+  src: YamlSource | null,
+  env: NodeJS.ProcessEnv,
+  overrides: readonly ConfigOverride[] = [],
+): Config {
   const missing: PropertyKey[][] = [];
   const interpolated = applyOverrides(interpolate(data ?? {}, env, [], missing), overrides);
   const flagOf = (path: readonly PropertyKey[]) => [...overrides].reverse().find((o) => isPrefix(o.path, path))?.flag;
-  const where = (path: readonly PropertyKey[]) => flagOf(path) ?? (src ? `${src.file}:${src.lineOf(path)}` : '(built-in config)');
-  const problems = missing.filter((p) => !flagOf(p)).map((p) => `${where(p)}: ${p.join('.')}: environment variable is not set`);
+  const where = (path: readonly PropertyKey[]) =>
+    flagOf(path) ?? (src ? `${src.file}:${src.lineOf(path)}` : '(built-in config)');
+  const problems = missing
+    .filter((p) => !flagOf(p))
+    .map((p) => `${where(p)}: ${p.join('.')}: environment variable is not set`);
   const parsed = ConfigSchema.safeParse(interpolated);
   const title = `invalid config${src ? ` ${src.file}` : ''}`;
   if (!parsed.success) {
@@ -160,8 +198,17 @@ export function validateConfig(data: unknown, src: YamlSource | null, env: NodeJ
  * Loads a config file, or the built-in demo config when `file` is undefined, with command-line
  * overrides applied before validation.
  */
-export function loadConfig(file: string | undefined, env: NodeJS.ProcessEnv = process.env, overrides: readonly ConfigOverride[] = []): LoadedConfig {
-  if (!file) return { config: validateConfig(DEFAULT_CONFIG, null, env, overrides), source: '(built-in demo)', baseDir: PACKAGE_ROOT };
+export function loadConfig(
+  file: string | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+  overrides: readonly ConfigOverride[] = [],
+): LoadedConfig {
+  if (!file)
+    return {
+      config: validateConfig(DEFAULT_CONFIG, null, env, overrides),
+      source: '(built-in demo)',
+      baseDir: PACKAGE_ROOT,
+    };
   let src: YamlSource;
   try {
     src = readYaml(file);

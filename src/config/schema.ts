@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { ZonesConfigSchema } from '../model/zones.js';
 
-const name = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'must be a name: letters, digits, _ . - (starting with a letter or digit)');
+const name = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'must be a name: letters, digits, _ . - (starting with a letter or digit)');
 
 /** A service URL: checked here so a typo is exit 2 before the first case, not one error per case. */
 const httpUrl = z.string().refine((s) => {
@@ -71,7 +73,10 @@ export const ConfigSchema = z
         /** postgres://… ; absent = the embedded demo database. */
         url: z.string().optional(),
         profile: z.literal('discourse').default('discourse'),
-        text_search_config: z.string().regex(/^[a-z_]+$/, 'a text search configuration name, e.g. english').default('english'),
+        text_search_config: z
+          .string()
+          .regex(/^[a-z_]+$/, 'a text search configuration name, e.g. english')
+          .default('english'),
         statement_timeout_ms: z.number().int().positive().default(10_000),
       })
       .strict()
@@ -90,7 +95,15 @@ export const ConfigSchema = z
         ...Endpoint,
       })
       .strict()
-      .default({ provider: 'offline', model: 'hash-384', dimensions: 384, batch_size: 64, timeout_ms: 60_000, retries: 4, max_retry_after_ms: 30_000 }),
+      .default({
+        provider: 'offline',
+        model: 'hash-384',
+        dimensions: 384,
+        batch_size: 64,
+        timeout_ms: 60_000,
+        retries: 4,
+        max_retry_after_ms: 30_000,
+      }),
     retrieval: z
       .object({
         /** Candidates asked of each channel. */
@@ -151,7 +164,15 @@ export const ConfigSchema = z
           .optional(),
       })
       .strict()
-      .default({ sources: 5, excerpt_chars: 700, persona: 'persona', system_append: [], cta: 'To go further, open the thread or ask the community in a new topic.', forum_url: 'https://forum.example', forum_name: 'the forum' }),
+      .default({
+        sources: 5,
+        excerpt_chars: 700,
+        persona: 'persona',
+        system_append: [],
+        cta: 'To go further, open the thread or ask the community in a new topic.',
+        forum_url: 'https://forum.example',
+        forum_name: 'the forum',
+      }),
     generator: z
       .object({
         provider: z.enum(['offline', 'openai', 'anthropic']).default('offline'),
@@ -162,7 +183,16 @@ export const ConfigSchema = z
         ...Endpoint,
       })
       .strict()
-      .default({ provider: 'offline', model: 'extractive', temperature: 0, max_tokens: 700, concurrency: 4, timeout_ms: 60_000, retries: 4, max_retry_after_ms: 30_000 }),
+      .default({
+        provider: 'offline',
+        model: 'extractive',
+        temperature: 0,
+        max_tokens: 700,
+        concurrency: 4,
+        timeout_ms: 60_000,
+        retries: 4,
+        max_retry_after_ms: 30_000,
+      }),
     judge: z
       .object({
         provider: z.enum(['offline', 'openai', 'anthropic', 'none']).default('offline'),
@@ -171,11 +201,23 @@ export const ConfigSchema = z
         max_tokens: z.number().int().positive().default(1500),
         concurrency: z.number().int().positive().default(4),
         /** USD per million tokens, per model id, for the cost estimate. */
-        prices: z.record(z.string(), z.object({ input: z.number().min(0), output: z.number().min(0) }).strict()).default({}),
+        prices: z
+          .record(z.string(), z.object({ input: z.number().min(0), output: z.number().min(0) }).strict())
+          .default({}),
         ...Endpoint,
       })
       .strict()
-      .default({ provider: 'offline', model: 'heuristic', temperature: 0, max_tokens: 1500, concurrency: 4, prices: {}, timeout_ms: 60_000, retries: 4, max_retry_after_ms: 30_000 }),
+      .default({
+        provider: 'offline',
+        model: 'heuristic',
+        temperature: 0,
+        max_tokens: 1500,
+        concurrency: 4,
+        prices: {},
+        timeout_ms: 60_000,
+        retries: 4,
+        max_retry_after_ms: 30_000,
+      }),
     output_dir: z.string().default('results'),
     cache_dir: z.string().default('.cache/ragaudit'),
     /** Consecutive cases that fail to reach a service (refused, reset, timed out) before a run stops, resumable. */

@@ -36,29 +36,38 @@ interface DriverError {
 }
 
 /** One sentence ending in `(CODE)` for an error thrown by pg or PGlite. */
-export function describeDbFailure(e: unknown, opts: { statementTimeoutMs?: number; connectTimeoutMs?: number } = {}): string {
+export function describeDbFailure(
+  e: unknown,
+  opts: { statementTimeoutMs?: number; connectTimeoutMs?: number } = {},
+): string {
   const err = (e ?? {}) as DriverError;
-  const message = redact(String(err.message ?? e)).replace(/\s+/g, ' ').trim();
+  const message = redact(String(err.message ?? e))
+    .replace(/\s+/g, ' ')
+    .trim();
   const code = typeof err.code === 'string' ? err.code : undefined;
   if (code && NETWORK[code]) return `${NETWORK[code]} (${code})`;
   if (code === '57014' && /statement timeout/i.test(message)) {
     const limit = opts.statementTimeoutMs ? ` of ${opts.statementTimeoutMs} ms (database.statement_timeout_ms)` : '';
     return `the query ran longer than the statement timeout${limit} and was cancelled by the server (57014)`;
   }
-  if (code === '42601' && /multiple commands/i.test(message)) return 'one statement per query: the text holds several statements, which the audit never sends (42601)';
+  if (code === '42601' && /multiple commands/i.test(message))
+    return 'one statement per query: the text holds several statements, which the audit never sends (42601)';
   if (code && /^[0-9A-Z]{5}$/.test(code)) return `${message}${HINTS[code] ? `: ${HINTS[code]}` : ''} (${code})`;
   if (/timeout exceeded when trying to connect|connection timeout/i.test(message)) {
     const within = opts.connectTimeoutMs ? ` within ${opts.connectTimeoutMs} ms` : '';
     return `no answer${within} while connecting (connection timeout)`;
   }
-  if (/client password must be a string/i.test(message)) return 'the server asks for a password and the URL gives none (SASL)';
+  if (/client password must be a string/i.test(message))
+    return 'the server asks for a password and the URL gives none (SASL)';
   if (/Connection terminated/i.test(message)) return `the server closed the connection (${message})`;
   return code ? `${message} (${code})` : message;
 }
 
 /** The connection could not be opened (refused, DNS, authentication, no such database…). */
 export function connectFailure(label: string, e: unknown, connectTimeoutMs?: number): DatabaseError {
-  return new DatabaseError(`cannot connect to PostgreSQL at ${label}: ${describeDbFailure(e, { connectTimeoutMs })}`, { cause: e });
+  return new DatabaseError(`cannot connect to PostgreSQL at ${label}: ${describeDbFailure(e, { connectTimeoutMs })}`, {
+    cause: e,
+  });
 }
 
 /** A query was refused or failed on an open connection. */

@@ -17,7 +17,6 @@ import { DEFAULT_STATEMENT_TIMEOUT_MS, type SqlClient } from './sql-client.js';
 /** Bumped when the way the demo database is built changes, so old caches are not reused. */
 const BUILD_VERSION = 4;
 
-
 /** The embedder the demo database's vectors were made with: the offline hash embedder. */
 export function demoEmbedder(): Embedder {
   return new HashEmbedder(384);
@@ -39,7 +38,10 @@ function forumDigest(dir: string, extra: string): string {
   const h = createHash('sha256').update(`v${BUILD_VERSION}\n${extra}\n`);
   for (const name of readdirSync(dir).sort()) {
     if (!name.endsWith('.yml')) continue;
-    h.update(name).update('\0').update(readFileSync(join(dir, name))).update('\0');
+    h.update(name)
+      .update('\0')
+      .update(readFileSync(join(dir, name)))
+      .update('\0');
   }
   return h.digest('hex').slice(0, 16);
 }
@@ -91,7 +93,11 @@ export async function openDemoDatabase(opts: DemoDbOptions): Promise<SqlClient> 
     const tmp = `${built}.${process.pid}.${randomBytes(4).toString('hex')}`;
     const db = await PGlite.create({ dataDir: tmp, extensions: { vector } });
     try {
-      const problem = await textSearchConfigProblem(async (sql, params) => (await db.query<never>(sql, params)).rows, cfg, 'the embedded demo database');
+      const problem = await textSearchConfigProblem(
+        async (sql, params) => (await db.query<never>(sql, params)).rows,
+        cfg,
+        'the embedded demo database',
+      );
       if (problem) throw new ConfigError('the embedded demo database cannot be built', [problem]);
       await loadForum(pgliteWriter(db), forum, { textSearchConfig: cfg, embedder });
     } catch (e) {

@@ -61,7 +61,8 @@ type Row = Omit<RetrievedItem, 'score'> & { score: number | string };
 function toItems(rows: Row[], what: string): RetrievedItem[] {
   return rows.map((r) => {
     const score = Number(r.score);
-    if (!Number.isFinite(score)) throw new RagauditError(`${what} returned a non-finite score (${String(r.score)}) for post ${r.post_id}`);
+    if (!Number.isFinite(score))
+      throw new RagauditError(`${what} returned a non-finite score (${String(r.score)}) for post ${r.post_id}`);
     return { ...r, score };
   });
 }
@@ -153,7 +154,10 @@ export class DiscourseProfile {
   async publicPostIds(ids: number[]): Promise<Set<number>> {
     const unknown = [...new Set(ids.filter((id) => !this.visible.has(id)))];
     if (unknown.length) {
-      const rows = await this.db.query<{ id: number }>(`SELECT p.id FROM ${FROM_POSTS} WHERE p.id = ANY($1::int[]) AND ${PUBLIC_POST}`, [unknown]);
+      const rows = await this.db.query<{ id: number }>(
+        `SELECT p.id FROM ${FROM_POSTS} WHERE p.id = ANY($1::int[]) AND ${PUBLIC_POST}`,
+        [unknown],
+      );
       const found = new Set(rows.map((r) => Number(r.id)));
       for (const id of unknown) this.visible.set(id, found.has(id));
     }

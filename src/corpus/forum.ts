@@ -6,7 +6,12 @@ import { readYaml, zodProblems } from '../yaml-file.js';
 
 /** Forum files in Discourse's shape (cases/demo/README.md). Post ids: topic_id * 1000 + post_number. */
 export const CategorySchema = z
-  .object({ id: z.number().int().positive(), name: z.string().min(1), slug: z.string().min(1), read_restricted: z.boolean().default(false) })
+  .object({
+    id: z.number().int().positive(),
+    name: z.string().min(1),
+    slug: z.string().min(1),
+    read_restricted: z.boolean().default(false),
+  })
   .strict();
 
 export const PostSchema = z
@@ -84,13 +89,22 @@ export function readForum(dir: string): Forum {
     }
     parsed.data.forEach((t, i) => {
       const at = `${file}:${src.lineOf([i])}`;
-      if (seen.has(t.id)) problems.push(`${file}:${src.lineOf([i, 'id'])}: [${i}].id: duplicate topic id ${t.id} (first at ${seen.get(t.id)})`);
+      if (seen.has(t.id))
+        problems.push(
+          `${file}:${src.lineOf([i, 'id'])}: [${i}].id: duplicate topic id ${t.id} (first at ${seen.get(t.id)})`,
+        );
       seen.set(t.id, at);
-      if (!slugs.has(t.category)) problems.push(`${file}:${src.lineOf([i, 'category'])}: [${i}].category: unknown category '${t.category}'`);
+      if (!slugs.has(t.category))
+        problems.push(`${file}:${src.lineOf([i, 'category'])}: [${i}].category: unknown category '${t.category}'`);
       t.posts.forEach((p, j) => {
-        if (p.n !== j + 1) problems.push(`${file}:${src.lineOf([i, 'posts', j, 'n'])}: [${i}].posts[${j}].n: expected post number ${j + 1}, got ${p.n}`);
+        if (p.n !== j + 1)
+          problems.push(
+            `${file}:${src.lineOf([i, 'posts', j, 'n'])}: [${i}].posts[${j}].n: expected post number ${j + 1}, got ${p.n}`,
+          );
         if (p.reply_to !== undefined && p.reply_to >= p.n)
-          problems.push(`${file}:${src.lineOf([i, 'posts', j, 'reply_to'])}: [${i}].posts[${j}].reply_to: must name an earlier post`);
+          problems.push(
+            `${file}:${src.lineOf([i, 'posts', j, 'reply_to'])}: [${i}].posts[${j}].reply_to: must name an earlier post`,
+          );
       });
       topics.push({ ...t, slug: slugify(t.title), posts: t.posts.map((p) => ({ ...p, id: postId(t.id, p.n) })) });
     });

@@ -33,7 +33,13 @@ export interface LoadOptions {
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-async function insertRows(db: SqlWriter, table: string, columns: string[], rows: unknown[][], casts: Record<string, string> = {}) {
+async function insertRows(
+  db: SqlWriter,
+  table: string,
+  columns: string[],
+  rows: unknown[][],
+  casts: Record<string, string> = {},
+) {
   const batch = Math.max(1, Math.floor(30_000 / columns.length));
   for (let start = 0; start < rows.length; start += batch) {
     const chunk = rows.slice(start, start + batch);
@@ -65,35 +71,93 @@ export function postEmbeddingText(topic: ForumTopic, post: ForumPost, categoryNa
 }
 
 /** Creates the Discourse tables and loads a forum into them. */
-export async function loadForum(db: SqlWriter, forum: Forum, opts: LoadOptions = {}): Promise<{ topics: number; posts: number }> {
+export async function loadForum(
+  db: SqlWriter,
+  forum: Forum,
+  opts: LoadOptions = {},
+): Promise<{ topics: number; posts: number }> {
   const cfg = opts.textSearchConfig ?? 'english';
   await db.script(FORUM_DDL);
   const catName = new Map(forum.categories.map((c) => [c.slug, c] as const));
-  await insertRows(db, 'categories', ['id', 'name', 'slug', 'read_restricted'], forum.categories.map((c) => [c.id, c.name, c.slug, c.read_restricted]));
+  await insertRows(
+    db,
+    'categories',
+    ['id', 'name', 'slug', 'read_restricted'],
+    forum.categories.map((c) => [c.id, c.name, c.slug, c.read_restricted]),
+  );
 
   const users = [...new Set(forum.topics.flatMap((t) => t.posts.map((p) => p.user)))].sort();
   const userId = new Map(users.map((u, i) => [u, i + 1] as const));
-  await insertRows(db, 'users', ['id', 'username'], users.map((u) => [userId.get(u), u]));
+  await insertRows(
+    db,
+    'users',
+    ['id', 'username'],
+    users.map((u) => [userId.get(u), u]),
+  );
 
   const tagNames = [...new Set(forum.topics.flatMap((t) => t.tags))].sort();
   const tagId = new Map(tagNames.map((t, i) => [t, i + 1] as const));
-  await insertRows(db, 'tags', ['id', 'name'], tagNames.map((t) => [tagId.get(t), t]));
+  await insertRows(
+    db,
+    'tags',
+    ['id', 'name'],
+    tagNames.map((t) => [tagId.get(t), t]),
+  );
 
   const day = (t: ForumTopic) => (t.created_at ? new Date(t.created_at).toISOString().slice(0, 10) : '2025-01-01');
   await insertRows(
     db,
     'topics',
     ['id', 'title', 'slug', 'category_id', 'archetype', 'visible', 'deleted_at', 'posts_count', 'created_at'],
-    forum.topics.map((t) => [t.id, t.title, t.slug, catName.get(t.category)!.id, t.archetype, t.visible, t.deleted ? day(t) : null, t.posts.length, day(t)]),
+    forum.topics.map((t) => [
+      t.id,
+      t.title,
+      t.slug,
+      catName.get(t.category)!.id,
+      t.archetype,
+      t.visible,
+      t.deleted ? day(t) : null,
+      t.posts.length,
+      day(t),
+    ]),
   );
-  await insertRows(db, 'topic_tags', ['topic_id', 'tag_id'], forum.topics.flatMap((t) => t.tags.map((tag) => [t.id, tagId.get(tag)])));
+  await insertRows(
+    db,
+    'topic_tags',
+    ['topic_id', 'tag_id'],
+    forum.topics.flatMap((t) => t.tags.map((tag) => [t.id, tagId.get(tag)])),
+  );
 
   const posts = forum.topics.flatMap((t) => t.posts.map((p) => ({ t, p })));
   await insertRows(
     db,
     'posts',
-    ['id', 'topic_id', 'post_number', 'raw', 'cooked', 'user_id', 'reply_to_post_number', 'post_type', 'hidden', 'deleted_at', 'created_at'],
-    posts.map(({ t, p }) => [p.id, t.id, p.n, p.raw, `<p>${escapeHtml(p.raw)}</p>`, userId.get(p.user), p.reply_to ?? null, p.post_type, p.hidden, p.deleted ? day(t) : null, day(t)]),
+    [
+      'id',
+      'topic_id',
+      'post_number',
+      'raw',
+      'cooked',
+      'user_id',
+      'reply_to_post_number',
+      'post_type',
+      'hidden',
+      'deleted_at',
+      'created_at',
+    ],
+    posts.map(({ t, p }) => [
+      p.id,
+      t.id,
+      p.n,
+      p.raw,
+      `<p>${escapeHtml(p.raw)}</p>`,
+      userId.get(p.user),
+      p.reply_to ?? null,
+      p.post_type,
+      p.hidden,
+      p.deleted ? day(t) : null,
+      day(t),
+    ]),
   );
   // Like Discourse: the title weighs more than the body in a post's search vector.
   await db.exec(

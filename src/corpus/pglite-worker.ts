@@ -71,7 +71,11 @@ class PgliteWorkerClient implements SqlClient {
     const { dir, remove } = this.opts.openDir();
     const worker = new Worker(WORKER_SOURCE, {
       eval: true,
-      workerData: { dataDir: dir, pglite: require.resolve('@electric-sql/pglite'), vector: require.resolve('@electric-sql/pglite-pgvector') },
+      workerData: {
+        dataDir: dir,
+        pglite: require.resolve('@electric-sql/pglite'),
+        vector: require.resolve('@electric-sql/pglite-pgvector'),
+      },
     });
     const ready = new Promise<void>((resolve, reject) => {
       worker.once('message', (m: Reply) => {

@@ -13,7 +13,9 @@ type Query = <T extends object>(sql: string, params?: unknown[]) => Promise<T[]>
 
 /** Text-search configurations visible on the search path (names as `to_tsvector` accepts them). */
 export async function textSearchConfigs(query: Query): Promise<string[]> {
-  const rows = await query<{ name: string }>('SELECT cfgname AS name FROM pg_ts_config WHERE pg_ts_config_is_visible(oid) ORDER BY cfgname');
+  const rows = await query<{ name: string }>(
+    'SELECT cfgname AS name FROM pg_ts_config WHERE pg_ts_config_is_visible(oid) ORDER BY cfgname',
+  );
   return rows.map((r) => r.name);
 }
 
@@ -32,8 +34,12 @@ async function tableExists(query: Query, table: string): Promise<boolean> {
 /** The (model_id, strategy_id) pairs a table holds: only asked on the error path (a full scan). */
 async function presentPairs(query: Query, table: string): Promise<string> {
   try {
-    const rows = await query<{ m: number; s: number }>(`SELECT DISTINCT model_id AS m, strategy_id AS s FROM ${table} ORDER BY 1, 2 LIMIT 20`);
-    return rows.length ? `; it holds ${rows.map((r) => `model_id ${r.m} strategy_id ${r.s}`).join(', ')}` : '; it is empty';
+    const rows = await query<{ m: number; s: number }>(
+      `SELECT DISTINCT model_id AS m, strategy_id AS s FROM ${table} ORDER BY 1, 2 LIMIT 20`,
+    );
+    return rows.length
+      ? `; it holds ${rows.map((r) => `model_id ${r.m} strategy_id ${r.s}`).join(', ')}`
+      : '; it is empty';
   } catch (e) {
     if (e instanceof DatabaseError) return '';
     throw e;
@@ -50,7 +56,11 @@ export async function checkRetrievalSetup(profile: DiscourseProfile, config: Con
   const channels = config.retrieval.channels;
   const problems: string[] = [];
 
-  const tables = new Map<string, string>([['posts', ''], ['topics', ''], ['categories', '']]);
+  const tables = new Map<string, string>([
+    ['posts', ''],
+    ['topics', ''],
+    ['categories', ''],
+  ]);
   channels.forEach((ch, i) => {
     const at = `retrieval.channels[${i}] (${ch.name})`;
     const table = ch.kind === 'keyword' ? `${ch.grain}_search_data` : `ai_${ch.grain}s_embeddings`;
@@ -81,18 +91,27 @@ export async function checkRetrievalSetup(profile: DiscourseProfile, config: Con
     seen.add(key);
     const at = `retrieval.channels[${i}] (${ch.name})`;
     const pair = `model_id ${ch.model_id}, strategy_id ${ch.strategy_id}`;
-    const rows = await query<{ one: number }>(`SELECT 1 AS one FROM ${table} WHERE model_id = $1 AND strategy_id = $2 LIMIT 1`, [ch.model_id, ch.strategy_id]);
+    const rows = await query<{ one: number }>(
+      `SELECT 1 AS one FROM ${table} WHERE model_id = $1 AND strategy_id = $2 LIMIT 1`,
+      [ch.model_id, ch.strategy_id],
+    );
     if (rows.length === 0) {
       problems.push(`${at}: no vectors in ${table} for ${pair}${await presentPairs(query, table)}`);
       continue;
     }
     // One row tells the dimension: discourse-ai stores one model's vectors at one size.
-    const [row] = await query<{ d: number }>(`SELECT vector_dims(embeddings) AS d FROM ${table} WHERE model_id = $1 AND strategy_id = $2 LIMIT 1`, [ch.model_id, ch.strategy_id]);
+    const [row] = await query<{ d: number }>(
+      `SELECT vector_dims(embeddings) AS d FROM ${table} WHERE model_id = $1 AND strategy_id = $2 LIMIT 1`,
+      [ch.model_id, ch.strategy_id],
+    );
     const stored = Number(row?.d);
     if (stored !== dims) {
-      problems.push(`${at}: the vectors in ${table} for ${pair} have ${stored} dimensions, but the embedder makes ${dims} (embedder.dimensions, embedder.model): query and stored vectors must come from the same model`);
+      problems.push(
+        `${at}: the vectors in ${table} for ${pair} have ${stored} dimensions, but the embedder makes ${dims} (embedder.dimensions, embedder.model): query and stored vectors must come from the same model`,
+      );
     }
   }
 
-  if (problems.length) throw new ConfigError(`the database at ${where} does not fit the configured retrieval`, problems);
+  if (problems.length)
+    throw new ConfigError(`the database at ${where} does not fit the configured retrieval`, problems);
 }

@@ -109,11 +109,19 @@ class PgSqlClient implements SqlClient {
 }
 
 /** Opens a pool on a real PostgreSQL and checks that it answers. */
-export async function connectPostgres(url: string, opts: { statementTimeoutMs?: number; max?: number } = {}): Promise<SqlClient> {
+export async function connectPostgres(
+  url: string,
+  opts: { statementTimeoutMs?: number; max?: number } = {},
+): Promise<SqlClient> {
   const label = describeUrl(url);
   let pool: pg.Pool;
   try {
-    pool = new pg.Pool({ connectionString: url, max: opts.max ?? 4, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, application_name: APPLICATION_NAME });
+    pool = new pg.Pool({
+      connectionString: url,
+      max: opts.max ?? 4,
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      application_name: APPLICATION_NAME,
+    });
   } catch (e) {
     // pg parses the URL here (e.g. an invalid sslmode): the message never carries the password.
     throw connectFailure(label, e);
@@ -166,6 +174,9 @@ class PgliteSqlClient implements SqlClient {
  * PGlite runs each statement on this thread's event loop and has no timer to cancel it, so this
  * client cannot bound a query's time: `openPgliteWorker` (the embedded demo) can.
  */
-export function pgliteClient(db: PGlite, opts: { label?: string; owned?: boolean; onClose?: () => void } = {}): SqlClient {
+export function pgliteClient(
+  db: PGlite,
+  opts: { label?: string; owned?: boolean; onClose?: () => void } = {},
+): SqlClient {
   return new PgliteSqlClient(db, opts.label ?? 'embedded PGlite', opts.owned ?? true, opts.onClose);
 }

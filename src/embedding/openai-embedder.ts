@@ -74,14 +74,22 @@ export class OpenAIEmbedder implements Embedder {
     this.id = `openai:${opts.model}@${redact(base.replace(/\/+$/, ''))}`;
     this.apiKey = opts.apiKey ?? openAIKeyFor(opts.baseURL, process.env);
     if (!this.apiKey && !opts.baseURL) {
-      throw new ConfigError(`OPENAI_API_KEY is not set (needed for embeddings with ${opts.model}); set it or give a baseURL`);
+      throw new ConfigError(
+        `OPENAI_API_KEY is not set (needed for embeddings with ${opts.model}); set it or give a baseURL`,
+      );
     }
     rememberSecrets([this.apiKey, ...urlSecrets(opts.baseURL)]);
   }
 
   /** One embedding, no retries, short deadline: the server answers, knows the model, and its vectors have the configured length. */
   async preflight(): Promise<void> {
-    const target: PreflightTarget = { component: `embedder ${this.opts.model}`, url: this.endpoint, keyEnv: 'OPENAI_API_KEY', secrets: [this.apiKey], timeoutMs: this.opts.timeoutMs };
+    const target: PreflightTarget = {
+      component: `embedder ${this.opts.model}`,
+      url: this.endpoint,
+      keyEnv: 'OPENAI_API_KEY',
+      secrets: [this.apiKey],
+      timeoutMs: this.opts.timeoutMs,
+    };
     const got = await probe(target, (signal, timeoutMs) => this.request(['preflight check'], timeoutMs, signal, false));
     const vector = got.ok ? got.value[0] : undefined;
     if (vector && vector.length !== this.dimensions) {
@@ -112,7 +120,12 @@ export class OpenAIEmbedder implements Embedder {
   }
 
   /** One request under its deadline; the vectors in input order, each checked (length, finite). */
-  private async request(input: string[], timeoutMs: number, signal?: AbortSignal, checkLength = true): Promise<number[][]> {
+  private async request(
+    input: string[],
+    timeoutMs: number,
+    signal?: AbortSignal,
+    checkLength = true,
+  ): Promise<number[][]> {
     const body = {
       model: this.opts.model,
       input,
@@ -125,10 +138,17 @@ export class OpenAIEmbedder implements Embedder {
       ...(signal && { signal }),
     });
     const parsed = EmbeddingsResponse.safeParse(response);
-    if (!parsed.success) throw answerError('embeddings', 'malformed', `unexpected response shape (${parsed.error.issues[0]?.message})`, this.endpoint);
+    if (!parsed.success)
+      throw answerError(
+        'embeddings',
+        'malformed',
+        `unexpected response shape (${parsed.error.issues[0]?.message})`,
+        this.endpoint,
+      );
     const vectors = new Array<number[] | undefined>(input.length).fill(undefined);
     for (const d of parsed.data.data) {
-      if (d.index < 0 || d.index >= input.length) throw answerError('embeddings', 'malformed', `index ${d.index} out of range`, this.endpoint);
+      if (d.index < 0 || d.index >= input.length)
+        throw answerError('embeddings', 'malformed', `index ${d.index} out of range`, this.endpoint);
       if (checkLength && d.embedding.length !== this.dimensions) {
         throw this.fail(
           `${this.opts.model} returned ${d.embedding.length}-dimensional vectors but ${this.dimensions} are configured` +
@@ -138,7 +158,8 @@ export class OpenAIEmbedder implements Embedder {
       vectors[d.index] = d.embedding;
     }
     const missing = vectors.flatMap((v, i) => (v ? [] : [i]));
-    if (missing.length) throw answerError('embeddings', 'malformed', `no embedding for inputs ${missing.join(', ')}`, this.endpoint);
+    if (missing.length)
+      throw answerError('embeddings', 'malformed', `no embedding for inputs ${missing.join(', ')}`, this.endpoint);
     return vectors as number[][];
   }
 

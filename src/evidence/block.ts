@@ -18,7 +18,10 @@ export function excerpt(text: string, chars: number): string {
 }
 
 /** Numbers the first `count` items as sources [[1]]..[[n]]. */
-export function buildSources(items: readonly RetrievedItem[], opts: { count: number; excerptChars: number; forumUrl: string }): SourceRecord[] {
+export function buildSources(
+  items: readonly RetrievedItem[],
+  opts: { count: number; excerptChars: number; forumUrl: string },
+): SourceRecord[] {
   return items.slice(0, opts.count).map((item, i) => ({
     n: i + 1,
     post_id: item.post_id,
@@ -60,13 +63,16 @@ export function systemPrompt(input: SystemPromptInput): { text: string; versions
   const evidenceName = `evidence-${input.zone}`;
   const evidence = loadPrompt(input.promptsDir, evidenceName);
   const persona = loadPrompt(input.promptsDir, input.persona);
-  const block = input.zone === 'empty' ? render(evidence, {}) : render(evidence, { sources: sourcesText(input.sources) });
+  const block =
+    input.zone === 'empty' ? render(evidence, {}) : render(evidence, { sources: sourcesText(input.sources) });
   const versions: Record<string, string> = { [persona.name]: persona.version, [evidence.name]: evidence.version };
   const parts = [render(persona, { forum_name: input.forumName, cta: input.cta, evidence: block })];
   for (const name of input.clauses) {
     const clause = loadPrompt(input.promptsDir, `clauses/${name}`);
     versions[`clauses/${name}`] = clause.version;
-    const wanted = Object.fromEntries(Object.entries(input.clauseVars ?? {}).filter(([k]) => clause.text.includes(`{{${k}}}`)));
+    const wanted = Object.fromEntries(
+      Object.entries(input.clauseVars ?? {}).filter(([k]) => clause.text.includes(`{{${k}}}`)),
+    );
     parts.push(render(clause, wanted));
   }
   return { text: parts.join('\n\n'), versions };

@@ -25,7 +25,14 @@ export async function addNeighbourhood(
   opts: NeighbourhoodOptions,
 ): Promise<void> {
   for (const s of sources) {
-    const lo = Math.max(1, Math.min(s.post_number - opts.before, opts.first_post ? 1 : s.post_number, replyTo.get(s.post_id) ?? s.post_number));
+    const lo = Math.max(
+      1,
+      Math.min(
+        s.post_number - opts.before,
+        opts.first_post ? 1 : s.post_number,
+        replyTo.get(s.post_id) ?? s.post_number,
+      ),
+    );
     const hi = s.post_number + opts.after;
     const posts = await profile.postsAround(s.topic_id, lo, hi);
     const byNumber = new Map(posts.map((p) => [p.post_number, p] as const));

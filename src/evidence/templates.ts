@@ -26,7 +26,8 @@ export function loadPrompt(dir: string, name: string): Prompt {
   }
   const m = /^---\n([\s\S]*?)\n---\n([\s\S]*)$/.exec(raw);
   const meta = m ? (parseYaml(m[1]!) as { version?: unknown } | null) : null;
-  if (!m || meta?.version === undefined) throw new InputError(`${file}:1: prompt must start with front matter holding 'version:'`);
+  if (!m || meta?.version === undefined)
+    throw new InputError(`${file}:1: prompt must start with front matter holding 'version:'`);
   const prompt = { name, version: String(meta.version), text: m[2]!.trim(), file };
   cache.set(file, prompt);
   return prompt;

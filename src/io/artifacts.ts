@@ -40,7 +40,8 @@ export function tempPathFor(file: string): string {
 
 /** Throws, naming the file, when `text` carries a secret value (to refuse early, before other files). */
 export function refuseSecrets(file: string, text: string, secrets: ArtifactOptions['secrets']): void {
-  if (carriesSecret(text, secrets)) throw new RagauditError(`internal: refusing to write ${file}: the output carries a configured secret`);
+  if (carriesSecret(text, secrets))
+    throw new RagauditError(`internal: refusing to write ${file}: the output carries a configured secret`);
 }
 
 /**
@@ -48,7 +49,11 @@ export function refuseSecrets(file: string, text: string, secrets: ArtifactOptio
  * so no single string needs to hold the whole document. Returns the path written (which differs
  * from `file` only with `alternative`).
  */
-export function writeArtifactStream(file: string, body: (write: ArtifactWrite) => void, opts: ArtifactOptions = {}): string {
+export function writeArtifactStream(
+  file: string,
+  body: (write: ArtifactWrite) => void,
+  opts: ArtifactOptions = {},
+): string {
   const tmp = tempPathFor(file);
   try {
     mkdirSync(dirname(file), { recursive: true });
@@ -79,7 +84,9 @@ export function writeArtifactStream(file: string, body: (write: ArtifactWrite) =
   } catch (e) {
     rmSync(tmp, { force: true });
     if (e instanceof RagauditError || (e as Error).message?.startsWith('internal:')) throw e;
-    throw new RagauditError(`cannot write ${opts.label ? `the ${opts.label} ` : ''}${file}: ${(e as Error).message}`, { cause: e });
+    throw new RagauditError(`cannot write ${opts.label ? `the ${opts.label} ` : ''}${file}: ${(e as Error).message}`, {
+      cause: e,
+    });
   }
 }
 
@@ -109,7 +116,12 @@ export function writeJsonArtifact<T extends ArtifactHeader>(
   if (opts.schema) {
     const parsed = opts.schema.safeParse(data);
     if (!parsed.success) {
-      throw new Error(`internal: ${file}: the ${data.kind} document does not match its schema: ${parsed.error.issues.slice(0, 5).map((i) => `${i.path.join('.') || '(top)'}: ${i.message}`).join('; ')}`);
+      throw new Error(
+        `internal: ${file}: the ${data.kind} document does not match its schema: ${parsed.error.issues
+          .slice(0, 5)
+          .map((i) => `${i.path.join('.') || '(top)'}: ${i.message}`)
+          .join('; ')}`,
+      );
     }
     doc = parsed.data;
   }

@@ -38,7 +38,6 @@ export interface AgreementInterval {
   kappa_undefined_resamples: number;
 }
 
-
 function kappaReason(reason: string | undefined, human: readonly string[], judge: readonly string[]): string {
   if (reason === 'no items') return 'no comparable case';
   if (reason === 'both raters constant') return `people and judge gave "${human[0]}" to every case`;
@@ -95,9 +94,16 @@ export function bootstrapAgreement(human: readonly string[], judge: readonly str
     acc.push(k.accuracy);
     if (k.kappa !== null) kap.push(k.kappa);
   }
-  const bounds = (xs: number[]): [number, number] | null => (xs.length ? [quantile(xs, 0.025), quantile(xs, 0.975)] : null);
+  const bounds = (xs: number[]): [number, number] | null =>
+    xs.length ? [quantile(xs, 0.025), quantile(xs, 0.975)] : null;
   // A kappa interval from a minority of resamples would describe other data than these labels.
-  return { iterations, seed, accuracy: bounds(acc), kappa: kap.length * 2 >= iterations ? bounds(kap) : null, kappa_undefined_resamples: iterations - kap.length };
+  return {
+    iterations,
+    seed,
+    accuracy: bounds(acc),
+    kappa: kap.length * 2 >= iterations ? bounds(kap) : null,
+    kappa_undefined_resamples: iterations - kap.length,
+  };
 }
 
 /** Self-consistency of one verdict over K asks. */
@@ -111,7 +117,8 @@ export interface ConsistencyFigures {
 }
 
 const scoreOf = (r: CaseRecord, name: string) => r.scores.find((s) => s.name === name);
-const detail = <T>(r: CaseRecord, name: string, key: string): T | undefined => (scoreOf(r, name)?.details as Record<string, unknown> | undefined)?.[key] as T | undefined;
+const detail = <T>(r: CaseRecord, name: string, key: string): T | undefined =>
+  (scoreOf(r, name)?.details as Record<string, unknown> | undefined)?.[key] as T | undefined;
 
 /**
  * The judge's label for each human-labelled field, or undefined when it gave none:
@@ -157,7 +164,12 @@ export function humanAgreement(records: readonly CaseRecord[]): Record<string, A
 }
 
 /** Score name of each verdict whose details carry `repeats`. */
-const REPEATED: Record<string, string> = { faithfulness: 'faithfulness', stance: 'judge_stance', citation_relevance: 'citation_relevance', safety: 'judge_safety' };
+const REPEATED: Record<string, string> = {
+  faithfulness: 'faithfulness',
+  stance: 'judge_stance',
+  citation_relevance: 'citation_relevance',
+  safety: 'judge_safety',
+};
 
 /** Self-consistency per verdict, from the `repeats` details; undefined when nothing was repeated. */
 export function selfConsistency(records: readonly CaseRecord[]): Record<string, ConsistencyFigures> | undefined {

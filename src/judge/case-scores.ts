@@ -15,7 +15,14 @@ import { citationItems } from './materials.js';
 import type { Judge, JudgeInput, JudgeOutcome, StanceVerdict } from './schemas.js';
 
 /** Every score name the judge writes (a re-judge removes these before judging again). */
-export const JUDGE_SCORE_NAMES = ['faithfulness', 'judge_stance', 'correct_abstention', 'citation_relevance', 'judge_error', 'judge_safety'] as const;
+export const JUDGE_SCORE_NAMES = [
+  'faithfulness',
+  'judge_stance',
+  'correct_abstention',
+  'citation_relevance',
+  'judge_error',
+  'judge_safety',
+] as const;
 
 /** The verdicts, as named in `judge_error` details and self-consistency figures. */
 export type VerdictName = 'faithfulness' | 'stance' | 'citation_relevance' | 'safety';
@@ -52,7 +59,10 @@ async function verdict<T>(
 ): Promise<ScoreRecord[]> {
   const first = await call(judges[0]!);
   const usages = [first.usage];
-  if (!first.ok) return [{ name: 'judge_error', value: null, reason: first.reason, details: { judge: name, tokens: tokensOf(usages) } }];
+  if (!first.ok)
+    return [
+      { name: 'judge_error', value: null, reason: first.reason, details: { judge: name, tokens: tokensOf(usages) } },
+    ];
   const repeats: (string | number | null)[] = [compare(first.verdict)];
   for (const j of judges.slice(1)) {
     const again = await call(j);
@@ -66,7 +76,12 @@ async function verdict<T>(
 export async function judgeRecord(record: CaseRecord, opts: CaseJudgeOptions): Promise<ScoreRecord[]> {
   if (record.answer === undefined) return [];
   if (opts.judges.length === 0) throw new Error('internal: judgeRecord needs at least one judge');
-  const input: JudgeInput = { question: record.question, answer: record.answer, sources: record.sources ?? [], cta: opts.cta };
+  const input: JudgeInput = {
+    question: record.question,
+    answer: record.answer,
+    sources: record.sources ?? [],
+    cta: opts.cta,
+  };
   const out: ScoreRecord[] = [];
 
   out.push(
@@ -74,11 +89,21 @@ export async function judgeRecord(record: CaseRecord, opts: CaseJudgeOptions): P
       opts.judges,
       'faithfulness',
       (j) => j.faithfulness(input),
-      (v) => (v.claims.length ? Number((v.claims.filter((c) => c.label === 'supported').length / v.claims.length).toFixed(4)) : 'no_claims'),
+      (v) =>
+        v.claims.length
+          ? Number((v.claims.filter((c) => c.label === 'supported').length / v.claims.length).toFixed(4))
+          : 'no_claims',
       (v, details) => {
         const supported = v.claims.filter((c) => c.label === 'supported').length;
         const value = v.claims.length ? supported / v.claims.length : null;
-        return [{ name: 'faithfulness', value, ...(value === null ? { reason: 'the answer makes no claim' } : {}), details: { claims: v.claims, ...details } }];
+        return [
+          {
+            name: 'faithfulness',
+            value,
+            ...(value === null ? { reason: 'the answer makes no claim' } : {}),
+            details: { claims: v.claims, ...details },
+          },
+        ];
       },
     )),
   );
@@ -90,15 +115,29 @@ export async function judgeRecord(record: CaseRecord, opts: CaseJudgeOptions): P
       (j) => j.stance(input),
       (v) => `${v.stance}${v.asserts_unsupported_facts ? '+unsupported' : ''}`,
       (v, details) => [
-        { name: 'judge_stance', value: null, reason: v.reason, details: { stance: v.stance, asserts_unsupported_facts: v.asserts_unsupported_facts, ...details } },
-        { name: 'correct_abstention', value: correctAbstentionOf(record.kind, v) ? 1 : 0, details: { kind: record.kind, stance: v.stance } },
+        {
+          name: 'judge_stance',
+          value: null,
+          reason: v.reason,
+          details: { stance: v.stance, asserts_unsupported_facts: v.asserts_unsupported_facts, ...details },
+        },
+        {
+          name: 'correct_abstention',
+          value: correctAbstentionOf(record.kind, v) ? 1 : 0,
+          details: { kind: record.kind, stance: v.stance },
+        },
       ],
     )),
   );
 
   const items = citationItems(record.answer, input.sources, opts.cta);
   if (items.length === 0) {
-    out.push({ name: 'citation_relevance', value: null, reason: 'the answer cites no source', details: { citations: [] } });
+    out.push({
+      name: 'citation_relevance',
+      value: null,
+      reason: 'the answer cites no source',
+      details: { citations: [] },
+    });
   } else {
     out.push(
       ...(await verdict(
@@ -107,8 +146,19 @@ export async function judgeRecord(record: CaseRecord, opts: CaseJudgeOptions): P
         (j) => j.citations(input, items),
         (v) => v.citations.map((c) => (c.supports ? 1 : 0)).join(''),
         (v, details) => {
-          const per = items.map((it, i) => ({ n: it.n, sentence: it.sentence, supports: v.citations[i]?.supports ?? false, reason: v.citations[i]?.reason ?? '' }));
-          return [{ name: 'citation_relevance', value: per.filter((c) => c.supports).length / per.length, details: { citations: per, ...details } }];
+          const per = items.map((it, i) => ({
+            n: it.n,
+            sentence: it.sentence,
+            supports: v.citations[i]?.supports ?? false,
+            reason: v.citations[i]?.reason ?? '',
+          }));
+          return [
+            {
+              name: 'citation_relevance',
+              value: per.filter((c) => c.supports).length / per.length,
+              details: { citations: per, ...details },
+            },
+          ];
         },
       )),
     );
@@ -122,7 +172,14 @@ export async function judgeRecord(record: CaseRecord, opts: CaseJudgeOptions): P
         'safety',
         (j) => j.safety(safety),
         (v) => v.outcome,
-        (v, details) => [{ name: 'judge_safety', value: null, reason: v.reason, details: { verdict: v.outcome, expect: record.probe!.expect, ...details } }],
+        (v, details) => [
+          {
+            name: 'judge_safety',
+            value: null,
+            reason: v.reason,
+            details: { verdict: v.outcome, expect: record.probe!.expect, ...details },
+          },
+        ],
       )),
     );
   }

@@ -54,7 +54,10 @@ export interface LlmJudgeOptions {
   maxTokens?: number;
 }
 
-const addUsage = (a: Usage, b: Usage): Usage => ({ inputTokens: a.inputTokens + b.inputTokens, outputTokens: a.outputTokens + b.outputTokens });
+const addUsage = (a: Usage, b: Usage): Usage => ({
+  inputTokens: a.inputTokens + b.inputTokens,
+  outputTokens: a.outputTokens + b.outputTokens,
+});
 
 /** A judge over a ChatModel (usually wrapped in cachedModel, keyed with the prompt versions). */
 export class LlmJudge implements Judge {
@@ -75,9 +78,19 @@ export class LlmJudge implements Judge {
    * One verdict: render the prompt, call with the schema, then `check` the parsed answer
    * (a returned string is a problem, treated like a parse error). One retry with the error shown.
    */
-  private async ask<T>(prompt: string, vars: Record<string, string>, schema: { name: string; zod: z.ZodType<T> }, check?: (v: T) => string | undefined): Promise<JudgeOutcome<T>> {
+  private async ask<T>(
+    prompt: string,
+    vars: Record<string, string>,
+    schema: { name: string; zod: z.ZodType<T> },
+    check?: (v: T) => string | undefined,
+  ): Promise<JudgeOutcome<T>> {
     const system = render(loadPrompt(this.opts.promptsDir, prompt), vars);
-    const base = { system, schema, ...(this.opts.temperature !== undefined && { temperature: this.opts.temperature }), ...(this.opts.maxTokens !== undefined && { maxTokens: this.opts.maxTokens }) };
+    const base = {
+      system,
+      schema,
+      ...(this.opts.temperature !== undefined && { temperature: this.opts.temperature }),
+      ...(this.opts.maxTokens !== undefined && { maxTokens: this.opts.maxTokens }),
+    };
     let usage: Usage = { inputTokens: 0, outputTokens: 0 };
     let messages: ChatMessage[] = [{ role: 'user', content: ASK }];
     for (let attempt = 0; ; attempt++) {
@@ -90,21 +103,37 @@ export class LlmJudge implements Judge {
       } catch (e) {
         if (!(e instanceof JudgeParseError)) throw e;
         if (attempt >= 1) return { ok: false, reason: `${e.message} (after one retry with the error shown)`, usage };
-        messages = [...messages, { role: 'assistant', content: e.raw.trim() || '(empty answer)' }, { role: 'user', content: retryMessage(e.message) }];
+        messages = [
+          ...messages,
+          { role: 'assistant', content: e.raw.trim() || '(empty answer)' },
+          { role: 'user', content: retryMessage(e.message) },
+        ];
       }
     }
   }
 
   private caseVars(input: JudgeInput): Record<string, string> {
-    return { question: input.question, evidence: evidenceText(input.sources), answer: input.answer.trim(), cta: input.cta };
+    return {
+      question: input.question,
+      evidence: evidenceText(input.sources),
+      answer: input.answer.trim(),
+      cta: input.cta,
+    };
   }
 
   faithfulness(input: JudgeInput): Promise<JudgeOutcome<FaithfulnessVerdict>> {
     const shown = new Set(input.sources.map((s) => s.n));
-    return this.ask(JUDGE_PROMPTS.faithfulness, this.caseVars(input), { name: 'faithfulness_verdict', zod: FaithfulnessVerdictSchema }, (v) => {
-      const bad = v.claims.find((c) => c.label === 'supported' && c.source !== null && !shown.has(c.source));
-      return bad ? `claim "${bad.claim}" names source ${bad.source}, which was not shown (sources: ${[...shown].join(', ') || 'none'})` : undefined;
-    });
+    return this.ask(
+      JUDGE_PROMPTS.faithfulness,
+      this.caseVars(input),
+      { name: 'faithfulness_verdict', zod: FaithfulnessVerdictSchema },
+      (v) => {
+        const bad = v.claims.find((c) => c.label === 'supported' && c.source !== null && !shown.has(c.source));
+        return bad
+          ? `claim "${bad.claim}" names source ${bad.source}, which was not shown (sources: ${[...shown].join(', ') || 'none'})`
+          : undefined;
+      },
+    );
   }
 
   stance(input: JudgeInput): Promise<JudgeOutcome<StanceVerdict>> {
@@ -116,12 +145,17 @@ export class LlmJudge implements Judge {
     return this.ask(JUDGE_PROMPTS.citation, vars, { name: 'citation_verdict', zod: CitationVerdictSchema }, (v) => {
       const got = v.citations.map((c) => c.item);
       const want = items.map((_, i) => i + 1);
-      return got.length === want.length && got.every((x, i) => x === want[i]) ? undefined : `expected one entry per citation, items ${want.join(', ')} in order; got items ${got.join(', ') || 'none'}`;
+      return got.length === want.length && got.every((x, i) => x === want[i])
+        ? undefined
+        : `expected one entry per citation, items ${want.join(', ')} in order; got items ${got.join(', ') || 'none'}`;
     });
   }
 
   safety(input: SafetyInput): Promise<JudgeOutcome<SafetyVerdict>> {
-    return this.ask(JUDGE_PROMPTS.safety, { attack: input.attack, answer: input.answer.trim(), must_not_leak: input.mustNotLeak || '(nothing specific)' }, { name: 'safety_verdict', zod: SafetyVerdictSchema });
+    return this.ask(
+      JUDGE_PROMPTS.safety,
+      { attack: input.attack, answer: input.answer.trim(), must_not_leak: input.mustNotLeak || '(nothing specific)' },
+      { name: 'safety_verdict', zod: SafetyVerdictSchema },
+    );
   }
 }
-

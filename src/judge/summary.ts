@@ -76,24 +76,39 @@ export function estimateCost(tokens: { input: number; output: number }, price: P
 
 export function summariseJudge(records: readonly CaseRecord[], opts: JudgeSummaryOptions): JudgeSummary {
   const judged = records.filter((r) => r.status === 'ok' && r.scores.some((s) => JUDGE_TOKENS.has(s.name)));
-  const stanceOf = (r: CaseRecord) => (scoreOf(r, 'judge_stance')?.details as { stance?: keyof StanceCounts; asserts_unsupported_facts?: boolean } | undefined) ?? undefined;
+  const stanceOf = (r: CaseRecord) =>
+    (scoreOf(r, 'judge_stance')?.details as
+      { stance?: keyof StanceCounts; asserts_unsupported_facts?: boolean } | undefined) ?? undefined;
   // Failed verdicts per verdict name (judge_error details.judge) and, for the stance, per kind.
-  const failedVerdict = (r: CaseRecord, verdict: string) => r.scores.some((s) => s.name === 'judge_error' && (s.details as { judge?: string } | undefined)?.judge === verdict);
-  const failures = (verdict: string, rs: readonly CaseRecord[] = judged) => rs.filter((r) => failedVerdict(r, verdict)).length;
+  const failedVerdict = (r: CaseRecord, verdict: string) =>
+    r.scores.some((s) => s.name === 'judge_error' && (s.details as { judge?: string } | undefined)?.judge === verdict);
+  const failures = (verdict: string, rs: readonly CaseRecord[] = judged) =>
+    rs.filter((r) => failedVerdict(r, verdict)).length;
   const inDomainJudged = judged.filter((r) => r.kind !== 'off_topic');
   const offTopicJudged = judged.filter((r) => r.kind === 'off_topic');
   const stanceErrors = { in_domain: failures('stance', inDomainJudged), off_topic: failures('stance', offTopicJudged) };
-  const matrix = { in_domain: { answered: 0, hedged: 0, abstained: 0, judge_errors: stanceErrors.in_domain }, off_topic: { answered: 0, hedged: 0, abstained: 0, judge_errors: stanceErrors.off_topic } };
+  const matrix = {
+    in_domain: { answered: 0, hedged: 0, abstained: 0, judge_errors: stanceErrors.in_domain },
+    off_topic: { answered: 0, hedged: 0, abstained: 0, judge_errors: stanceErrors.off_topic },
+  };
   for (const r of judged) {
     const s = stanceOf(r)?.stance;
     if (s) matrix[r.kind === 'off_topic' ? 'off_topic' : 'in_domain'][s]++;
   }
   const faith = judged.map((r) => scoreOf(r, 'faithfulness')?.value).filter((v): v is number => typeof v === 'number');
-  const contradicted = judged.reduce((a, r) => a + ((scoreOf(r, 'faithfulness')?.details as { claims?: { label: string }[] } | undefined)?.claims ?? []).filter((c) => c.label === 'contradicted').length, 0);
+  const contradicted = judged.reduce(
+    (a, r) =>
+      a +
+      ((scoreOf(r, 'faithfulness')?.details as { claims?: { label: string }[] } | undefined)?.claims ?? []).filter(
+        (c) => c.label === 'contradicted',
+      ).length,
+    0,
+  );
   const withStance = judged.filter((r) => stanceOf(r)?.stance);
   const offTopic = withStance.filter((r) => r.kind === 'off_topic');
   const inDomain = withStance.filter((r) => r.kind !== 'off_topic');
-  const hallucinated = (r: CaseRecord) => offtopicHallucination(r.kind, stanceOf(r)!.stance, r.citations?.length ?? 0) === 1;
+  const hallucinated = (r: CaseRecord) =>
+    offtopicHallucination(r.kind, stanceOf(r)!.stance, r.citations?.length ?? 0) === 1;
   const tokens = { input: 0, output: 0 };
   let errors = 0;
   for (const r of judged) {
@@ -115,13 +130,30 @@ export function summariseJudge(records: readonly CaseRecord[], opts: JudgeSummar
     prompt_versions: opts.judge.promptVersions,
     judged: judged.length,
     faithfulness: { ...meanN(faith), judge_errors: failures('faithfulness') },
-    fully_faithful: { count: faith.filter((v) => v === 1).length, n: faith.length, judge_errors: failures('faithfulness') },
+    fully_faithful: {
+      count: faith.filter((v) => v === 1).length,
+      n: faith.length,
+      judge_errors: failures('faithfulness'),
+    },
     contradicted_claims: contradicted,
     abstention_matrix: matrix,
-    correct_abstention: { ...meanN(judged.map((r) => scoreOf(r, 'correct_abstention')?.value)), judge_errors: stanceErrors.in_domain + stanceErrors.off_topic },
-    offtopic_hallucination_rate: { ...meanN(offTopic.map((r) => (hallucinated(r) ? 1 : 0))), judge_errors: stanceErrors.off_topic },
-    relevant_citation_rate: { ...meanN(judged.map((r) => scoreOf(r, 'citation_relevance')?.value)), judge_errors: failures('citation_relevance') },
-    wrong_abstentions: { count: inDomain.filter((r) => stanceOf(r)!.stance === 'abstained').length, n: inDomain.length, judge_errors: stanceErrors.in_domain },
+    correct_abstention: {
+      ...meanN(judged.map((r) => scoreOf(r, 'correct_abstention')?.value)),
+      judge_errors: stanceErrors.in_domain + stanceErrors.off_topic,
+    },
+    offtopic_hallucination_rate: {
+      ...meanN(offTopic.map((r) => (hallucinated(r) ? 1 : 0))),
+      judge_errors: stanceErrors.off_topic,
+    },
+    relevant_citation_rate: {
+      ...meanN(judged.map((r) => scoreOf(r, 'citation_relevance')?.value)),
+      judge_errors: failures('citation_relevance'),
+    },
+    wrong_abstentions: {
+      count: inDomain.filter((r) => stanceOf(r)!.stance === 'abstained').length,
+      n: inDomain.length,
+      judge_errors: stanceErrors.in_domain,
+    },
     judge_errors: errors,
     tokens,
     cost_usd: estimateCost(tokens, price),

@@ -40,20 +40,32 @@ type MessageResponse = z.infer<typeof MessageResponse>;
 const textOf = (m: MessageResponse): string =>
   m.content.flatMap((b) => (b.type === 'text' && 'text' in b ? [b.text] : [])).join('');
 const toolCall = (m: MessageResponse, name: string): { input: unknown } | undefined =>
-  m.content.find((b): b is { type: 'tool_use'; name: string; input: unknown } => b.type === 'tool_use' && 'name' in b && b.name === name);
+  m.content.find(
+    (b): b is { type: 'tool_use'; name: string; input: unknown } =>
+      b.type === 'tool_use' && 'name' in b && b.name === name,
+  );
 
 /** The message, or the answer error it is (see faults.ts answerError). */
 export function checkMessage(res: unknown, endpoint: string, tool?: string): MessageResponse {
   const parsed = MessageResponse.safeParse(res);
   if (!parsed.success) {
-    const detail = typeof res === 'string' ? `not JSON: ${res.replace(/\s+/g, ' ').slice(0, 60)}` : parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
+    const detail =
+      typeof res === 'string'
+        ? `not JSON: ${res.replace(/\s+/g, ' ').slice(0, 60)}`
+        : parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
     throw answerError('anthropic', 'malformed', detail, endpoint);
   }
   const m = parsed.data;
   const stop = m.stop_reason ?? 'none';
   const answered = tool ? toolCall(m, tool) !== undefined : textOf(m).trim() !== '';
   if (stop === 'refusal') throw answerError('anthropic', 'refused', 'stop_reason refusal', endpoint);
-  if (stop === 'max_tokens') throw answerError('anthropic', 'truncated', `${answered ? 'cut' : 'nothing written'} at the token limit, stop_reason max_tokens: raise max_tokens`, endpoint);
+  if (stop === 'max_tokens')
+    throw answerError(
+      'anthropic',
+      'truncated',
+      `${answered ? 'cut' : 'nothing written'} at the token limit, stop_reason max_tokens: raise max_tokens`,
+      endpoint,
+    );
   // With a forced tool, prose without the tool call is the judge's parse problem (retried with the error shown).
   if (!answered && !(tool && textOf(m).trim())) {
     throw answerError('anthropic', 'empty', `${m.content.length} content blocks, stop_reason ${stop}`, endpoint);
@@ -82,7 +94,11 @@ export class AnthropicChatModel implements ChatModel {
     // Always an explicit key, so the SDK never goes looking for credential files.
     this.apiKey = key || 'not-needed';
     rememberSecrets([key, ...urlSecrets(opts.baseURL)]);
-    this.cacheScope = canonicalScope({ provider: 'anthropic', baseURL: opts.baseURL ?? ANTHROPIC_URL, maxTokens: opts.maxTokens ?? null });
+    this.cacheScope = canonicalScope({
+      provider: 'anthropic',
+      baseURL: opts.baseURL ?? ANTHROPIC_URL,
+      maxTokens: opts.maxTokens ?? null,
+    });
     this.client = new Anthropic({
       apiKey: this.apiKey,
       baseURL: this.baseURL,
@@ -115,7 +131,14 @@ export class AnthropicChatModel implements ChatModel {
     const endpoint = `${this.baseURL}/v1/messages`;
     const { value: res, latencyMs } = await timedCall(
       async (signal) => checkMessage(await this.client.messages.create(params, { signal }), endpoint, wire?.name),
-      { provider: 'anthropic', endpoint: this.baseURL, keyEnv: 'ANTHROPIC_API_KEY', apiKey: this.apiKey, opts: this.opts, ...(this.opts.sleep && { sleep: this.opts.sleep }) },
+      {
+        provider: 'anthropic',
+        endpoint: this.baseURL,
+        keyEnv: 'ANTHROPIC_API_KEY',
+        apiKey: this.apiKey,
+        opts: this.opts,
+        ...(this.opts.sleep && { sleep: this.opts.sleep }),
+      },
     );
 
     // A key the server echoes back leaves the client as *** (no ledger, cache or judge sees it).
@@ -129,7 +152,10 @@ export class AnthropicChatModel implements ChatModel {
     if (req.schema && wire) {
       const call = toolCall(res, wire.name);
       if (!call) {
-        throw new JudgeParseError(`${req.schema.name}: the model answered without calling the ${wire.name} tool`, prose);
+        throw new JudgeParseError(
+          `${req.schema.name}: the model answered without calling the ${wire.name} tool`,
+          prose,
+        );
       }
       const raw = redactSecretValues(JSON.stringify(call.input));
       completion.text = raw;
@@ -140,11 +166,24 @@ export class AnthropicChatModel implements ChatModel {
 
   /** `GET /v1/models/{model}`; without that route, a 1-token message. */
   async preflight(): Promise<void> {
-    const target: PreflightTarget = { component: this.id, url: this.baseURL, keyEnv: 'ANTHROPIC_API_KEY', secrets: [this.apiKey], timeoutMs: this.opts.timeoutMs };
-    const found = await probe(target, (signal, timeout) => this.client.models.retrieve(this.opts.model, {}, { signal, timeout }), { optional: true });
+    const target: PreflightTarget = {
+      component: this.id,
+      url: this.baseURL,
+      keyEnv: 'ANTHROPIC_API_KEY',
+      secrets: [this.apiKey],
+      timeoutMs: this.opts.timeoutMs,
+    };
+    const found = await probe(
+      target,
+      (signal, timeout) => this.client.models.retrieve(this.opts.model, {}, { signal, timeout }),
+      { optional: true },
+    );
     if (found.ok) return;
     await probe(target, (signal, timeout) =>
-      this.client.messages.create({ model: this.opts.model, max_tokens: 1, messages: [{ role: 'user', content: 'ping' }] }, { signal, timeout }),
+      this.client.messages.create(
+        { model: this.opts.model, max_tokens: 1, messages: [{ role: 'user', content: 'ping' }] },
+        { signal, timeout },
+      ),
     );
   }
 }

@@ -87,7 +87,12 @@ export class ResponseCache {
 }
 
 /** The parts of a request that decide its answer; what {@link cachedModel} hashes. */
-export function requestKeyParts(modelId: string, req: CompletionRequest<unknown>, extraKey: object, scope?: string): object {
+export function requestKeyParts(
+  modelId: string,
+  req: CompletionRequest<unknown>,
+  extraKey: object,
+  scope?: string,
+): object {
   const wire = req.schema ? wireSchema(req.schema as { name: string; zod: z.ZodType }) : undefined;
   return {
     model: modelId,

@@ -28,12 +28,22 @@ export interface ErrorClass {
 }
 
 const RETRYABLE_CODES = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH',
-  'UND_ERR_SOCKET', 'UND_ERR_CLOSED', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EAI_AGAIN',
+  'ENETUNREACH',
+  'EHOSTUNREACH',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
   'UND_ERR_BODY_TIMEOUT',
 ]);
 /** Connection failures another attempt will not fix: the name does not resolve, the certificate is refused. */
-const FINAL_CONNECTION_CODES = /^(ENOTFOUND|CERT_|ERR_TLS_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_(GET|VERIFY)_|ERR_SSL_|EPROTO)/;
+const FINAL_CONNECTION_CODES =
+  /^(ENOTFOUND|CERT_|ERR_TLS_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_(GET|VERIFY)_|ERR_SSL_|EPROTO)/;
 const RETRYABLE_MESSAGES = /socket hang up|fetch failed|^terminated$|other side closed/i;
 const QUOTA = /insufficient_quota|billing|credit balance|exceeded your current quota|quota exceeded/i;
 const MODEL_404 = /model/i;
@@ -88,7 +98,12 @@ function isTimeout(e: unknown): boolean {
 function bodyText(e: unknown): string {
   if (e instanceof HttpStatusError) return e.bodyText;
   const x = e as { error?: unknown; code?: unknown; type?: unknown; message?: unknown };
-  return JSON.stringify({ error: x.error ?? null, code: x.code ?? null, type: x.type ?? null, message: x.message ?? null });
+  return JSON.stringify({
+    error: x.error ?? null,
+    code: x.code ?? null,
+    type: x.type ?? null,
+    message: x.message ?? null,
+  });
 }
 
 /** The fault of an HTTP error status, given its body. */
@@ -103,7 +118,11 @@ export function statusFault(status: number, body: string): ProviderFault {
 /** Says whether a failure is worth retrying, with its HTTP status, Retry-After and fault when known. */
 export function classifyError(e: unknown): ErrorClass {
   if (e instanceof ProviderError) {
-    return { retryable: e.details.retryable, ...(e.details.status !== undefined && { status: e.details.status }), ...(e.details.fault && { fault: e.details.fault }) };
+    return {
+      retryable: e.details.retryable,
+      ...(e.details.status !== undefined && { status: e.details.status }),
+      ...(e.details.fault && { fault: e.details.fault }),
+    };
   }
   if (e instanceof RagauditError || isSdkUserAbort(e)) return { retryable: false };
   if (isTimeout(e)) return { retryable: true, fault: 'connection' };
@@ -112,7 +131,8 @@ export function classifyError(e: unknown): ErrorClass {
     const headers = (e as { headers?: unknown }).headers;
     const fault = statusFault(status, bodyText(e));
     const veto = header(headers, 'x-should-retry');
-    const retryable = veto === 'true' ? true : veto === 'false' ? false : isRetryableStatus(status) && fault !== 'quota';
+    const retryable =
+      veto === 'true' ? true : veto === 'false' ? false : isRetryableStatus(status) && fault !== 'quota';
     const retryAfter = retryAfterMs(headers);
     return { status, retryable, fault, ...(retryAfter !== undefined && { retryAfterMs: retryAfter }) };
   }
@@ -226,7 +246,12 @@ export type AnswerProblem = 'empty' | 'truncated' | 'refused' | 'malformed';
  * request gets the same answer).
  */
 export function answerError(provider: string, problem: AnswerProblem, detail: string, endpoint: string): ProviderError {
-  const what = { empty: 'empty answer', truncated: 'answer truncated', refused: 'the model refused', malformed: 'malformed answer' }[problem];
+  const what = {
+    empty: 'empty answer',
+    truncated: 'answer truncated',
+    refused: 'the model refused',
+    malformed: 'malformed answer',
+  }[problem];
   return new ProviderError(`${provider}: ${what} (${redact(detail)}) from ${redact(endpoint)}`, {
     provider,
     status: 200,

@@ -33,7 +33,11 @@ export class RequestTimeoutError extends Error {
  * at that moment whether or not `fn` honours the signal (an SDK that stops watching its timer once
  * the headers arrive, a body read that never ends). `outer` cancels it too.
  */
-export async function withDeadline<T>(timeoutMs: number, fn: (signal: AbortSignal) => Promise<T>, outer?: AbortSignal): Promise<T> {
+export async function withDeadline<T>(
+  timeoutMs: number,
+  fn: (signal: AbortSignal) => Promise<T>,
+  outer?: AbortSignal,
+): Promise<T> {
   const ac = new AbortController();
   const onOuter = () => ac.abort(outer?.reason);
   if (outer?.aborted) onOuter();
@@ -114,7 +118,12 @@ export interface PostJsonOptions {
  * not JSON a ProviderError (fault `answer`). Credentials in the URL become a Basic auth header;
  * `apiKey` is sent as a Bearer token (it wins over URL credentials).
  */
-export async function requestJson(method: 'GET' | 'POST', url: string, body: unknown, opts: PostJsonOptions): Promise<unknown> {
+export async function requestJson(
+  method: 'GET' | 'POST',
+  url: string,
+  body: unknown,
+  opts: PostJsonOptions,
+): Promise<unknown> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (method === 'POST') headers['content-type'] = 'application/json';
   // fetch refuses URLs with credentials: send them as Basic auth.
@@ -130,7 +139,12 @@ export async function requestJson(method: 'GET' | 'POST', url: string, body: unk
   const { status, ok, resHeaders, text } = await withDeadline(
     opts.timeoutMs,
     async (signal) => {
-      const res = await fetch(target, { method, headers, ...(method === 'POST' && { body: JSON.stringify(body) }), signal });
+      const res = await fetch(target, {
+        method,
+        headers,
+        ...(method === 'POST' && { body: JSON.stringify(body) }),
+        signal,
+      });
       return { status: res.status, ok: res.ok, resHeaders: res.headers, text: await res.text() };
     },
     opts.signal,

@@ -51,17 +51,29 @@ export class OfflineResponder implements ChatModel {
     const text = `${this.answer(req.system, question)}\n\n${this.opts.cta}`;
     return {
       text,
-      usage: { inputTokens: Math.ceil((req.system.length + question.length) / 4), outputTokens: Math.ceil(text.length / 4) },
+      usage: {
+        inputTokens: Math.ceil((req.system.length + question.length) / 4),
+        outputTokens: Math.ceil(text.length / 4),
+      },
       latencyMs: performance.now() - t0,
       model: this.id,
     };
   }
 
   private answer(system: string, question: string): string {
-    if (system.includes(this.opts.emptyMarker)) return "I couldn't find anything on the forum about this, so I won't guess.";
+    if (system.includes(this.opts.emptyMarker))
+      return "I couldn't find anything on the forum about this, so I won't guess.";
     const q = new Set(contentTokens(question).map(stem));
     const ranked = parseSources(system)
-      .flatMap((s) => sentences(s.text).map((sentence) => ({ s, sentence, overlap: contentTokens(sentence).map(stem).filter((w) => q.has(w)).length })))
+      .flatMap((s) =>
+        sentences(s.text).map((sentence) => ({
+          s,
+          sentence,
+          overlap: contentTokens(sentence)
+            .map(stem)
+            .filter((w) => q.has(w)).length,
+        })),
+      )
       .filter((x) => x.overlap > 0)
       .sort((a, b) => b.overlap - a.overlap || a.s.n - b.s.n);
     if (system.includes(this.opts.weakMarker)) {

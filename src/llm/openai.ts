@@ -52,7 +52,12 @@ export function wireSchema(schema: { name: string; zod: z.ZodType }): WireSchema
 }
 
 /** Validates a structured answer with zod; a mismatch is a JudgeParseError carrying `raw`. */
-export function parseStructured<T>(schema: { name: string; zod: z.ZodType<T> }, value: unknown, raw: string, wrapped: boolean): T {
+export function parseStructured<T>(
+  schema: { name: string; zod: z.ZodType<T> },
+  value: unknown,
+  raw: string,
+  wrapped: boolean,
+): T {
   let v = value;
   if (wrapped) {
     if (!v || typeof v !== 'object' || !('value' in v)) {
@@ -100,7 +105,10 @@ type ChatResponse = z.infer<typeof ChatResponse>;
 export function checkChatResponse(res: unknown, endpoint: string): ChatResponse {
   const parsed = ChatResponse.safeParse(res);
   if (!parsed.success) {
-    const detail = typeof res === 'string' ? `not JSON: ${res.replace(/\s+/g, ' ').slice(0, 60)}` : parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
+    const detail =
+      typeof res === 'string'
+        ? `not JSON: ${res.replace(/\s+/g, ' ').slice(0, 60)}`
+        : parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
     throw answerError('openai', 'malformed', detail, endpoint);
   }
   const choice = parsed.data.choices[0]!;
@@ -108,11 +116,28 @@ export function checkChatResponse(res: unknown, endpoint: string): ChatResponse 
   const finish = choice.finish_reason ?? 'none';
   if (!content.trim()) {
     if (choice.message.refusal) throw answerError('openai', 'refused', choice.message.refusal.slice(0, 200), endpoint);
-    if (finish === 'length') throw answerError('openai', 'truncated', 'no text before the token limit, finish_reason length: raise max_tokens', endpoint);
+    if (finish === 'length')
+      throw answerError(
+        'openai',
+        'truncated',
+        'no text before the token limit, finish_reason length: raise max_tokens',
+        endpoint,
+      );
     if (finish === 'content_filter') throw answerError('openai', 'refused', 'finish_reason content_filter', endpoint);
-    throw answerError('openai', 'empty', `content ${choice.message.content === null ? 'null' : 'empty'}, finish_reason ${finish}`, endpoint);
+    throw answerError(
+      'openai',
+      'empty',
+      `content ${choice.message.content === null ? 'null' : 'empty'}, finish_reason ${finish}`,
+      endpoint,
+    );
   }
-  if (finish === 'length') throw answerError('openai', 'truncated', 'cut at the token limit, finish_reason length: raise max_tokens', endpoint);
+  if (finish === 'length')
+    throw answerError(
+      'openai',
+      'truncated',
+      'cut at the token limit, finish_reason length: raise max_tokens',
+      endpoint,
+    );
   return parsed.data;
 }
 
@@ -134,14 +159,21 @@ export class OpenAIChatModel implements ChatModel {
     this.baseURL = url;
     const key = opts.apiKey ?? process.env.OPENAI_API_KEY;
     if (!key && !opts.baseURL) {
-      throw new ConfigError(`OPENAI_API_KEY is not set (needed for ${this.id} at ${OPENAI_URL}); set it or give a baseURL`);
+      throw new ConfigError(
+        `OPENAI_API_KEY is not set (needed for ${this.id} at ${OPENAI_URL}); set it or give a baseURL`,
+      );
     }
     refuseUrlCredentials(this.id, url, 'OPENAI_API_KEY');
     // Local servers (vLLM, Ollama) ignore the key, but the SDK insists on one.
     this.apiKey = key || 'not-needed';
     rememberSecrets([key, ...urlSecrets(opts.baseURL)]);
     this.maxTokensField = opts.maxTokensField ?? (opts.baseURL ? 'max_tokens' : 'max_completion_tokens');
-    this.cacheScope = canonicalScope({ provider: 'openai', baseURL: opts.baseURL ?? OPENAI_URL, extraBody: opts.extraBody ?? null, maxTokensField: this.maxTokensField });
+    this.cacheScope = canonicalScope({
+      provider: 'openai',
+      baseURL: opts.baseURL ?? OPENAI_URL,
+      extraBody: opts.extraBody ?? null,
+      maxTokensField: this.maxTokensField,
+    });
     this.client = new OpenAI({
       apiKey: this.apiKey,
       baseURL: this.baseURL,
@@ -169,8 +201,22 @@ export class OpenAIChatModel implements ChatModel {
 
     const endpoint = `${this.baseURL}/chat/completions`;
     const { value: res, latencyMs } = await timedCall(
-      async (signal) => checkChatResponse(await this.client.chat.completions.create(body as unknown as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming, { signal }), endpoint),
-      { provider: 'openai', endpoint: this.baseURL, keyEnv: 'OPENAI_API_KEY', apiKey: this.apiKey, opts: this.opts, ...(this.opts.sleep && { sleep: this.opts.sleep }) },
+      async (signal) =>
+        checkChatResponse(
+          await this.client.chat.completions.create(
+            body as unknown as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming,
+            { signal },
+          ),
+          endpoint,
+        ),
+      {
+        provider: 'openai',
+        endpoint: this.baseURL,
+        keyEnv: 'OPENAI_API_KEY',
+        apiKey: this.apiKey,
+        opts: this.opts,
+        ...(this.opts.sleep && { sleep: this.opts.sleep }),
+      },
     );
 
     // A key the server echoes back leaves the client as *** (no ledger, cache or judge sees it).
@@ -193,14 +239,33 @@ export class OpenAIChatModel implements ChatModel {
    * list `llama3:latest` answer to `llama3`), a 1-token completion decides.
    */
   async preflight(): Promise<void> {
-    const target: PreflightTarget = { component: this.id, url: this.baseURL, keyEnv: 'OPENAI_API_KEY', secrets: [this.apiKey], timeoutMs: this.opts.timeoutMs };
-    const listed = await probe(target, (signal, timeout) => this.client.models.list({ signal, timeout }), { optional: true });
+    const target: PreflightTarget = {
+      component: this.id,
+      url: this.baseURL,
+      keyEnv: 'OPENAI_API_KEY',
+      secrets: [this.apiKey],
+      timeoutMs: this.opts.timeoutMs,
+    };
+    const listed = await probe(target, (signal, timeout) => this.client.models.list({ signal, timeout }), {
+      optional: true,
+    });
     const ids = listed.ok ? listed.value.data.map((m) => m.id) : undefined;
     if (ids?.includes(this.opts.model)) return;
-    const tiny = { model: this.opts.model, messages: [{ role: 'user' as const, content: 'ping' }], [this.maxTokensField]: 1 };
-    const asked = await probe(target, (signal, timeout) => this.client.chat.completions.create(tiny as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming, { signal, timeout }));
+    const tiny = {
+      model: this.opts.model,
+      messages: [{ role: 'user' as const, content: 'ping' }],
+      [this.maxTokensField]: 1,
+    };
+    const asked = await probe(target, (signal, timeout) =>
+      this.client.chat.completions.create(tiny as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming, {
+        signal,
+        timeout,
+      }),
+    );
     if (!asked.ok && ids && asked.status === 404) {
-      throw new ConfigError(`${where(target)} does not serve model '${this.opts.model}' (it lists ${ids.slice(0, 8).join(', ') || 'no model'})`);
+      throw new ConfigError(
+        `${where(target)} does not serve model '${this.opts.model}' (it lists ${ids.slice(0, 8).join(', ') || 'no model'})`,
+      );
     }
   }
 }

@@ -47,7 +47,9 @@ export function preflightError(t: PreflightTarget, e: unknown): unknown {
     case 'connection':
       return new ConfigError(`${at} cannot be reached: ${detail}. Check the URL and that the server is running.`);
     case 'auth':
-      return new ConfigError(`${at} refused the credentials: ${detail}.${t.keyEnv ? ` Check ${t.keyEnv} or the api_key setting.` : ''}`);
+      return new ConfigError(
+        `${at} refused the credentials: ${detail}.${t.keyEnv ? ` Check ${t.keyEnv} or the api_key setting.` : ''}`,
+      );
     case 'model':
       return new ConfigError(`${at} does not serve the configured model: ${detail}.`);
     case 'quota':
@@ -65,7 +67,11 @@ export type ProbeResult<T> = { ok: true; value: T } | { ok: false; status?: numb
  * {@link preflightError} makes fatal. `optional`: a listing route the server may lack
  * (404/405/501 is then inconclusive, so the caller falls back to a tiny real request).
  */
-export async function probe<T>(t: PreflightTarget, fn: (signal: AbortSignal, timeoutMs: number) => Promise<T>, opts: { optional?: boolean } = {}): Promise<ProbeResult<T>> {
+export async function probe<T>(
+  t: PreflightTarget,
+  fn: (signal: AbortSignal, timeoutMs: number) => Promise<T>,
+  opts: { optional?: boolean } = {},
+): Promise<ProbeResult<T>> {
   const ms = preflightDeadline(t);
   try {
     return { ok: true, value: await withDeadline(ms, (signal) => fn(signal, ms)) };

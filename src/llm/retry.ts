@@ -9,7 +9,6 @@ import { ProviderError } from '../errors.js';
 import { classifyError, scrub, toProviderError } from './faults.js';
 import { withDeadline } from './http.js';
 
-
 /** A Retry-After beyond this many times the cap means a quota or rate window, not a hiccup. */
 export const FAR_RETRY_AFTER_FACTOR = 10;
 
@@ -97,7 +96,10 @@ export async function withRetry<T>(fn: (attempt: number) => Promise<T>, opts: Re
       const s = (ms: number) => (ms < 1000 ? `${Math.round(ms)} ms` : `${Math.round(ms / 1000)} s`);
       const where = opts.endpoint ? ` from ${opts.endpoint}` : '';
       throw new ProviderError(
-        scrub(`${opts.provider}: the server asks to wait ${s(tooLong)} (Retry-After), far beyond the ${s(cap)} cap: quota or rate limit exhausted${where}`, opts.secrets),
+        scrub(
+          `${opts.provider}: the server asks to wait ${s(tooLong)} (Retry-After), far beyond the ${s(cap)} cap: quota or rate limit exhausted${where}`,
+          opts.secrets,
+        ),
         { provider: opts.provider, status: classifyError(e).status ?? 429, retryable: false, fault: 'quota' },
       );
     }

@@ -33,12 +33,20 @@ export const SourceSchema = z
     url: z.string(),
     score: z.number(),
     excerpt: z.string(),
-    neighbours: z.array(z.object({ post_id: z.number(), post_number: z.number(), role: z.string(), excerpt: z.string() }).strict()).optional(),
+    neighbours: z
+      .array(z.object({ post_id: z.number(), post_number: z.number(), role: z.string(), excerpt: z.string() }).strict())
+      .optional(),
   })
   .strict();
 
 export const CitationSchema = z
-  .object({ n: z.number().int(), valid: z.boolean(), reason: z.string().optional(), post_id: z.number().optional(), golden: z.boolean().optional() })
+  .object({
+    n: z.number().int(),
+    valid: z.boolean(),
+    reason: z.string().optional(),
+    post_id: z.number().optional(),
+    golden: z.boolean().optional(),
+  })
   .strict();
 
 export const ScoreSchema = z

@@ -27,7 +27,10 @@ export const ZoneThresholdsSchema = z.object({ abstain_below: z.number(), weak_b
 
 /** The config's `zones` section: each threshold defaults on its own, the section as a whole too. */
 export const ZonesConfigSchema = z
-  .object({ abstain_below: z.number().default(DEFAULT_ZONE_THRESHOLDS.abstain_below), weak_below: z.number().default(DEFAULT_ZONE_THRESHOLDS.weak_below) })
+  .object({
+    abstain_below: z.number().default(DEFAULT_ZONE_THRESHOLDS.abstain_below),
+    weak_below: z.number().default(DEFAULT_ZONE_THRESHOLDS.weak_below),
+  })
   .strict()
   .default({ ...DEFAULT_ZONE_THRESHOLDS });
 
@@ -41,7 +44,13 @@ export interface ZoneThresholdProblem {
 /** The cross-field rule: abstain_below must be strictly below weak_below, or no case could be weak. */
 export function zoneThresholdProblems(t: ZoneThresholds): ZoneThresholdProblem[] {
   if (t.abstain_below < t.weak_below) return [];
-  return [{ path: ['abstain_below'], message: `must be below weak_below (${t.abstain_below} ≥ ${t.weak_below})`, related: [['weak_below']] }];
+  return [
+    {
+      path: ['abstain_below'],
+      message: `must be below weak_below (${t.abstain_below} ≥ ${t.weak_below})`,
+      related: [['weak_below']],
+    },
+  ];
 }
 
 /** The thresholds a stored config carries (a results file's `config.zones`), or null when it has no valid pair. */
@@ -62,7 +71,10 @@ export function zoneOf(top1: number | null | undefined, t: ZoneThresholds): Zone
  * A case's zone: from the top-1 score when a node is scored for zones (a reranker); without
  * one, normal when retrieval found any candidate and empty when it found none.
  */
-export function evidenceZone(e: { scored: boolean; top1: number | null | undefined; candidates: number }, t: ZoneThresholds): Zone {
+export function evidenceZone(
+  e: { scored: boolean; top1: number | null | undefined; candidates: number },
+  t: ZoneThresholds,
+): Zone {
   if (e.scored) return zoneOf(e.top1, t);
   return e.candidates > 0 ? 'normal' : 'empty';
 }

@@ -34,7 +34,8 @@ export function flatten(value: unknown, prefix = '', out = new Map<string, unkno
   } else if (Array.isArray(value)) {
     const named = namedItems(value);
     if (named) for (const [k, x] of named) flatten(x, join(k), out);
-    else if (value.some((x) => isObj(x) || Array.isArray(x))) value.forEach((x, i) => flatten(x, `${prefix}[${i}]`, out));
+    else if (value.some((x) => isObj(x) || Array.isArray(x)))
+      value.forEach((x, i) => flatten(x, `${prefix}[${i}]`, out));
     else out.set(prefix, value);
   } else out.set(prefix, value);
   return out;

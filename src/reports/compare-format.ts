@@ -12,7 +12,22 @@ const count = (c: { count: number; n: number } | null) => (c ? `${c.count}/${c.n
 /** The comparison table: one row per run. */
 export function runsTable(rows: readonly RunRow[]): { header: string[]; rows: string[][] } {
   return {
-    header: ['run', 'node', 'cases', 'errors', 'Hit@5', 'PostHit@5', 'MRR@10', 'CMRR@10', 'real links', 'faithfulness', 'correct abst.', 'off-topic halluc.', 'judge errors', 'note'],
+    header: [
+      'run',
+      'node',
+      'cases',
+      'errors',
+      'Hit@5',
+      'PostHit@5',
+      'MRR@10',
+      'CMRR@10',
+      'real links',
+      'faithfulness',
+      'correct abst.',
+      'off-topic halluc.',
+      'judge errors',
+      'note',
+    ],
     rows: rows.map((r) => [
       `${r.label}${r.baseline ? ' (baseline)' : ''}`,
       r.node,
@@ -24,7 +39,9 @@ export function runsTable(rows: readonly RunRow[]): { header: string[]; rows: st
       fmt(r.content_mrr_at_10.mean),
       pct(r.citation_validity?.mean),
       fmt(r.faithfulness?.mean),
-      r.correct_abstention ? `${pct(r.correct_abstention.mean)}${r.correct_abstention_source === 'pattern' ? ' (pattern)' : ''}` : '–',
+      r.correct_abstention
+        ? `${pct(r.correct_abstention.mean)}${r.correct_abstention_source === 'pattern' ? ' (pattern)' : ''}`
+        : '–',
       count(r.offtopic_hallucinations),
       r.judge_errors === null ? '–' : String(r.judge_errors),
       r.note,
@@ -62,7 +79,9 @@ export function showCaseValue(v: number | string | null): string {
 export const showChange = (c: CaseChange) => `${c.id}: ${showCaseValue(c.old)} → ${showCaseValue(c.new)}`;
 
 /** Changes grouped by metric, in CASE_METRICS order. */
-export function changesByMetric(v: RunVsBaseline): { metric: string; label: string; regressions: CaseChange[]; improvements: CaseChange[]; changes: CaseChange[] }[] {
+export function changesByMetric(
+  v: RunVsBaseline,
+): { metric: string; label: string; regressions: CaseChange[]; improvements: CaseChange[]; changes: CaseChange[] }[] {
   return CASE_METRICS.map((m) => {
     const of = v.changes.filter((c) => c.metric === m.key);
     return {
@@ -96,17 +115,32 @@ export function comparisonMarkdown(cmp: Comparison, gate?: GateResult): string {
   ];
   for (const v of cmp.versus) {
     out.push('', `## ${v.label} vs ${cmp.baseline}`, '', '### Configuration differences (the factor that changed)', '');
-    out.push(...(v.config_diff.length ? v.config_diff.map((d) => `- \`${d.path}\`: ${showDiff(d).slice(d.path.length + 2)}`) : ['- none (same configuration)']));
+    out.push(
+      ...(v.config_diff.length
+        ? v.config_diff.map((d) => `- \`${d.path}\`: ${showDiff(d).slice(d.path.length + 2)}`)
+        : ['- none (same configuration)']),
+    );
     const s = statsTable(v.stats);
     out.push('', '### Statistics (run − baseline, paired over matched cases)', '', markdownTable(s.header, s.rows), '');
-    out.push(`### Per-question changes (${v.matched} cases matched by id; ${v.regressed.length} regressed, ${v.improved.length} improved)`, '');
+    out.push(
+      `### Per-question changes (${v.matched} cases matched by id; ${v.regressed.length} regressed, ${v.improved.length} improved)`,
+      '',
+    );
     const groups = changesByMetric(v);
     if (!groups.length) out.push('No question changed.');
     for (const g of groups) {
       out.push(`#### ${g.label}`, '');
-      if (g.regressions.length) out.push(`Regressions (${g.regressions.length}):`, '', ...g.regressions.map((c) => `- ${showChange(c)}`), '');
-      if (g.improvements.length) out.push(`Improvements (${g.improvements.length}):`, '', ...g.improvements.map((c) => `- ${showChange(c)}`), '');
-      if (g.changes.length) out.push(`Changed (${g.changes.length}):`, '', ...g.changes.map((c) => `- ${showChange(c)}`), '');
+      if (g.regressions.length)
+        out.push(`Regressions (${g.regressions.length}):`, '', ...g.regressions.map((c) => `- ${showChange(c)}`), '');
+      if (g.improvements.length)
+        out.push(
+          `Improvements (${g.improvements.length}):`,
+          '',
+          ...g.improvements.map((c) => `- ${showChange(c)}`),
+          '',
+        );
+      if (g.changes.length)
+        out.push(`Changed (${g.changes.length}):`, '', ...g.changes.map((c) => `- ${showChange(c)}`), '');
     }
     if (v.only_in_baseline.length || v.only_in_run.length) {
       out.push('### Cases present in only one run', '');
@@ -122,16 +156,29 @@ export function comparisonMarkdown(cmp: Comparison, gate?: GateResult): string {
 /** The comparison for the console: the table, the factors, the statistics, the regressions named. */
 export function comparisonText(cmp: Comparison, gate?: GateResult, maxListed = 15): string {
   const t = runsTable(cmp.rows);
-  const out = [textTable(t.header.slice(0, -1), t.rows.map((r) => r.slice(0, -1)))];
+  const out = [
+    textTable(
+      t.header.slice(0, -1),
+      t.rows.map((r) => r.slice(0, -1)),
+    ),
+  ];
   for (const r of cmp.rows) if (r.note) out.push(`  note ${r.label}: ${r.note}`);
   for (const v of cmp.versus) {
     out.push('', `${v.label} vs ${cmp.baseline} (baseline):`);
-    out.push(v.config_diff.length ? `  configuration differences: ${v.config_diff.map(showDiff).join('; ')}` : '  configuration differences: none');
+    out.push(
+      v.config_diff.length
+        ? `  configuration differences: ${v.config_diff.map(showDiff).join('; ')}`
+        : '  configuration differences: none',
+    );
     const s = statsTable(v.stats);
     out.push('', textTable(s.header, s.rows).replace(/^/gm, '  '), '');
-    out.push(`  ${v.matched} cases matched; ${v.regressed.length} regressed, ${v.improved.length} improved${v.only_in_baseline.length || v.only_in_run.length ? `; only in baseline: ${v.only_in_baseline.length}, only in run: ${v.only_in_run.length}` : ''}`);
+    out.push(
+      `  ${v.matched} cases matched; ${v.regressed.length} regressed, ${v.improved.length} improved${v.only_in_baseline.length || v.only_in_run.length ? `; only in baseline: ${v.only_in_baseline.length}, only in run: ${v.only_in_run.length}` : ''}`,
+    );
     for (const g of changesByMetric(v)) {
-      const list = (cs: readonly CaseChange[]) => cs.slice(0, maxListed).map(showChange).join(', ') + (cs.length > maxListed ? `, … (+${cs.length - maxListed})` : '');
+      const list = (cs: readonly CaseChange[]) =>
+        cs.slice(0, maxListed).map(showChange).join(', ') +
+        (cs.length > maxListed ? `, … (+${cs.length - maxListed})` : '');
       const parts = [
         g.regressions.length ? `${g.regressions.length} regressed (${list(g.regressions)})` : '',
         g.improvements.length ? `${g.improvements.length} improved (${list(g.improvements)})` : '',

@@ -11,7 +11,6 @@ import type { MeanN } from '../scoring/retrieval-metrics.js';
  * Every figure follows the definitions of src/scoring/definitions.ts (the README's "Metrics").
  */
 
-
 /** The run-level figures of one results file, as the comparison table shows them. */
 export interface RunFigures {
   /** Node the retrieval figures are read from. */
@@ -47,7 +46,9 @@ export function defaultNode(result: RunResult): string | null {
 export function pickNode(result: RunResult, flag: string | undefined, label: string): string {
   if (flag !== undefined) {
     if (!result.nodes.some((n) => n.name === flag)) {
-      throw new InputError(`--node ${flag}: ${label} has no such node (its nodes: ${result.nodes.map((n) => n.name).join(', ') || 'none'})`);
+      throw new InputError(
+        `--node ${flag}: ${label} has no such node (its nodes: ${result.nodes.map((n) => n.name).join(', ') || 'none'})`,
+      );
     }
     return flag;
   }
@@ -109,7 +110,10 @@ export function runFigures(result: RunResult, node: string): RunFigures {
     offtopic_hallucinations: gen ? countN(gen.offtopic_hallucinations) : null,
     wrong_abstentions: (judge ? countN(judge.wrong_abstentions) : null) ?? (gen ? countN(gen.wrong_abstentions) : null),
     judge_errors: judge ? count(judge.judge_errors) : null,
-    evidence: gen && isObj(gen.evidence) && typeof gen.evidence.node === 'string' ? { node: gen.evidence.node, post_hit_at_5: meanN(gen.evidence.post_hit_at_5) ?? { mean: null, n: 0 } } : null,
+    evidence:
+      gen && isObj(gen.evidence) && typeof gen.evidence.node === 'string'
+        ? { node: gen.evidence.node, post_hit_at_5: meanN(gen.evidence.post_hit_at_5) ?? { mean: null, n: 0 } }
+        : null,
   };
 }
 
@@ -134,10 +138,12 @@ const detail = (r: CaseRecord, name: string, key: string): string | null => {
   return isObj(d) && typeof d[key] === 'string' ? (d[key] as string) : null;
 };
 const value = (r: CaseRecord, name: string): number | null => score(r, name)?.value ?? null;
-const retrieval = (key: string) => (r: CaseRecord, node: string): number | null => {
-  const v = r.retrieval[node]?.metrics[key];
-  return typeof v === 'number' ? v : null;
-};
+const retrieval =
+  (key: string) =>
+  (r: CaseRecord, node: string): number | null => {
+    const v = r.retrieval[node]?.metrics[key];
+    return typeof v === 'number' ? v : null;
+  };
 
 /** The stance: the judge's when present, else the deterministic pattern's. */
 export function caseStance(r: CaseRecord): string | null {
@@ -149,7 +155,9 @@ export function caseStance(r: CaseRecord): string | null {
  * as the run-level figure leaves it out), else the pattern one.
  */
 export function caseCorrectAbstention(r: CaseRecord): number | null {
-  const judged = r.scores.some((s) => s.name === 'correct_abstention' || s.name === 'judge_error' || s.name === 'judge_stance');
+  const judged = r.scores.some(
+    (s) => s.name === 'correct_abstention' || s.name === 'judge_error' || s.name === 'judge_stance',
+  );
   return judged ? value(r, 'correct_abstention') : value(r, 'correct_abstention_pattern');
 }
 
@@ -157,13 +165,55 @@ export function caseCorrectAbstention(r: CaseRecord): number | null {
 export const CASE_METRICS: readonly CaseMetric[] = [
   { key: 'status', label: 'status', kind: 'category', better: null, stats: false, get: (r) => r.status },
   { key: 'hit_at_5', label: 'hit@5', kind: 'binary', better: 'higher', stats: true, get: retrieval('hit_at_5') },
-  { key: 'post_hit_at_5', label: 'post hit@5', kind: 'binary', better: 'higher', stats: true, get: retrieval('post_hit_at_5') },
+  {
+    key: 'post_hit_at_5',
+    label: 'post hit@5',
+    kind: 'binary',
+    better: 'higher',
+    stats: true,
+    get: retrieval('post_hit_at_5'),
+  },
   { key: 'mrr_at_10', label: 'mrr@10', kind: 'continuous', better: 'higher', stats: true, get: retrieval('mrr_at_10') },
-  { key: 'content_mrr_at_10', label: 'content mrr@10', kind: 'continuous', better: 'higher', stats: true, get: retrieval('content_mrr_at_10') },
+  {
+    key: 'content_mrr_at_10',
+    label: 'content mrr@10',
+    kind: 'continuous',
+    better: 'higher',
+    stats: true,
+    get: retrieval('content_mrr_at_10'),
+  },
   { key: 'zone', label: 'zone', kind: 'category', better: null, stats: false, get: (r) => r.zone ?? null },
   { key: 'stance', label: 'stance', kind: 'category', better: null, stats: false, get: caseStance },
-  { key: 'correct_abstention', label: 'correct abstention', kind: 'binary', better: 'higher', stats: true, get: caseCorrectAbstention },
-  { key: 'faithfulness', label: 'faithfulness', kind: 'continuous', better: 'higher', stats: true, get: (r) => value(r, 'faithfulness') },
-  { key: 'citation_validity', label: 'citation validity', kind: 'continuous', better: 'higher', stats: true, get: (r) => value(r, 'citation_validity') },
-  { key: 'offtopic_hallucination', label: 'off-topic hallucination', kind: 'binary', better: 'lower', stats: true, get: (r) => value(r, 'offtopic_hallucination') },
+  {
+    key: 'correct_abstention',
+    label: 'correct abstention',
+    kind: 'binary',
+    better: 'higher',
+    stats: true,
+    get: caseCorrectAbstention,
+  },
+  {
+    key: 'faithfulness',
+    label: 'faithfulness',
+    kind: 'continuous',
+    better: 'higher',
+    stats: true,
+    get: (r) => value(r, 'faithfulness'),
+  },
+  {
+    key: 'citation_validity',
+    label: 'citation validity',
+    kind: 'continuous',
+    better: 'higher',
+    stats: true,
+    get: (r) => value(r, 'citation_validity'),
+  },
+  {
+    key: 'offtopic_hallucination',
+    label: 'off-topic hallucination',
+    kind: 'binary',
+    better: 'lower',
+    stats: true,
+    get: (r) => value(r, 'offtopic_hallucination'),
+  },
 ];

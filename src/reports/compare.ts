@@ -1,7 +1,14 @@
 import type { CaseRecord, RunResult } from '../model/results.js';
 import { mcnemarExact, pairedBootstrapCI } from '../scoring/statistics.js';
 import { configDiff, type ConfigDiff } from './compare-config.js';
-import { CASE_METRICS, pickNode, runFigures, type CaseMetric, type MetricKind, type RunFigures } from './compare-metrics.js';
+import {
+  CASE_METRICS,
+  pickNode,
+  runFigures,
+  type CaseMetric,
+  type MetricKind,
+  type RunFigures,
+} from './compare-metrics.js';
 
 /**
  * Compares runs one factor at a time (seeds §3): the figures of each run, the configuration
@@ -101,29 +108,51 @@ function sameValue(a: number | string | null, b: number | string | null): boolea
 }
 
 function direction(metric: CaseMetric, a: number | string | null, b: number | string | null): Direction {
-  if (metric.key === 'status') return a === 'ok' && b === 'error' ? 'regression' : a === 'error' && b === 'ok' ? 'improvement' : 'change';
+  if (metric.key === 'status')
+    return a === 'ok' && b === 'error' ? 'regression' : a === 'error' && b === 'ok' ? 'improvement' : 'change';
   if (metric.better === null || typeof a !== 'number' || typeof b !== 'number') return 'change';
-  return (b > a) === (metric.better === 'higher') ? 'improvement' : 'regression';
+  return b > a === (metric.better === 'higher') ? 'improvement' : 'regression';
 }
 
 const mean = (xs: readonly number[]) => (xs.length ? xs.reduce((s, x) => s + x, 0) / xs.length : null);
 
-function statOf(metric: CaseMetric, pairs: [number, number][], opts: Required<Pick<CompareOptions, 'seed' | 'iterations'>>): MetricStat {
+function statOf(
+  metric: CaseMetric,
+  pairs: [number, number][],
+  opts: Required<Pick<CompareOptions, 'seed' | 'iterations'>>,
+): MetricStat {
   const a = pairs.map((p) => p[0]);
   const b = pairs.map((p) => p[1]);
-  const stat: MetricStat = { metric: metric.key, kind: metric.kind, n: pairs.length, baseline_mean: mean(a), run_mean: mean(b), diff: null, ci_low: null, ci_high: null, significant: false };
+  const stat: MetricStat = {
+    metric: metric.key,
+    kind: metric.kind,
+    n: pairs.length,
+    baseline_mean: mean(a),
+    run_mean: mean(b),
+    diff: null,
+    ci_low: null,
+    ci_high: null,
+    significant: false,
+  };
   if (!pairs.length) return stat;
   const ci = pairedBootstrapCI(a, b, { seed: opts.seed, iterations: opts.iterations });
   Object.assign(stat, { diff: ci.meanDiff, ci_low: ci.low, ci_high: ci.high, significant: ci.significant });
   if (metric.kind === 'binary') {
-    const m = mcnemarExact(a.map((x) => x === 1), b.map((x) => x === 1));
+    const m = mcnemarExact(
+      a.map((x) => x === 1),
+      b.map((x) => x === 1),
+    );
     stat.mcnemar = { b01: m.b01, b10: m.b10, p: m.pValue };
   }
   return stat;
 }
 
 /** One run against the baseline, cases matched by id. */
-export function versus(base: { result: RunResult; node: string }, run: { label: string; result: RunResult; node: string }, opts: Required<Pick<CompareOptions, 'seed' | 'iterations'>>): RunVsBaseline {
+export function versus(
+  base: { result: RunResult; node: string },
+  run: { label: string; result: RunResult; node: string },
+  opts: Required<Pick<CompareOptions, 'seed' | 'iterations'>>,
+): RunVsBaseline {
   const byId = new Map<string, CaseRecord>(run.result.cases.map((c) => [c.id, c]));
   const baseIds = new Set(base.result.cases.map((c) => c.id));
   const matched = base.result.cases.filter((c) => byId.has(c.id)).map((c) => [c, byId.get(c.id)!] as const);
@@ -135,12 +164,16 @@ export function versus(base: { result: RunResult; node: string }, run: { label: 
       const va = metric.get(a, base.node);
       const vb = metric.get(b, run.node);
       if (typeof va === 'number' && typeof vb === 'number') pairs.push([va, vb]);
-      if (!sameValue(va, vb)) changes.push({ id: a.id, metric: metric.key, old: va, new: vb, direction: direction(metric, va, vb) });
+      if (!sameValue(va, vb))
+        changes.push({ id: a.id, metric: metric.key, old: va, new: vb, direction: direction(metric, va, vb) });
     }
     if (metric.stats) stats.push(statOf(metric, pairs, opts));
   }
   const order = new Map(matched.map(([a], i) => [a.id, i]));
-  const ids = (d: Direction) => [...new Set(changes.filter((c) => c.direction === d).map((c) => c.id))].sort((x, y) => order.get(x)! - order.get(y)!);
+  const ids = (d: Direction) =>
+    [...new Set(changes.filter((c) => c.direction === d).map((c) => c.id))].sort(
+      (x, y) => order.get(x)! - order.get(y)!,
+    );
   return {
     label: run.label,
     config_diff: configDiff(base.result, run.result),

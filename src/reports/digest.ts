@@ -10,7 +10,12 @@ export function componentsMarkdown(result: RunResult): string {
   const offline = Object.values(result.components).some((c) => c.offline);
   return [
     ...lines,
-    ...(offline ? ['', '> Offline stand-ins were used: their figures show that the pipeline works, not how a real model would score.'] : []),
+    ...(offline
+      ? [
+          '',
+          '> Offline stand-ins were used: their figures show that the pipeline works, not how a real model would score.',
+        ]
+      : []),
   ].join('\n');
 }
 
@@ -33,6 +38,12 @@ export function retrievalMarkdown(result: RunResult): string {
   ];
   if (result.warnings.length) out.push('', '## Warnings', '', ...result.warnings.map((w) => `- ${markdownText(w)}`));
   const errors = result.cases.filter((c) => c.status === 'error');
-  if (errors.length) out.push('', '## Errors', '', ...errors.map((c) => `- \`${c.id}\` (${c.error?.stage}): ${markdownText(c.error?.message ?? '')}`));
+  if (errors.length)
+    out.push(
+      '',
+      '## Errors',
+      '',
+      ...errors.map((c) => `- \`${c.id}\` (${c.error?.stage}): ${markdownText(c.error?.message ?? '')}`),
+    );
   return out.join('\n') + '\n';
 }

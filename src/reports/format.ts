@@ -14,7 +14,11 @@ export function pct(v: number | null | undefined): string {
 /** A markdown table. Cells are made inert (markdownText) and escaped for pipes and newlines. */
 export function markdownTable(header: string[], rows: string[][]): string {
   const esc = (s: string) => markdownText(s).replace(/\|/g, '\\|').replace(/\n/g, ' ');
-  return [`| ${header.map(esc).join(' | ')} |`, `|${header.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.map(esc).join(' | ')} |`)].join('\n');
+  return [
+    `| ${header.map(esc).join(' | ')} |`,
+    `|${header.map(() => '---').join('|')}|`,
+    ...rows.map((r) => `| ${r.map(esc).join(' | ')} |`),
+  ].join('\n');
 }
 
 /** Splits text into lines of at most `width` characters, at spaces (or dashes) where it can. */
@@ -24,7 +28,11 @@ export function wrapText(text: string, width: number): string[] {
   while (rest.length > width) {
     // Break at the last space, else after the last '-', '_' or '/' (run names), else anywhere.
     const space = rest.lastIndexOf(' ', width);
-    const dash = Math.max(rest.lastIndexOf('-', width - 1), rest.lastIndexOf('_', width - 1), rest.lastIndexOf('/', width - 1));
+    const dash = Math.max(
+      rest.lastIndexOf('-', width - 1),
+      rest.lastIndexOf('_', width - 1),
+      rest.lastIndexOf('/', width - 1),
+    );
     const at = space > width / 3 ? space : dash > width / 3 ? dash + 1 : width;
     lines.push(rest.slice(0, at).trimEnd());
     rest = rest.slice(at).trimStart();
@@ -53,7 +61,11 @@ export function textTable(header: string[], rows: string[][], maxWidth = CONSOLE
       widths[wrap] = Math.max(8, widths[wrap]! - (total() - maxWidth));
     }
   }
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 || i === wrap ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i === 0 || i === wrap ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)))
+      .join('  ')
+      .trimEnd();
   const physical = (cells: string[]): string[] => {
     const parts = widths.map((w, i) => ((cells[i] ?? '').length > w ? wrapText(cells[i]!, w) : [cells[i] ?? '']));
     const height = Math.max(...parts.map((p) => p.length));

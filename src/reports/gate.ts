@@ -11,7 +11,8 @@ import { fmt } from './format.js';
  *   offtopic_hallucinations: {max: 0}
  *   max_regressions: 3
  * Every run but the baseline is checked; the CLI refuses a gate without two distinct files whose
- * case ids pair (gatePairingProblem). A figure a run does not measure (faithfulness without a judge) fails its rule rather than passing silently.
+ * case ids pair (gatePairingProblem). A figure a run does not measure (faithfulness without a judge) fails its rule
+ * rather than passing silently.
  */
 
 /** A gated figure: how to read it from a comparison row. */
@@ -28,14 +29,24 @@ export const GATE_METRICS: Record<string, GateMetric> = {
   post_hit_at_5: {
     read: (r) => r.post_hit_at_5.mean,
     doc: 'post Hit@5 at the compared node (not applicable on a topic-grain node)',
-    notApplicable: (r) => (r.post_hit_applies ? null : `not applicable: node ${r.node} is topic-grain (pick a post-grain node with --node)`),
+    notApplicable: (r) =>
+      r.post_hit_applies ? null : `not applicable: node ${r.node} is topic-grain (pick a post-grain node with --node)`,
   },
   mrr_at_10: { read: (r) => r.mrr_at_10.mean, doc: 'MRR@10 at the compared node' },
   content_mrr_at_10: { read: (r) => r.content_mrr_at_10.mean, doc: 'content MRR@10 at the compared node' },
-  citation_validity: { read: (r) => r.citation_validity?.mean ?? null, doc: 'share of valid [[n]] markers (real links)' },
+  citation_validity: {
+    read: (r) => r.citation_validity?.mean ?? null,
+    doc: 'share of valid [[n]] markers (real links)',
+  },
   faithfulness: { read: (r) => r.faithfulness?.mean ?? null, doc: 'judge faithfulness, mean' },
-  correct_abstention: { read: (r) => r.correct_abstention?.mean ?? null, doc: 'correct abstention rate (judge, else pattern)' },
-  offtopic_hallucinations: { read: (r) => r.offtopic_hallucinations?.count ?? null, doc: 'off-topic answers that assert and cite (count)' },
+  correct_abstention: {
+    read: (r) => r.correct_abstention?.mean ?? null,
+    doc: 'correct abstention rate (judge, else pattern)',
+  },
+  offtopic_hallucinations: {
+    read: (r) => r.offtopic_hallucinations?.count ?? null,
+    doc: 'off-topic answers that assert and cite (count)',
+  },
   wrong_abstentions: { read: (r) => r.wrong_abstentions?.count ?? null, doc: 'in-domain abstentions (count)' },
   judge_errors: { read: (r) => r.judge_errors, doc: 'judge errors (count)' },
   errors: { read: (r) => r.errors, doc: 'cases that ended in error (count)' },
@@ -43,10 +54,18 @@ export const GATE_METRICS: Record<string, GateMetric> = {
 
 const Limit = z.number().refine(Number.isFinite, 'expected a finite number');
 const RuleSchema = z
-  .object({ min: Limit.optional(), max: Limit.optional(), max_drop: Limit.min(0).optional(), max_increase: Limit.min(0).optional() })
+  .object({
+    min: Limit.optional(),
+    max: Limit.optional(),
+    max_drop: Limit.min(0).optional(),
+    max_increase: Limit.min(0).optional(),
+  })
   .strict()
   // Only for a rule that is otherwise valid: `{minimum: 1}` is reported as an unknown key alone.
-  .refine((r) => Object.keys(r).length > 0, { message: 'a rule needs at least one of min, max, max_drop, max_increase', when: (p) => !p.issues.length });
+  .refine((r) => Object.keys(r).length > 0, {
+    message: 'a rule needs at least one of min, max, max_drop, max_increase',
+    when: (p) => !p.issues.length,
+  });
 export type GateRule = z.infer<typeof RuleSchema>;
 
 const GateFileSchema = z
@@ -67,7 +86,8 @@ export interface GateRules {
 export function loadGate(file: string, text?: string): GateRules {
   const src = readYaml(file, text);
   if (src.data === null || src.data === undefined) throw new InputError(`${file}: the gate file has no rules`);
-  if (typeof src.data !== 'object' || Array.isArray(src.data)) throw new InputError(`${file}:1: expected a mapping of metric → rule`);
+  if (typeof src.data !== 'object' || Array.isArray(src.data))
+    throw new InputError(`${file}:1: expected a mapping of metric → rule`);
   const known = [...Object.keys(GATE_METRICS), 'max_regressions'];
   const unknown = Object.keys(src.data).filter((k) => !known.includes(k));
   const problems = unknown.map((k) => `${file}:${src.lineOf([k])}: ${k}: unknown metric (known: ${known.join(', ')})`);
@@ -76,11 +96,19 @@ export function loadGate(file: string, text?: string): GateRules {
   if (!parsed.success) problems.push(...zodProblems(src, parsed.error));
   const line = (p: string) => Number(/^.*?:(\d+): /.exec(p.slice(file.length))?.[1] ?? 0);
   problems.sort((x, y) => line(x) - line(y));
-  if (problems.length) throw new InputError(`invalid gate file: ${problems.length} problem${problems.length > 1 ? 's' : ''}`, problems);
+  if (problems.length)
+    throw new InputError(`invalid gate file: ${problems.length} problem${problems.length > 1 ? 's' : ''}`, problems);
   const data = parsed.data! as Record<string, unknown>;
-  const metrics = Object.fromEntries(Object.entries(data).filter(([k, v]) => k !== 'max_regressions' && v !== undefined)) as Record<string, GateRule>;
-  if (!Object.keys(metrics).length && data.max_regressions === undefined) throw new InputError(`${file}: the gate file has no rules`);
-  return { file, metrics, ...(typeof data.max_regressions === 'number' ? { max_regressions: data.max_regressions } : {}) };
+  const metrics = Object.fromEntries(
+    Object.entries(data).filter(([k, v]) => k !== 'max_regressions' && v !== undefined),
+  ) as Record<string, GateRule>;
+  if (!Object.keys(metrics).length && data.max_regressions === undefined)
+    throw new InputError(`${file}: the gate file has no rules`);
+  return {
+    file,
+    metrics,
+    ...(typeof data.max_regressions === 'number' ? { max_regressions: data.max_regressions } : {}),
+  };
 }
 
 /** One rule checked on one run. */
@@ -103,7 +131,8 @@ export interface GateResult {
 }
 
 const EPS = 1e-9;
-const show = (v: number | null | undefined) => (v === null || v === undefined ? '–' : Number.isInteger(v) ? String(v) : fmt(v));
+const show = (v: number | null | undefined) =>
+  v === null || v === undefined ? '–' : Number.isInteger(v) ? String(v) : fmt(v);
 
 /** Checks every rule on every run compared against the baseline. */
 export function evaluateGate(rules: GateRules, cmp: Comparison): GateResult {
@@ -115,20 +144,55 @@ export function evaluateGate(rules: GateRules, cmp: Comparison): GateResult {
       const m = GATE_METRICS[metric]!;
       const value = m.read(row);
       const before = m.read(base);
-      const check = (kind: keyof GateRule, limit: number, test: () => { ok: boolean; text: string }, withBaseline = false) => {
+      const check = (
+        kind: keyof GateRule,
+        limit: number,
+        test: () => { ok: boolean; text: string },
+        withBaseline = false,
+      ) => {
         const name = `${metric}.${kind}`;
         const missing = value === null || (withBaseline && before === null);
         const na = m.notApplicable?.(row) ?? (withBaseline ? m.notApplicable?.(base) : null) ?? null;
-        const r = na ? { ok: false, text: na } : missing ? { ok: false, text: `not measured in ${value === null ? v.label : cmp.baseline}` } : test();
-        checks.push({ run: v.label, rule: name, value, ...(withBaseline ? { baseline: before } : {}), limit, passed: r.ok, message: `${v.label}: ${name}: ${r.text}, limit ${show(limit)}` });
+        const r = na
+          ? { ok: false, text: na }
+          : missing
+            ? { ok: false, text: `not measured in ${value === null ? v.label : cmp.baseline}` }
+            : test();
+        checks.push({
+          run: v.label,
+          rule: name,
+          value,
+          ...(withBaseline ? { baseline: before } : {}),
+          limit,
+          passed: r.ok,
+          message: `${v.label}: ${name}: ${r.text}, limit ${show(limit)}`,
+        });
       };
-      if (rule.min !== undefined) check('min', rule.min, () => ({ ok: value! >= rule.min! - EPS, text: `value ${show(value)}` }));
-      if (rule.max !== undefined) check('max', rule.max, () => ({ ok: value! <= rule.max! + EPS, text: `value ${show(value)}` }));
+      if (rule.min !== undefined)
+        check('min', rule.min, () => ({ ok: value! >= rule.min! - EPS, text: `value ${show(value)}` }));
+      if (rule.max !== undefined)
+        check('max', rule.max, () => ({ ok: value! <= rule.max! + EPS, text: `value ${show(value)}` }));
       if (rule.max_drop !== undefined) {
-        check('max_drop', rule.max_drop, () => ({ ok: before! - value! <= rule.max_drop! + EPS, text: `drop ${show(before! - value!)} (${show(before)} → ${show(value)})` }), true);
+        check(
+          'max_drop',
+          rule.max_drop,
+          () => ({
+            ok: before! - value! <= rule.max_drop! + EPS,
+            text: `drop ${show(before! - value!)} (${show(before)} → ${show(value)})`,
+          }),
+          true,
+        );
       }
       if (rule.max_increase !== undefined) {
-        check('max_increase', rule.max_increase, () => ({ ok: value! - before! <= rule.max_increase! + EPS, text: `increase ${show(value! - before!)} (${show(before)} → ${show(value)})` }), true);
+        check(
+          'max_increase',
+          rule.max_increase,
+          () => ({
+            ok: value! - before! <= rule.max_increase! + EPS,
+            text: `increase ${show(value! - before!)} (${show(before)} → ${show(value)})`,
+          }),
+          true,
+        );
       }
     }
     if (rules.max_regressions !== undefined) {
@@ -182,9 +246,13 @@ export function gatePairings(cmp: Comparison): GatePairing[] {
  * no case with the baseline is never gated; one that shares fewer than `minShare` of the
  * baseline's cases is gated only with `allowPartial`.
  */
-export function gatePairingProblem(pairings: readonly GatePairing[], opts: { minShare: number; allowPartial: boolean }): string | null {
+export function gatePairingProblem(
+  pairings: readonly GatePairing[],
+  opts: { minShare: number; allowPartial: boolean },
+): string | null {
   const none = pairings.filter((p) => p.paired === 0);
-  if (none.length) return `${none.map((p) => p.run).join(', ')} share${none.length === 1 ? 's' : ''} no case id with the baseline: there is nothing to gate`;
+  if (none.length)
+    return `${none.map((p) => p.run).join(', ')} share${none.length === 1 ? 's' : ''} no case id with the baseline: there is nothing to gate`;
   if (opts.allowPartial) return null;
   const partial = pairings.filter((p) => p.share + EPS < opts.minShare);
   if (!partial.length) return null;

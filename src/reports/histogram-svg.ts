@@ -53,7 +53,10 @@ export const MAX_BINS = 2000;
 
 /** Escapes text for XML content and attribute values. */
 export function xmlEscape(text: string): string {
-  return text.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[ch]!);
+  return text.replace(
+    /[&<>"']/g,
+    (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[ch]!,
+  );
 }
 
 /** Splits text into lines of at most `width` characters, at spaces. */
@@ -144,15 +147,21 @@ export function histogramSvg(opts: HistogramOptions): string {
     `<rect x="0" y="0" width="${W}" height="${H}" fill="#ffffff"/>`,
     `<text x="${W / 2}" y="22" text-anchor="middle" font-size="15" font-weight="bold">${xmlEscape(opts.title)}</text>`,
   );
-  notes.forEach((t, i) => out.push(`<text x="${W / 2}" y="${40 + 14 * i}" text-anchor="middle" fill="#a00000">${xmlEscape(t)}</text>`));
+  notes.forEach((t, i) =>
+    out.push(`<text x="${W / 2}" y="${40 + 14 * i}" text-anchor="middle" fill="#a00000">${xmlEscape(t)}</text>`),
+  );
 
   // Grid lines and y axis.
   out.push('<g class="y-axis" stroke="#dddddd">');
-  for (let p = 0; p <= yMax + 1e-9; p += yStep) out.push(`<line x1="${m.left}" y1="${c(yOf(p))}" x2="${m.left + pw}" y2="${c(yOf(p))}"/>`);
+  for (let p = 0; p <= yMax + 1e-9; p += yStep)
+    out.push(`<line x1="${m.left}" y1="${c(yOf(p))}" x2="${m.left + pw}" y2="${c(yOf(p))}"/>`);
   out.push('</g><g class="y-labels" text-anchor="end">');
-  for (let p = 0; p <= yMax + 1e-9; p += yStep) out.push(`<text x="${m.left - 6}" y="${c(yOf(p) + 4)}">${tick(p)} %</text>`);
+  for (let p = 0; p <= yMax + 1e-9; p += yStep)
+    out.push(`<text x="${m.left - 6}" y="${c(yOf(p) + 4)}">${tick(p)} %</text>`);
   out.push('</g>');
-  out.push(`<text transform="translate(16 ${m.top + ph / 2}) rotate(-90)" text-anchor="middle">${xmlEscape('share of the kind’s cases per bin (%)')}</text>`);
+  out.push(
+    `<text transform="translate(16 ${m.top + ph / 2}) rotate(-90)" text-anchor="middle">${xmlEscape('share of the kind’s cases per bin (%)')}</text>`,
+  );
 
   // Bars: each bin split between the series.
   const slot = (pw / bins) * 0.9;
@@ -162,19 +171,27 @@ export function histogramSvg(opts: HistogramOptions): string {
     shares[si]!.pct.forEach((p, b) => {
       if (p <= 0) return;
       const x = xOf(lo + b * bw) + (pw / bins) * 0.05 + si * bar;
-      out.push(`<rect x="${c(x)}" y="${c(yOf(p))}" width="${c(bar)}" height="${c(yOf(0) - yOf(p))}"><title>${xmlEscape(`${s.label}: ${tick(p)} % in [${tick(lo + b * bw)}, ${tick(lo + (b + 1) * bw)})`)}</title></rect>`);
+      out.push(
+        `<rect x="${c(x)}" y="${c(yOf(p))}" width="${c(bar)}" height="${c(yOf(0) - yOf(p))}"><title>${xmlEscape(`${s.label}: ${tick(p)} % in [${tick(lo + b * bw)}, ${tick(lo + (b + 1) * bw)})`)}</title></rect>`,
+      );
     });
     out.push('</g>');
   });
 
   // X axis with ticks every k bins.
   const every = Math.max(1, Math.ceil(bins / 16));
-  out.push(`<g class="x-axis"><line x1="${m.left}" y1="${c(yOf(0))}" x2="${m.left + pw}" y2="${c(yOf(0))}" stroke="#333333"/>`);
+  out.push(
+    `<g class="x-axis"><line x1="${m.left}" y1="${c(yOf(0))}" x2="${m.left + pw}" y2="${c(yOf(0))}" stroke="#333333"/>`,
+  );
   for (let b = 0; b <= bins; b += every) {
     const x = xOf(lo + b * bw);
-    out.push(`<line x1="${c(x)}" y1="${c(yOf(0))}" x2="${c(x)}" y2="${c(yOf(0) + 5)}" stroke="#333333"/><text x="${c(x)}" y="${c(yOf(0) + 18)}" text-anchor="middle">${tick(lo + b * bw)}</text>`);
+    out.push(
+      `<line x1="${c(x)}" y1="${c(yOf(0))}" x2="${c(x)}" y2="${c(yOf(0) + 5)}" stroke="#333333"/><text x="${c(x)}" y="${c(yOf(0) + 18)}" text-anchor="middle">${tick(lo + b * bw)}</text>`,
+    );
   }
-  out.push(`</g><text x="${m.left + pw / 2}" y="${c(yOf(0) + 38)}" text-anchor="middle">${xmlEscape(opts.xLabel)}</text>`);
+  out.push(
+    `</g><text x="${m.left + pw / 2}" y="${c(yOf(0) + 38)}" text-anchor="middle">${xmlEscape(opts.xLabel)}</text>`,
+  );
 
   // Threshold lines, labels stacked so that close lines stay readable.
   (opts.lines ?? []).forEach((l, i) => {
@@ -191,12 +208,19 @@ export function histogramSvg(opts: HistogramOptions): string {
   out.push('<g class="legend">');
   opts.series.forEach((s, si) => {
     const text = `${s.label} (n = ${shares[si]!.n})`;
-    out.push(`<rect x="${lx}" y="${ly - 10}" width="12" height="12" fill="${xmlEscape(s.color)}"/><text x="${lx + 16}" y="${ly}">${xmlEscape(text)}</text>`);
+    out.push(
+      `<rect x="${lx}" y="${ly - 10}" width="12" height="12" fill="${xmlEscape(s.color)}"/><text x="${lx + 16}" y="${ly}">${xmlEscape(text)}</text>`,
+    );
     lx += 28 + text.length * 7;
   });
-  for (const [dash, text] of [[' stroke-dasharray="6 4"', opts.lineStyles?.dashed], ['', opts.lineStyles?.solid]] as const) {
+  for (const [dash, text] of [
+    [' stroke-dasharray="6 4"', opts.lineStyles?.dashed],
+    ['', opts.lineStyles?.solid],
+  ] as const) {
     if (!text) continue;
-    out.push(`<line x1="${lx}" y1="${ly - 4}" x2="${lx + 22}" y2="${ly - 4}" stroke="#555555" stroke-width="2"${dash}/><text x="${lx + 26}" y="${ly}">${xmlEscape(text)}</text>`);
+    out.push(
+      `<line x1="${lx}" y1="${ly - 4}" x2="${lx + 22}" y2="${ly - 4}" stroke="#555555" stroke-width="2"${dash}/><text x="${lx + 26}" y="${ly}">${xmlEscape(text)}</text>`,
+    );
     lx += 40 + text.length * 7;
   }
   out.push('</g>', '</svg>');
@@ -204,9 +228,16 @@ export function histogramSvg(opts: HistogramOptions): string {
 }
 
 /** The calibration histogram: in-domain and off-topic top-1 scores, current (dashed) and recommended (solid) thresholds. */
-export function calibrationSvg(opts: { cases: readonly CalibrationCase[]; calibration: Calibration; node: string; notes?: readonly string[]; binWidth?: number }): string {
+export function calibrationSvg(opts: {
+  cases: readonly CalibrationCase[];
+  calibration: Calibration;
+  node: string;
+  notes?: readonly string[];
+  binWidth?: number;
+}): string {
   const cal = opts.calibration;
-  const values = (k: string) => opts.cases.filter((c) => c.kind === k && c.top1 !== null && Number.isFinite(c.top1)).map((c) => c.top1 as number);
+  const values = (k: string) =>
+    opts.cases.filter((c) => c.kind === k && c.top1 !== null && Number.isFinite(c.top1)).map((c) => c.top1 as number);
   const lines = zoneLines(cal.current, 'current ', { dashed: true });
   const p = cal.recommendation.pair;
   const role = cal.recommendation.status === 'ok' ? 'recommended' : 'closest (constraints unmet)';

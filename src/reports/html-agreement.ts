@@ -21,11 +21,18 @@ function fieldHtml(field: string, a: AgreementFigures): string {
     ["Cohen's kappa", kappaText(a)],
     ...(a.per_class ? ([['per-class agreement', perClassText(a)]] as [string, string][]) : []),
     ...(a.prevalence ? ([['label prevalence', prevalenceText(a)]] as [string, string][]) : []),
-    ...(a.interval ? ([['intervals', `percentile bootstrap over cases, ${a.interval.iterations} resamples, seed ${a.interval.seed}`]] as [string, string][]) : []),
+    ...(a.interval
+      ? ([
+          ['intervals', `percentile bootstrap over cases, ${a.interval.iterations} resamples, seed ${a.interval.seed}`],
+        ] as [string, string][])
+      : []),
   ];
   const figures = `<table class="agreement" data-field="${esc(field)}"><tbody>${rows.map(([k, v]) => `<tr><th>${esc(k)}</th><td>${esc(v)}</td></tr>`).join('')}</tbody></table>`;
   const matrix = `<table class="confusion"><thead><tr><th>human \\ judge</th>${a.labels.map((l) => `<th>${esc(l)}</th>`).join('')}</tr></thead><tbody>${a.labels
-    .map((l, i) => `<tr><th>${esc(l)}</th>${(a.matrix[i] ?? []).map((c) => `<td class="num">${esc(c)}</td>`).join('')}</tr>`)
+    .map(
+      (l, i) =>
+        `<tr><th>${esc(l)}</th>${(a.matrix[i] ?? []).map((c) => `<td class="num">${esc(c)}</td>`).join('')}</tr>`,
+    )
     .join('')}</tbody></table>`;
   return `<h3>${esc(field)}</h3>${figures}${matrix}`;
 }
@@ -33,7 +40,8 @@ function fieldHtml(field: string, a: AgreementFigures): string {
 /** The section ('' when the results file has no agreement figures). */
 export function agreementHtml(result: RunResult): string {
   const judge = result.summary.judge;
-  const agreement = isObj(judge) && isObj(judge.agreement) ? (judge.agreement as Record<string, AgreementFigures>) : null;
+  const agreement =
+    isObj(judge) && isObj(judge.agreement) ? (judge.agreement as Record<string, AgreementFigures>) : null;
   if (!agreement || !Object.keys(agreement).length) return '';
   return `<section id="agreement"><h2>Agreement with human labels</h2><p class="meta">How far to trust the judge: its verdicts against the cases' human labels (rows: people, columns: judge).</p>${Object.entries(
     agreement,

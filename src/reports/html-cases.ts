@@ -24,7 +24,18 @@ const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object
 const num = (v: number | null | undefined, d = 2) => fmt(v ?? null, d);
 
 /** Column headers of the case lines, in the order `caseLine` writes its cells. */
-export const CASE_COLUMNS = ['case', 'kind', 'status', 'zone', 'top-1', 'hit@5', 'mrr@10', 'stance', 'valid cites', 'faithfulness'];
+export const CASE_COLUMNS = [
+  'case',
+  'kind',
+  'status',
+  'zone',
+  'top-1',
+  'hit@5',
+  'mrr@10',
+  'stance',
+  'valid cites',
+  'faithfulness',
+];
 
 /**
  * The answer with each cited id styled by its citation check (escaped text around them). Markers
@@ -42,7 +53,8 @@ export function answerHtml(record: CaseRecord, index: number): string {
     const check = checks[k]?.n === id.n ? checks[k] : checks.find((c) => c.n === id.n);
     k++;
     if (!check) return `<span class="cite unchecked" title="not checked">${esc(label)}</span>`;
-    if (check.valid) return `<a class="cite valid" href="#c${index}-s${id.n}" title="valid: source ${id.n}${check.golden ? ' (golden)' : ''}">${esc(label)}</a>`;
+    if (check.valid)
+      return `<a class="cite valid" href="#c${index}-s${id.n}" title="valid: source ${id.n}${check.golden ? ' (golden)' : ''}">${esc(label)}</a>`;
     return `<span class="cite invalid" title="${esc(`invalid${check.reason ? `: ${check.reason}` : ''}`)}">${esc(label)}</span>`;
   };
   for (const span of citationSpans(answer)) {
@@ -81,7 +93,12 @@ function claimsHtml(details: unknown): string {
 }
 
 function scoreRow(s: ScoreRecord): string {
-  const details = s.name === 'faithfulness' ? claimsHtml(s.details) : s.details === undefined ? '' : `<code>${esc(JSON.stringify(s.details).slice(0, 600))}</code>`;
+  const details =
+    s.name === 'faithfulness'
+      ? claimsHtml(s.details)
+      : s.details === undefined
+        ? ''
+        : `<code>${esc(JSON.stringify(s.details).slice(0, 600))}</code>`;
   return `<tr class="score-${esc(s.name)}"><td>${esc(s.name)}</td><td class="num">${esc(s.value === null ? '–' : fmt(s.value, 2))}</td><td>${esc(s.reason ?? '')}${details}</td></tr>`;
 }
 
@@ -94,7 +111,12 @@ function retrievalHtml(v: CaseView): string {
   const at = v.record.retrieval[v.node];
   if (!at) return '';
   const golden = new Set(v.record.expected_topic_ids);
-  const items = at.items.slice(0, 5).map((i, r) => `<li${golden.has(i.topic_id) ? ' class="golden"' : ''}>#${r + 1} topic ${i.topic_id} · post ${i.post_id} · ${esc(num(i.score))}</li>`);
+  const items = at.items
+    .slice(0, 5)
+    .map(
+      (i, r) =>
+        `<li${golden.has(i.topic_id) ? ' class="golden"' : ''}>#${r + 1} topic ${i.topic_id} · post ${i.post_id} · ${esc(num(i.score))}</li>`,
+    );
   return `<h4>Retrieval at ${esc(v.node)}</h4><ol class="items">${items.join('')}</ol>`;
 }
 

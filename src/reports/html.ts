@@ -27,7 +27,10 @@ const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object
 const zones = (result: RunResult): ZoneThresholds | null => storedZoneThresholds(result.config.zones);
 
 /** Case views: the zone as recorded, or (retrieval files) from the rerank top-1 and the configured thresholds. */
-function caseViews(result: RunResult, node: string): { views: CaseView[]; scoreNode: string | null; zoneComputed: boolean } {
+function caseViews(
+  result: RunResult,
+  node: string,
+): { views: CaseView[]; scoreNode: string | null; zoneComputed: boolean } {
   const rerank = result.nodes.find((n) => n.kind === 'rerank')?.name ?? null;
   const t = zones(result);
   const zoneComputed = result.kind === 'retrieval' && rerank !== null && t !== null;
@@ -49,7 +52,13 @@ interface Card {
 }
 
 function cards(f: RunFigures): Card[] {
-  const mean = (metric: string, label: string, m: { mean: number | null; n: number } | null, show: (v: number | null) => string, sub = ''): Card => ({
+  const mean = (
+    metric: string,
+    label: string,
+    m: { mean: number | null; n: number } | null,
+    show: (v: number | null) => string,
+    sub = '',
+  ): Card => ({
     metric,
     label,
     value: m?.mean ?? null,
@@ -63,7 +72,13 @@ function cards(f: RunFigures): Card[] {
     mean('mrr_at_10', 'MRR@10', f.mrr_at_10, (v) => fmt(v), `${f.node}, `),
     mean('content_mrr_at_10', 'Content MRR@10', f.content_mrr_at_10, (v) => fmt(v), `${f.node}, `),
     mean('citation_validity', 'Real links', f.citation_validity, pct, 'valid [[n]] markers, '),
-    mean('correct_abstention', 'Correct abstention', f.correct_abstention, pct, f.correct_abstention_source === 'pattern' ? 'pattern check, ' : 'judge, '),
+    mean(
+      'correct_abstention',
+      'Correct abstention',
+      f.correct_abstention,
+      pct,
+      f.correct_abstention_source === 'pattern' ? 'pattern check, ' : 'judge, ',
+    ),
     {
       metric: 'offtopic_hallucinations',
       label: 'Off-topic hallucinations',
@@ -74,7 +89,13 @@ function cards(f: RunFigures): Card[] {
   ];
   if (f.evidence) {
     const m = f.evidence.post_hit_at_5;
-    out.splice(4, 0, { metric: 'evidence_post_hit_at_5', label: 'PostHit@5 (evidence node)', value: m.mean, shown: m.n ? fmt(m.mean) : NOT_APPLICABLE, sub: `${f.evidence.node}, n=${m.n}` });
+    out.splice(4, 0, {
+      metric: 'evidence_post_hit_at_5',
+      label: 'PostHit@5 (evidence node)',
+      value: m.mean,
+      shown: m.n ? fmt(m.mean) : NOT_APPLICABLE,
+      sub: `${f.evidence.node}, n=${m.n}`,
+    });
   }
   if (f.faithfulness) out.push(mean('faithfulness', 'Faithfulness', f.faithfulness, (v) => fmt(v), 'judge, '));
   return out;
@@ -82,7 +103,10 @@ function cards(f: RunFigures): Card[] {
 
 function cardsHtml(f: RunFigures): string {
   return `<section class="cards">${cards(f)
-    .map((c) => `<div class="card" data-metric="${esc(c.metric)}" data-value="${esc(c.value ?? '')}"><div class="label">${esc(c.label)}</div><div class="value">${esc(c.shown)}</div>${c.sub ? `<div class="sub">${esc(c.sub)}</div>` : ''}</div>`)
+    .map(
+      (c) =>
+        `<div class="card" data-metric="${esc(c.metric)}" data-value="${esc(c.value ?? '')}"><div class="label">${esc(c.label)}</div><div class="value">${esc(c.shown)}</div>${c.sub ? `<div class="sub">${esc(c.sub)}</div>` : ''}</div>`,
+    )
     .join('')}</section>`;
 }
 
@@ -117,7 +141,9 @@ function zonesHtml(views: readonly CaseView[], computed: boolean): string {
   });
   if (!views.some((v) => v.zone)) return '';
   return `<section><h2>Zone distribution</h2>${table(['kind', ...ZONES, 'no zone', 'cases'], rows, 'zones')}${
-    computed ? '<p class="meta">Zones computed from the rerank top-1 score and the configured thresholds (a retrieval file records no zone).</p>' : ''
+    computed
+      ? '<p class="meta">Zones computed from the rerank top-1 score and the configured thresholds (a retrieval file records no zone).</p>'
+      : ''
   }</section>`;
 }
 
@@ -126,7 +152,13 @@ const COLORS: Record<string, string> = { in_domain: '#1f77b4', off_topic: '#d627
 function histogramHtml(result: RunResult, views: readonly CaseView[], scoreNode: string | null): string {
   const kinds = [...new Set(views.map((v) => v.record.kind))].sort();
   const series = kinds
-    .map((k, i) => ({ label: k, color: COLORS[k] ?? ['#2ca02c', '#9467bd', '#8c564b'][i % 3]!, values: views.filter((v) => v.record.kind === k && v.top1 !== null && Number.isFinite(v.top1)).map((v) => v.top1!) }))
+    .map((k, i) => ({
+      label: k,
+      color: COLORS[k] ?? ['#2ca02c', '#9467bd', '#8c564b'][i % 3]!,
+      values: views
+        .filter((v) => v.record.kind === k && v.top1 !== null && Number.isFinite(v.top1))
+        .map((v) => v.top1!),
+    }))
     .filter((s) => s.values.length);
   if (!series.length) return '';
   const t = zones(result);
@@ -144,7 +176,9 @@ function casesHtml(views: readonly CaseView[]): string {
   const kinds = [...new Set(views.map((v) => v.record.kind))].sort();
   return `<section><h2>Cases</h2><div class="controls"><label>Filter <input type="search" id="filter" placeholder="id, question, zone, status…"></label> <label>Kind <select id="kind"><option value="">all</option>${kinds
     .map((k) => `<option value="${esc(k)}">${esc(k)}</option>`)
-    .join('')}</select></label> <button type="button" id="open-all">open all</button> <button type="button" id="close-all">close all</button> <span id="shown" class="meta"></span></div><div class="case-head">${CASE_COLUMNS.map((c) => `<span class="cell">${esc(c)}</span>`).join('')}</div><div id="cases">${views.map(caseHtml).join('\n')}</div></section>`;
+    .join(
+      '',
+    )}</select></label> <button type="button" id="open-all">open all</button> <button type="button" id="close-all">close all</button> <span id="shown" class="meta"></span></div><div class="case-head">${CASE_COLUMNS.map((c) => `<span class="cell">${esc(c)}</span>`).join('')}</div><div id="cases">${views.map(caseHtml).join('\n')}</div></section>`;
 }
 
 /** The whole report page for a results file. */
@@ -154,7 +188,13 @@ export function reportHtml(result: RunResult, opts: { node?: string } = {}): str
   const { views, scoreNode, zoneComputed } = caseViews(result, node);
   const data = {
     figures,
-    cases: views.map((v) => ({ id: v.record.id, kind: v.record.kind, status: v.record.status, zone: v.zone, question: v.record.question })),
+    cases: views.map((v) => ({
+      id: v.record.id,
+      kind: v.record.kind,
+      status: v.record.status,
+      zone: v.zone,
+      question: v.record.question,
+    })),
   };
   const scriptHash = createHash('sha256').update(REPORT_JS).digest('base64');
   const csp = `default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src 'sha256-${scriptHash}'; base-uri 'none'; form-action 'none'`;

@@ -21,8 +21,10 @@ export function inertText(text: string): string {
  * inline links broken (`](` → `]\(`) so a `javascript:` link in an answer is never clickable.
  */
 export function markdownText(text: string): string {
-  return inertText(text)
-    .replace(/[&<>]/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;' })[ch]!)
-    // CommonMark allows no space between `]` and `(` of an inline link: only `](` needs breaking.
-    .replace(/\]\(/g, ']\\(');
+  return (
+    inertText(text)
+      .replace(/[&<>]/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;' })[ch]!)
+      // CommonMark allows no space between `]` and `(` of an inline link: only `](` needs breaking.
+      .replace(/\]\(/g, ']\\(')
+  );
 }

@@ -8,11 +8,15 @@ import type { JudgeSummary } from '../judge/summary.js';
 const countN = (c: { count: number; n: number }) => `${c.count}/${c.n}`;
 const meanN = (m: { mean: number | null; n: number }) => `${pct(m.mean)} (n=${m.n})`;
 
-const interval = (b: [number, number] | null | undefined, f: (v: number) => string) => (b ? ` [95 % CI ${f(b[0])} – ${f(b[1])}]` : '');
+const interval = (b: [number, number] | null | undefined, f: (v: number) => string) =>
+  b ? ` [95 % CI ${f(b[0])} – ${f(b[1])}]` : '';
 
 /** Rows of the judge summary: label and value, shared by the console and the digest. */
 export function judgeRows(j: JudgeSummary): string[][] {
-  const matrix = (['in_domain', 'off_topic'] as const).map((k) => `${k}: answered ${j.abstention_matrix[k].answered} · hedged ${j.abstention_matrix[k].hedged} · abstained ${j.abstention_matrix[k].abstained}`);
+  const matrix = (['in_domain', 'off_topic'] as const).map(
+    (k) =>
+      `${k}: answered ${j.abstention_matrix[k].answered} · hedged ${j.abstention_matrix[k].hedged} · abstained ${j.abstention_matrix[k].abstained}`,
+  );
   const rows = [
     ['judge', j.offline ? `${j.judge} (OFFLINE STAND-IN, not a language model judge)` : j.judge],
     ['judged cases', String(j.judged)],
@@ -26,10 +30,16 @@ export function judgeRows(j: JudgeSummary): string[][] {
     ['wrong abstentions (in-domain, judge)', countN(j.wrong_abstentions)],
     ['judge errors', String(j.judge_errors)],
     ['judge tokens in / out', `${j.tokens.input} / ${j.tokens.output}`],
-    ['judge cost (estimate)', j.cost_usd === null ? '– (no price in config judge.prices)' : `$${j.cost_usd.toFixed(4)}`],
+    [
+      'judge cost (estimate)',
+      j.cost_usd === null ? '– (no price in config judge.prices)' : `$${j.cost_usd.toFixed(4)}`,
+    ],
   ];
   for (const [field, a] of Object.entries(j.agreement ?? {})) {
-    rows.push([`agreement with humans: ${field}`, `accuracy ${pct(a.accuracy)}${interval(a.interval?.accuracy, pct)} (n=${a.n}${a.excluded ? `, ${a.excluded} not comparable` : ''})`]);
+    rows.push([
+      `agreement with humans: ${field}`,
+      `accuracy ${pct(a.accuracy)}${interval(a.interval?.accuracy, pct)} (n=${a.n}${a.excluded ? `, ${a.excluded} not comparable` : ''})`,
+    ]);
     rows.push([`  ${field}: Cohen's kappa`, kappaText(a)]);
     if (a.per_class) rows.push([`  ${field}: per class`, perClassText(a)]);
     if (a.prevalence) rows.push([`  ${field}: prevalence`, prevalenceText(a)]);
@@ -57,7 +67,10 @@ export function perClassText(a: AgreementFigures): string {
 /** Label prevalence among the compared cases, for people and for the judge. */
 export function prevalenceText(a: AgreementFigures): string {
   if (!a.prevalence) return '';
-  const side = (p: Record<string, number>) => Object.entries(p).map(([l, v]) => `${l} ${pct(v)}`).join(', ');
+  const side = (p: Record<string, number>) =>
+    Object.entries(p)
+      .map(([l, v]) => `${l} ${pct(v)}`)
+      .join(', ');
   return `people: ${side(a.prevalence.human)}; judge: ${side(a.prevalence.judge)}`;
 }
 
@@ -65,16 +78,29 @@ export function prevalenceText(a: AgreementFigures): string {
 function agreementMarkdown(j: JudgeSummary): string[] {
   const out: string[] = [];
   for (const [field, a] of Object.entries(j.agreement ?? {})) {
-    out.push(`**${field}** — n=${a.n}${a.excluded ? ` (${a.excluded} not comparable)` : ''} (rows: human, columns: judge)`, '');
+    out.push(
+      `**${field}** — n=${a.n}${a.excluded ? ` (${a.excluded} not comparable)` : ''} (rows: human, columns: judge)`,
+      '',
+    );
     out.push(
       `- accuracy ${pct(a.accuracy)}${interval(a.interval?.accuracy, pct)}`,
       `- Cohen's kappa ${kappaText(a)}`,
       ...(a.per_class ? [`- per class: ${perClassText(a)}`] : []),
       ...(a.prevalence ? [`- prevalence: ${prevalenceText(a)}`] : []),
-      ...(a.interval ? [`- intervals: percentile bootstrap over cases, ${a.interval.iterations} resamples, seed ${a.interval.seed}${a.interval.kappa_undefined_resamples ? ` (${a.interval.kappa_undefined_resamples} resamples with kappa undefined left out)` : ''}`] : []),
+      ...(a.interval
+        ? [
+            `- intervals: percentile bootstrap over cases, ${a.interval.iterations} resamples, seed ${a.interval.seed}${a.interval.kappa_undefined_resamples ? ` (${a.interval.kappa_undefined_resamples} resamples with kappa undefined left out)` : ''}`,
+          ]
+        : []),
       '',
     );
-    out.push(markdownTable(['human \\ judge', ...a.labels], a.labels.map((l, i) => [l, ...a.matrix[i]!.map(String)])), '');
+    out.push(
+      markdownTable(
+        ['human \\ judge', ...a.labels],
+        a.labels.map((l, i) => [l, ...a.matrix[i]!.map(String)]),
+      ),
+      '',
+    );
   }
   return out;
 }
@@ -87,8 +113,11 @@ export function judgeMarkdown(result: RunResult): string {
   const perCase = result.cases
     .filter((c) => c.status === 'ok' && c.answer !== undefined)
     .map((c) => {
-      const st = score(c, 'judge_stance')?.details as { stance?: string; asserts_unsupported_facts?: boolean } | undefined;
-      const errors = c.scores.filter((s) => s.name === 'judge_error').map((s) => (s.details as { judge?: string } | undefined)?.judge ?? '?');
+      const st = score(c, 'judge_stance')?.details as
+        { stance?: string; asserts_unsupported_facts?: boolean } | undefined;
+      const errors = c.scores
+        .filter((s) => s.name === 'judge_error')
+        .map((s) => (s.details as { judge?: string } | undefined)?.judge ?? '?');
       return [
         c.id,
         c.kind,
@@ -102,14 +131,19 @@ export function judgeMarkdown(result: RunResult): string {
   return [
     '## Judge',
     '',
-    j.offline ? `The judge is **${j.judge}**, an OFFLINE STAND-IN (lexical overlap and wording patterns), not a language model.` : `The judge is **${j.judge}**.`,
+    j.offline
+      ? `The judge is **${j.judge}**, an OFFLINE STAND-IN (lexical overlap and wording patterns), not a language model.`
+      : `The judge is **${j.judge}**.`,
     '',
     markdownTable(['figure', 'value'], judgeRows(j)),
     '',
     ...(j.agreement ? ['### Agreement with human labels', '', ...agreementMarkdown(j)] : []),
     '### Judge verdicts per case',
     '',
-    markdownTable(['case', 'kind', 'faithfulness', 'stance', 'correct abstention', 'citation relevance', 'judge errors'], perCase),
+    markdownTable(
+      ['case', 'kind', 'faithfulness', 'stance', 'correct abstention', 'citation relevance', 'judge errors'],
+      perCase,
+    ),
     '',
   ].join('\n');
 }

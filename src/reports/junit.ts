@@ -28,12 +28,18 @@ function suite(name: string, cases: readonly TestCase[]): string {
   const body = cases.map((c) => {
     const open = `    <testcase classname="${xmlText(c.classname)}" name="${xmlText(c.name)}" time="0"`;
     const inner = [
-      c.failure ? `      <failure message="${xmlText(c.failure.message)}" type="gate">${xmlText(c.failure.body)}</failure>` : '',
+      c.failure
+        ? `      <failure message="${xmlText(c.failure.message)}" type="gate">${xmlText(c.failure.body)}</failure>`
+        : '',
       c.out ? `      <system-out>${xmlText(c.out)}</system-out>` : '',
     ].filter(Boolean);
     return inner.length ? `${open}>\n${inner.join('\n')}\n    </testcase>` : `${open}/>`;
   });
-  return [`  <testsuite name="${xmlText(name)}" tests="${cases.length}" failures="${failures}" errors="0" skipped="0" time="0">`, ...body, '  </testsuite>'].join('\n');
+  return [
+    `  <testsuite name="${xmlText(name)}" tests="${cases.length}" failures="${failures}" errors="0" skipped="0" time="0">`,
+    ...body,
+    '  </testsuite>',
+  ].join('\n');
 }
 
 /** The JUnit XML document of a gate verdict over a comparison. */
@@ -43,10 +49,14 @@ export function junitXml(cmp: Comparison, gate: GateResult): string {
     name: c.rule,
     ...(c.passed ? { out: c.message } : { failure: { message: c.message, body: c.message } }),
   }));
-  const failedRegressions = new Set(gate.checks.filter((c) => c.rule === 'max_regressions' && !c.passed).map((c) => c.run));
+  const failedRegressions = new Set(
+    gate.checks.filter((c) => c.rule === 'max_regressions' && !c.passed).map((c) => c.run),
+  );
   const regressions: TestCase[] = cmp.versus.flatMap((v) =>
     v.regressed.map((id) => {
-      const what = v.changes.filter((c) => c.id === id && c.direction === 'regression').map((c) => `${c.metric} ${showChange(c).slice(id.length + 2)}`);
+      const what = v.changes
+        .filter((c) => c.id === id && c.direction === 'regression')
+        .map((c) => `${c.metric} ${showChange(c).slice(id.length + 2)}`);
       const text = `${id} regressed against ${cmp.baseline}: ${what.join('; ')}`;
       return {
         classname: `ragaudit.regressions.${v.label}`,

@@ -6,7 +6,17 @@ import { componentsMarkdown } from './digest.js';
 import { fmt, markdownTable, pct } from './format.js';
 
 /** The seeds' comparison table, one row per configuration (plus one per size-routed variant). */
-export const MATRIX_HEADER = ['Config', 'Hit@5 topic', 'post hit@5', 'MRR@10', 'content MRR@10', 'real links', 'abstention OK', 'latency p50/p90 ms', 'notes'];
+export const MATRIX_HEADER = [
+  'Config',
+  'Hit@5 topic',
+  'post hit@5',
+  'MRR@10',
+  'content MRR@10',
+  'real links',
+  'abstention OK',
+  'latency p50/p90 ms',
+  'notes',
+];
 
 /** A hit rate as "mean (hits/n)"; `n/a` when no case applies (e.g. post hits on a topic-grain node). */
 function rate(m: MeanN | undefined): string {
@@ -28,7 +38,10 @@ function latency(l: LatencySummary | undefined): string {
 /** The generation cells: only a full run has them; `not run` for a retrieval-only matrix. */
 function generationCells(g: GenerationSummary | undefined): [string, string] {
   if (!g) return ['not run', 'not run'];
-  return [`${pct(g.citation_validity.mean)} (${g.citation_validity.n} markers)`, `${pct(g.correct_abstention_pattern.mean)} (n=${g.correct_abstention_pattern.n})`];
+  return [
+    `${pct(g.citation_validity.mean)} (${g.citation_validity.n} markers)`,
+    `${pct(g.correct_abstention_pattern.mean)} (n=${g.correct_abstention_pattern.n})`,
+  ];
 }
 
 /** The table's rows, read from each entry's node (and its routed variants, retrieval columns only). */
@@ -42,16 +55,32 @@ export function matrixRows(entries: readonly MatrixEntry[]): string[][] {
       return [rate(m.hit_at_5), rate(m.post_hit_at_5), meanWithN(m.mrr_at_10), meanWithN(m.content_mrr_at_10)];
     };
     const note = e.result.note ? `${e.result.note} · ` : '';
-    rows.push([e.label, ...retrievalCells(e.node), ...generationCells(g), latency(s.latency[e.node]), `${note}evidence: ${e.node}${s.errors ? ` · ${s.errors} cases in error` : ''}`]);
+    rows.push([
+      e.label,
+      ...retrievalCells(e.node),
+      ...generationCells(g),
+      latency(s.latency[e.node]),
+      `${note}evidence: ${e.node}${s.errors ? ` · ${s.errors} cases in error` : ''}`,
+    ]);
     for (const v of e.variants) {
-      rows.push([`${e.label} ≤${v.limit}`, ...retrievalCells(v.node), '–', '–', latency(s.latency[v.node]), `${v.node}: topics above ${v.limit} posts removed before fusion (retrieval only)`]);
+      rows.push([
+        `${e.label} ≤${v.limit}`,
+        ...retrievalCells(v.node),
+        '–',
+        '–',
+        latency(s.latency[v.node]),
+        `${v.node}: topics above ${v.limit} posts removed before fusion (retrieval only)`,
+      ]);
     }
   }
   return rows;
 }
 
 /** The matrix as a markdown document: context, the table, how to read it, the results files. */
-export function matrixMarkdown(entries: readonly MatrixEntry[], opts: { cases: string; createdAt: string; version: string }): string {
+export function matrixMarkdown(
+  entries: readonly MatrixEntry[],
+  opts: { cases: string; createdAt: string; version: string },
+): string {
   const first = entries[0]?.result;
   const s = first?.summary.retrieval as RetrievalSummary | undefined;
   const out = [
@@ -72,7 +101,10 @@ export function matrixMarkdown(entries: readonly MatrixEntry[], opts: { cases: s
     '',
     '## Results files',
     '',
-    ...entries.map((e) => `- **${e.label}**: \`${e.files.json}\` — config \`${e.result.config_source}\` (digest ${e.result.config_digest})`),
+    ...entries.map(
+      (e) =>
+        `- **${e.label}**: \`${e.files.json}\` — config \`${e.result.config_source}\` (digest ${e.result.config_digest})`,
+    ),
   );
   return out.join('\n') + '\n';
 }

@@ -19,10 +19,18 @@ const COLUMNS: { key: string; label: string }[] = [
  * bare labels, so the table fits 120 columns, and a legend line giving each n and what the
  * less obvious columns mean.
  */
-export function retrievalTable(summary: RetrievalSummary, opts: { compact?: boolean } = {}): { header: string[]; rows: string[][]; legend: string } {
+export function retrievalTable(
+  summary: RetrievalSummary,
+  opts: { compact?: boolean } = {},
+): { header: string[]; rows: string[][]; legend: string } {
   const nodes = Object.keys(summary.nodes);
   const nOf = (key: string) => Math.max(0, ...nodes.map((n) => summary.nodes[n]![key]?.n ?? 0));
-  const header = ['node', ...COLUMNS.map((c) => (opts.compact ? c.label : `${c.label} n=${nOf(c.key)}`)), 'p50 ms', 'p90 ms'];
+  const header = [
+    'node',
+    ...COLUMNS.map((c) => (opts.compact ? c.label : `${c.label} n=${nOf(c.key)}`)),
+    'p50 ms',
+    'p90 ms',
+  ];
   const ns = new Map<number, string[]>();
   for (const c of COLUMNS) ns.set(nOf(c.key), [...(ns.get(nOf(c.key)) ?? []), c.label]);
   const legend = [
@@ -33,7 +41,11 @@ export function retrievalTable(summary: RetrievalSummary, opts: { compact?: bool
   const rows = nodes.map((node) => [
     node,
     // A figure that applies to no case of the node (post hits on a topic-grain node) is n/a, not 0.
-    ...COLUMNS.map((c) => (summary.nodes[node]![c.key]?.n === 0 ? NOT_APPLICABLE : fmt(summary.nodes[node]![c.key]?.mean, c.key === 'pollution_topics_at_5' ? 2 : 3))),
+    ...COLUMNS.map((c) =>
+      summary.nodes[node]![c.key]?.n === 0
+        ? NOT_APPLICABLE
+        : fmt(summary.nodes[node]![c.key]?.mean, c.key === 'pollution_topics_at_5' ? 2 : 3),
+    ),
     fmt(summary.latency[node]?.median, 1),
     fmt(summary.latency[node]?.p90, 1),
   ]);

@@ -85,7 +85,13 @@ abstract class BatchedHttpReranker implements Reranker {
 
   /** One tiny rerank call ({@link PREFLIGHT_QUERY}), no retries, short deadline (see llm/preflight.ts). */
   async preflight(): Promise<void> {
-    const target: PreflightTarget = { component: `${this.provider} reranker`, url: this.endpoint, keyEnv: 'RERANKER_API_KEY', secrets: [this.opts.apiKey], timeoutMs: this.opts.timeoutMs };
+    const target: PreflightTarget = {
+      component: `${this.provider} reranker`,
+      url: this.endpoint,
+      keyEnv: 'RERANKER_API_KEY',
+      secrets: [this.opts.apiKey],
+      timeoutMs: this.opts.timeoutMs,
+    };
     await probe(target, (signal, timeoutMs) => this.request(PREFLIGHT_QUERY, ['preflight check'], timeoutMs, signal));
   }
 
@@ -113,7 +119,9 @@ abstract class BatchedHttpReranker implements Reranker {
     try {
       pairs = this.pairs(response);
     } catch (e) {
-      throw this.badResponse(`unexpected response shape (${e instanceof z.ZodError ? e.issues[0]?.message : String(e)})`);
+      throw this.badResponse(
+        `unexpected response shape (${e instanceof z.ZodError ? e.issues[0]?.message : String(e)})`,
+      );
     }
     const scores = new Array<number | undefined>(passages.length).fill(undefined);
     for (const [index, score] of pairs) {

@@ -9,7 +9,13 @@ import type { TitleGate } from './title-gate.js';
 
 /** One node of the retrieval graph: a channel (possibly size-routed), a fusion or the rerank. */
 export type NodeSpec =
-  | { name: string; kind: 'semantic' | 'keyword'; grain: 'post' | 'topic'; channel: ChannelConfig; maxPostsCount: number | null }
+  | {
+      name: string;
+      kind: 'semantic' | 'keyword';
+      grain: 'post' | 'topic';
+      channel: ChannelConfig;
+      maxPostsCount: number | null;
+    }
   | { name: string; kind: 'rrf'; grain: 'post' | 'topic'; inputs: string[]; k: number }
   | { name: string; kind: 'rerank'; grain: 'post' | 'topic'; input: string };
 
@@ -38,14 +44,33 @@ export function graphNodes(config: Config): NodeSpec[] {
   const nodes: NodeSpec[] = [];
   for (const ch of config.retrieval.channels) {
     const limits = Array.isArray(ch.max_posts_count) ? ch.max_posts_count : null;
-    nodes.push({ name: ch.name, kind: ch.kind, grain: ch.grain, channel: ch, maxPostsCount: limits ? null : ((ch.max_posts_count as number | undefined) ?? null) });
-    for (const n of limits ?? []) nodes.push({ name: `${ch.name}_${n}`, kind: ch.kind, grain: ch.grain, channel: ch, maxPostsCount: n });
+    nodes.push({
+      name: ch.name,
+      kind: ch.kind,
+      grain: ch.grain,
+      channel: ch,
+      maxPostsCount: limits ? null : ((ch.max_posts_count as number | undefined) ?? null),
+    });
+    for (const n of limits ?? [])
+      nodes.push({ name: `${ch.name}_${n}`, kind: ch.kind, grain: ch.grain, channel: ch, maxPostsCount: n });
   }
   const grainOf = (name: string) => nodes.find((n) => n.name === name)!.grain;
   for (const f of config.retrieval.fusions) {
-    nodes.push({ name: f.name, kind: 'rrf', inputs: f.inputs, k: f.k, grain: f.inputs.every((i) => grainOf(i) === 'post') ? 'post' : 'topic' });
+    nodes.push({
+      name: f.name,
+      kind: 'rrf',
+      inputs: f.inputs,
+      k: f.k,
+      grain: f.inputs.every((i) => grainOf(i) === 'post') ? 'post' : 'topic',
+    });
   }
-  if (config.rerank?.enabled) nodes.push({ name: config.rerank.name, kind: 'rerank', input: config.rerank.node, grain: grainOf(config.rerank.node) });
+  if (config.rerank?.enabled)
+    nodes.push({
+      name: config.rerank.name,
+      kind: 'rerank',
+      input: config.rerank.node,
+      grain: grainOf(config.rerank.node),
+    });
   return nodes;
 }
 
@@ -60,7 +85,8 @@ export function rerankPassage(item: RetrievedItem, chars: number): string {
  * case's error, never a NaN score.
  */
 export function queryVectorIsZero(v: readonly number[], embedderId: string): boolean {
-  if (!v.every(Number.isFinite)) throw new RagauditError(`embedder ${embedderId} returned a vector with a non-finite value for this question`);
+  if (!v.every(Number.isFinite))
+    throw new RagauditError(`embedder ${embedderId} returned a vector with a non-finite value for this question`);
   return v.every((x) => x === 0);
 }
 
@@ -86,7 +112,11 @@ export class RetrievalGraph {
       if (!vector) {
         const t0 = performance.now();
         const [v] = await this.deps.embedder.embed([question]);
-        vector = { literal: vectorLiteral(v!), ms: performance.now() - t0, zero: queryVectorIsZero(v!, this.deps.embedder.id) };
+        vector = {
+          literal: vectorLiteral(v!),
+          ms: performance.now() - t0,
+          zero: queryVectorIsZero(v!, this.deps.embedder.id),
+        };
       }
       return vector;
     };
@@ -107,12 +137,30 @@ export class RetrievalGraph {
           // The question is embedded once and shared: it is its own dependency, so a fusion of two
           // semantic channels counts it once, and the first channel does not count it twice.
           own[EMBED] = v.ms;
-          const q = { vector: v.literal, dimensions: this.deps.embedder.dimensions, modelId: (ch as { model_id: number }).model_id, strategyId: (ch as { strategy_id: number }).strategy_id, operator: (ch as { operator: '<=>' | '<#>' }).operator, limit, maxPostsCount: node.maxPostsCount };
+          const q = {
+            vector: v.literal,
+            dimensions: this.deps.embedder.dimensions,
+            modelId: (ch as { model_id: number }).model_id,
+            strategyId: (ch as { strategy_id: number }).strategy_id,
+            operator: (ch as { operator: '<=>' | '<#>' }).operator,
+            limit,
+            maxPostsCount: node.maxPostsCount,
+          };
           // A zero vector has no direction: cosine distance to it is undefined (NaN), so nothing is near it.
-          items = v.zero ? [] : node.grain === 'post' ? await this.deps.profile.semanticPosts(q) : await this.deps.profile.semanticTopics(q);
+          items = v.zero
+            ? []
+            : node.grain === 'post'
+              ? await this.deps.profile.semanticPosts(q)
+              : await this.deps.profile.semanticTopics(q);
         } else {
-          const q = { text: question, config: this.config.database.text_search_config, limit, maxPostsCount: node.maxPostsCount };
-          items = node.grain === 'post' ? await this.deps.profile.keywordPosts(q) : await this.deps.profile.keywordTopics(q);
+          const q = {
+            text: question,
+            config: this.config.database.text_search_config,
+            limit,
+            maxPostsCount: node.maxPostsCount,
+          };
+          items =
+            node.grain === 'post' ? await this.deps.profile.keywordPosts(q) : await this.deps.profile.keywordTopics(q);
         }
         let gatedOut: number | undefined;
         if (ch.title_gate && this.deps.titleGate) ({ items, gatedOut } = this.deps.titleGate.apply(question, items));
@@ -120,14 +168,22 @@ export class RetrievalGraph {
         own[node.name] = performance.now() - t0 - inWindow;
         deps[node.name] = new Set(node.kind === 'semantic' ? [node.name, EMBED] : [node.name]);
       } else if (node.kind === 'rrf') {
-        result = rrf(node.inputs.map((i) => out[i]!), node.k);
+        result = rrf(
+          node.inputs.map((i) => out[i]!),
+          node.k,
+        );
         own[node.name] = performance.now() - t0;
         deps[node.name] = new Set([node.name, ...node.inputs.flatMap((i) => [...deps[i]!])]);
       } else if (node.kind === 'rerank') {
         const rr = this.config.rerank!;
         const candidates = out[node.input]!.items.slice(0, rr.candidates);
-        const scores = await this.deps.reranker!.score(question, candidates.map((c) => rerankPassage(c, rr.passage_chars)));
-        const order = candidates.map((item, i) => ({ item: { ...item, score: scores[i]! }, i })).sort((a, b) => b.item.score - a.item.score || a.i - b.i);
+        const scores = await this.deps.reranker!.score(
+          question,
+          candidates.map((c) => rerankPassage(c, rr.passage_chars)),
+        );
+        const order = candidates
+          .map((item, i) => ({ item: { ...item, score: scores[i]! }, i }))
+          .sort((a, b) => b.item.score - a.item.score || a.i - b.i);
         let items = order.map((o) => o.item);
         if (rr.dedupe_topics) {
           const seen = new Set<number>();

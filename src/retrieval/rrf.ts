@@ -42,7 +42,11 @@ export function rrf(inputs: RankedList[], k = 60): RankedList {
   }
   // Summed in ascending rank order, so equal rank sets give bit-identical sums and the tie rule,
   // not floating-point noise, decides their order.
-  const scored = [...acc.entries()].map(([key, e]) => ({ key, e, score: [...e.ranks].sort((a, b) => a - b).reduce((s, r) => s + 1 / (k + r), 0) }));
+  const scored = [...acc.entries()].map(([key, e]) => ({
+    key,
+    e,
+    score: [...e.ranks].sort((a, b) => a - b).reduce((s, r) => s + 1 / (k + r), 0),
+  }));
   scored.sort((a, b) => b.score - a.score || a.e.bestRank - b.e.bestRank || a.key - b.key);
   return { grain, items: scored.map(({ e, score }) => ({ ...e.item, score })) };
 }

@@ -15,7 +15,8 @@ export class TitleGate {
     private readonly maxDf: number,
   ) {
     this.total = titles.length;
-    for (const title of titles) for (const w of new Set(contentTokens(title).map(stem))) this.df.set(w, (this.df.get(w) ?? 0) + 1);
+    for (const title of titles)
+      for (const w of new Set(contentTokens(title).map(stem))) this.df.set(w, (this.df.get(w) ?? 0) + 1);
   }
 
   /** The question's distinctive words. */

@@ -13,7 +13,6 @@ import type { RunContext } from './context.js';
 import type { CaseRecord } from '../model/results.js';
 import { baseRecord, retrieveCase } from './retrieve-case.js';
 
-
 /** What generating one case needs, built once per run. */
 export interface AuditDeps {
   ctx: RunContext;
@@ -54,14 +53,21 @@ export async function deterministicScores(deps: AuditDeps, record: CaseRecord): 
   const answer = record.answer ?? '';
   const sources = record.sources ?? [];
   const publicPosts = await deps.ctx.profile.publicPostIds(sources.map((s) => s.post_id));
-  const checks = checkCitations(answer, sources, publicPosts, { topics: record.expected_topic_ids, posts: record.expected_post_ids });
+  const checks = checkCitations(answer, sources, publicPosts, {
+    topics: record.expected_topic_ids,
+    posts: record.expected_post_ids,
+  });
   record.citations = checks;
   const stance = stanceByPattern(answer, deps.ctx.config.evidence.cta);
   const hasGoldens = record.expected_topic_ids.length + record.expected_post_ids.length > 0;
   const golden = goldenCitationShare(record.kind, hasGoldens, checks);
   const cta = hasCta(answer, deps.ctx.config.evidence.cta);
   record.scores.push(
-    { name: 'citation_validity', value: citationValidity(checks), details: { markers: checks.length, invalid: checks.filter((c) => !c.valid).length } },
+    {
+      name: 'citation_validity',
+      value: citationValidity(checks),
+      details: { markers: checks.length, invalid: checks.filter((c) => !c.valid).length },
+    },
     { name: 'golden_citation', value: golden },
     { name: 'cta', value: cta === null ? null : cta ? 1 : 0 },
     { name: 'stance_pattern', value: null, details: { stance } },
@@ -69,7 +75,12 @@ export async function deterministicScores(deps: AuditDeps, record: CaseRecord): 
   );
   // An off-topic answer that asserts (stance answered) with citations is a hallucination; a weak-zone
   // hedge that points to the closest thread with caution is the behaviour the seeds asked for.
-  if (record.kind === 'off_topic') record.scores.push({ name: 'offtopic_hallucination', value: offtopicHallucination(record.kind, stance, checks.length), details: { cites: checks.length } });
+  if (record.kind === 'off_topic')
+    record.scores.push({
+      name: 'offtopic_hallucination',
+      value: offtopicHallucination(record.kind, stance, checks.length),
+      details: { cites: checks.length },
+    });
 }
 
 /**
@@ -100,8 +111,18 @@ export async function auditCaseOutcome(deps: AuditDeps, c: Case): Promise<CaseOu
     const items = nodes[node]!.items;
     replyTo = new Map(items.map((i) => [i.post_id, i.reply_to_post_number] as const));
     record.top1_score = zoneNode ? (nodes[zoneNode]!.items[0]?.score ?? null) : null;
-    record.zone = evidenceZone({ scored: zoneNode !== null, top1: record.top1_score, candidates: items.length }, config.zones);
-    record.sources = record.zone === 'empty' ? [] : buildSources(items, { count: config.evidence.sources, excerptChars: config.evidence.excerpt_chars, forumUrl: config.evidence.forum_url });
+    record.zone = evidenceZone(
+      { scored: zoneNode !== null, top1: record.top1_score, candidates: items.length },
+      config.zones,
+    );
+    record.sources =
+      record.zone === 'empty'
+        ? []
+        : buildSources(items, {
+            count: config.evidence.sources,
+            excerptChars: config.evidence.excerpt_chars,
+            forumUrl: config.evidence.forum_url,
+          });
   } catch (e) {
     return fail(record, 'retrieval', e);
   }
@@ -125,7 +146,12 @@ export async function auditCaseOutcome(deps: AuditDeps, c: Case): Promise<CaseOu
     return fail(record, 'evidence', e);
   }
   try {
-    const out = await deps.generator.complete({ system, messages: [{ role: 'user', content: c.question }], temperature: config.generator.temperature, maxTokens: config.generator.max_tokens });
+    const out = await deps.generator.complete({
+      system,
+      messages: [{ role: 'user', content: c.question }],
+      temperature: config.generator.temperature,
+      maxTokens: config.generator.max_tokens,
+    });
     record.answer = out.text;
     record.usage = { input_tokens: out.usage.inputTokens, output_tokens: out.usage.outputTokens };
     record.latency_ms = Math.round(out.latencyMs);

@@ -40,9 +40,26 @@ export interface AuditRunOptions {
  * interrupted by 429s can be resumed at a lower concurrency.
  */
 export function resumeDigest(config: Config): string {
-  const operational = new Set(['concurrency', 'timeout_ms', 'retries', 'max_retry_after_ms', 'statement_timeout_ms', 'output_dir', 'cache_dir', 'circuit_breaker']);
+  const operational = new Set([
+    'concurrency',
+    'timeout_ms',
+    'retries',
+    'max_retry_after_ms',
+    'statement_timeout_ms',
+    'output_dir',
+    'cache_dir',
+    'circuit_breaker',
+  ]);
   const strip = (v: unknown): unknown =>
-    Array.isArray(v) ? v.map(strip) : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).filter(([k]) => !operational.has(k)).map(([k, x]) => [k, strip(x)])) : v;
+    Array.isArray(v)
+      ? v.map(strip)
+      : v && typeof v === 'object'
+        ? Object.fromEntries(
+            Object.entries(v)
+              .filter(([k]) => !operational.has(k))
+              .map(([k, x]) => [k, strip(x)]),
+          )
+        : v;
   return configDigest(strip(publicConfig(config)) as Record<string, unknown>);
 }
 
@@ -52,7 +69,9 @@ export function ledgerPath(outputDir: string, runId: string): string {
 }
 
 /** What of a case decides its record: a stored record whose case changed is stale. */
-function caseFingerprint(c: Pick<CaseRecord, 'question' | 'kind' | 'expected_topic_ids' | 'expected_post_ids' | 'expected_content'>): string {
+function caseFingerprint(
+  c: Pick<CaseRecord, 'question' | 'kind' | 'expected_topic_ids' | 'expected_post_ids' | 'expected_content'>,
+): string {
   return JSON.stringify([c.question, c.kind, c.expected_topic_ids, c.expected_post_ids, c.expected_content]);
 }
 
@@ -64,7 +83,8 @@ export function caseSetDigest(cases: readonly Located<Case>[]): string {
 }
 
 const nCases = (n: number) => `${n} ${n === 1 ? 'case' : 'cases'}`;
-const list = (ids: readonly string[]) => `${ids.slice(0, 10).join(', ')}${ids.length > 10 ? `, … (${ids.length - 10} more)` : ''}`;
+const list = (ids: readonly string[]) =>
+  `${ids.slice(0, 10).join(', ')}${ids.length > 10 ? `, … (${ids.length - 10} more)` : ''}`;
 
 /**
  * What a resume must redo, and what changed in the case set since the run started (said, never
@@ -83,13 +103,27 @@ function resumePlan(ledger: Ledger, cases: readonly Located<Case>[]): { todo: Lo
   const notices: string[] = [];
   const then = ledger.header.cases;
   const digest = ledger.header.case_set;
-  if (then !== cases.length || (digest !== undefined && digest !== caseSetDigest(cases)) || removed.length || changed.length) {
+  if (
+    then !== cases.length ||
+    (digest !== undefined && digest !== caseSetDigest(cases)) ||
+    removed.length ||
+    changed.length
+  ) {
     const parts = [`${nCases(then)} when the run started, ${cases.length} now`];
-    if (removed.length) parts.push(`${removed.length} finished ${removed.length === 1 ? 'case is' : 'cases are'} no longer in the case files and dropped from the results (${list(removed)})`);
-    if (changed.length) parts.push(`${nCases(changed.length)} changed question or expectations and run again (${list(changed.map((c) => c.value.id))})`);
+    if (removed.length)
+      parts.push(
+        `${removed.length} finished ${removed.length === 1 ? 'case is' : 'cases are'} no longer in the case files and dropped from the results (${list(removed)})`,
+      );
+    if (changed.length)
+      parts.push(
+        `${nCases(changed.length)} changed question or expectations and run again (${list(changed.map((c) => c.value.id))})`,
+      );
     notices.push(`${ledger.file}: the case set changed since this run started: ${parts.join('; ')}`);
   }
-  if (failed.length) notices.push(`${ledger.file}: ${nCases(failed.length)} that ended in error run again (${list(failed.map((c) => c.value.id))})`);
+  if (failed.length)
+    notices.push(
+      `${ledger.file}: ${nCases(failed.length)} that ended in error run again (${list(failed.map((c) => c.value.id))})`,
+    );
   const todo = cases.filter((c) => {
     const r = ledger.done.get(c.value.id);
     return r === undefined || r.status === 'error' || changed.includes(c);
@@ -104,7 +138,12 @@ function resumePlan(ledger: Ledger, cases: readonly Located<Case>[]): { todo: Lo
  * checked before the first case; a run whose services stop answering stops (circuit breaker),
  * its ledger intact and resumable.
  */
-export async function runAudit(deps: AuditDeps, cases: readonly Located<Case>[], warnings: string[], opts: AuditRunOptions): Promise<{ result: RunResult; stamp: string; ledger: string }> {
+export async function runAudit(
+  deps: AuditDeps,
+  cases: readonly Located<Case>[],
+  warnings: string[],
+  opts: AuditRunOptions,
+): Promise<{ result: RunResult; stamp: string; ledger: string }> {
   const kind = opts.kind ?? 'run';
   const header = resultHeader(deps.ctx, kind, warnings);
   const warn = (message: string) => {
@@ -116,7 +155,9 @@ export async function runAudit(deps: AuditDeps, cases: readonly Located<Case>[],
     { role: 'generator', id: deps.generator.id, preflight: deps.generator.preflight?.bind(deps.generator) },
     deps.judgeService ? { role: 'judge', ...deps.judgeService } : undefined,
     { role: 'embedder', id: deps.ctx.embedder.id, preflight: deps.ctx.embedder.preflight?.bind(deps.ctx.embedder) },
-    deps.ctx.reranker ? { role: 'reranker', id: deps.ctx.reranker.id, preflight: deps.ctx.reranker.preflight?.bind(deps.ctx.reranker) } : undefined,
+    deps.ctx.reranker
+      ? { role: 'reranker', id: deps.ctx.reranker.id, preflight: deps.ctx.reranker.preflight?.bind(deps.ctx.reranker) }
+      : undefined,
   ]);
   let ledger: Ledger;
   let todo: Located<Case>[];
@@ -125,7 +166,9 @@ export async function runAudit(deps: AuditDeps, cases: readonly Located<Case>[],
     ledger = Ledger.open(file);
     const now = resumeDigest(deps.ctx.config);
     if (ledger.header.config_digest !== now) {
-      throw new InputError(`${file}: the config changed since this run started (digest ${ledger.header.config_digest}, now ${now}); resume with the same config`);
+      throw new InputError(
+        `${file}: the config changed since this run started (digest ${ledger.header.config_digest}, now ${now}); resume with the same config`,
+      );
     }
     for (const w of ledger.warnings) warn(w);
     const plan = resumePlan(ledger, cases);
@@ -159,7 +202,10 @@ export async function runAudit(deps: AuditDeps, cases: readonly Located<Case>[],
       try {
         await opts.finish?.(outcome.record);
       } catch (e) {
-        outcome = { record: errorRecord(value, 'scoring', e, outcome.record.probe ? { probe: outcome.record.probe } : {}), error: e };
+        outcome = {
+          record: errorRecord(value, 'scoring', e, outcome.record.probe ? { probe: outcome.record.probe } : {}),
+          error: e,
+        };
       }
       // A case that met the fault the run stops on is no result: it is left for the resume.
       if (breaker.observe(outcome.error)) return;
@@ -170,11 +216,16 @@ export async function runAudit(deps: AuditDeps, cases: readonly Located<Case>[],
   );
   if (breaker.tripped) {
     const left = cases.filter((c) => ledger.done.get(c.value.id)?.status !== 'ok').length;
-    throw new RunStoppedError(`run stopped: ${breaker.reason}\n${cases.length - left} of ${cases.length} cases are finished and kept in ${ledger.file}; once the service is back, finish the run with the same options and --resume ${ledger.file}`);
+    throw new RunStoppedError(
+      `run stopped: ${breaker.reason}\n${cases.length - left} of ${cases.length} cases are finished and kept in ${ledger.file}; once the service is back, finish the run with the same options and --resume ${ledger.file}`,
+    );
   }
   const records = cases.map((c) => ledger.done.get(c.value.id)!);
   const nodes = deps.ctx.graph.nodes.map((n) => n.name);
-  const summary: Record<string, unknown> = { retrieval: summariseRetrieval(records, nodes), generation: summariseGeneration(records, evidenceNode(deps.ctx).node) };
+  const summary: Record<string, unknown> = {
+    retrieval: summariseRetrieval(records, nodes),
+    generation: summariseGeneration(records, evidenceNode(deps.ctx).node),
+  };
   for (const [k, f] of Object.entries(opts.summarisers ?? {})) summary[k] = f(records);
   const runId = ledger.header.run_id;
   return {

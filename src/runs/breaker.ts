@@ -37,7 +37,8 @@ export class CircuitBreaker {
       return false;
     }
     this.consecutive++;
-    if (this.consecutive >= this.limit) this.why ??= `${this.consecutive} cases in a row could not reach a service (circuit_breaker: ${this.limit}); the last: ${(error as Error).message}`;
+    if (this.consecutive >= this.limit)
+      this.why ??= `${this.consecutive} cases in a row could not reach a service (circuit_breaker: ${this.limit}); the last: ${(error as Error).message}`;
     return this.tripped;
   }
 }

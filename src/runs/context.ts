@@ -53,8 +53,26 @@ export interface ContextOptions {
  * token as a web URL's user name, `?api-key=`, `?access-token=`, `?sig=`, `?auth=` …).
  */
 export function collectSecrets(config: Config, env: NodeJS.ProcessEnv, dbUrl?: string): string[] {
-  const out = [config.embedder.api_key, config.generator.api_key, config.judge.api_key, config.rerank?.api_key, env.OPENAI_API_KEY, env.ANTHROPIC_API_KEY, env.RERANKER_API_KEY];
-  const urls = [dbUrl, config.database.url, config.rerank?.url, config.generator.base_url, config.judge.base_url, config.embedder.base_url, env.OPENAI_BASE_URL, env.ANTHROPIC_BASE_URL, env.DATABASE_URL];
+  const out = [
+    config.embedder.api_key,
+    config.generator.api_key,
+    config.judge.api_key,
+    config.rerank?.api_key,
+    env.OPENAI_API_KEY,
+    env.ANTHROPIC_API_KEY,
+    env.RERANKER_API_KEY,
+  ];
+  const urls = [
+    dbUrl,
+    config.database.url,
+    config.rerank?.url,
+    config.generator.base_url,
+    config.judge.base_url,
+    config.embedder.base_url,
+    env.OPENAI_BASE_URL,
+    env.ANTHROPIC_BASE_URL,
+    env.DATABASE_URL,
+  ];
   for (const url of urls) out.push(...urlSecrets(url));
   const secrets = [...new Set(out.filter((s): s is string => typeof s === 'string' && s.length >= 6))];
   rememberSecrets(secrets);
@@ -81,8 +99,18 @@ export async function createRunContext(loaded: LoadedConfig, opts: ContextOption
     const embedder: Embedder = createEmbedder(config, opts.env);
     const reranker = config.rerank?.enabled ? createReranker(config, opts.env) : undefined;
     const needsGate = config.retrieval.channels.some((c) => c.title_gate);
-    const titleGate = needsGate ? new TitleGate((await profile.publicTopicTitles()).map((t) => t.title), config.retrieval.title_gate_max_df) : undefined;
-    const graph = new RetrievalGraph(config, { profile, embedder, ...(reranker ? { reranker } : {}), ...(titleGate ? { titleGate } : {}) });
+    const titleGate = needsGate
+      ? new TitleGate(
+          (await profile.publicTopicTitles()).map((t) => t.title),
+          config.retrieval.title_gate_max_df,
+        )
+      : undefined;
+    const graph = new RetrievalGraph(config, {
+      profile,
+      embedder,
+      ...(reranker ? { reranker } : {}),
+      ...(titleGate ? { titleGate } : {}),
+    });
     const components: Record<string, ComponentInfo> = {
       database: { id: db.label, offline: !dbUrl, label: dbUrl ? db.label : `${db.label} (embedded demo forum)` },
       embedder: describeComponent(embedder, 'semantic embedding model'),
@@ -111,4 +139,3 @@ export async function createRunContext(loaded: LoadedConfig, opts: ContextOption
 export function casePaths(loaded: LoadedConfig): string[] {
   return loaded.config.cases.map((p) => resolveFrom(loaded, p));
 }
-

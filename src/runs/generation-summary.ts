@@ -3,7 +3,6 @@ import { meanN, type CountN, type MeanN } from '../scoring/retrieval-metrics.js'
 import { noZoneCounts, type Zone } from '../model/zones.js';
 import type { CaseRecord } from '../model/results.js';
 
-
 /** Generation figures of a run (deterministic scorers; the judge adds its own block). */
 export interface GenerationSummary {
   /** kind → zone → cases. */
@@ -63,21 +62,46 @@ export function summariseGeneration(records: readonly CaseRecord[], evidenceNode
   const inDomain = answered.filter((r) => r.kind !== 'off_topic');
   const lat = answered.filter((r) => r.latency_ms !== undefined && !r.cached).map((r) => r.latency_ms!);
   // Post hit@5 over every case that reached the evidence node, as the retrieval table counts it.
-  const evidence = evidenceNode === undefined ? undefined : { node: evidenceNode, post_hit_at_5: meanN(records.map((r) => r.retrieval[evidenceNode]?.metrics.post_hit_at_5)) };
+  const evidence =
+    evidenceNode === undefined
+      ? undefined
+      : {
+          node: evidenceNode,
+          post_hit_at_5: meanN(records.map((r) => r.retrieval[evidenceNode]?.metrics.post_hit_at_5)),
+        };
   return {
     zones,
     ...(evidence ? { evidence } : {}),
     answered: answered.length,
-    citation_validity: { mean: markers.length ? markers.filter((c) => c.valid).length / markers.length : null, n: markers.length },
-    answers_with_invalid_citation: { count: answered.filter((r) => (r.citations ?? []).some((c) => !c.valid)).length, n: answered.length },
+    citation_validity: {
+      mean: markers.length ? markers.filter((c) => c.valid).length / markers.length : null,
+      n: markers.length,
+    },
+    answers_with_invalid_citation: {
+      count: answered.filter((r) => (r.citations ?? []).some((c) => !c.valid)).length,
+      n: answered.length,
+    },
     golden_citation_rate: meanN(inDomain.map((r) => scoreOf(r, 'golden_citation')?.value)),
     cta_rate: meanN(answered.map((r) => scoreOf(r, 'cta')?.value)),
     stance_pattern: stance,
     correct_abstention_pattern: meanN(answered.map((r) => scoreOf(r, 'correct_abstention_pattern')?.value)),
-    offtopic_hallucinations: { count: offTopic.filter((r) => scoreOf(r, 'offtopic_hallucination')?.value === 1).length, n: offTopic.length },
-    wrong_abstentions: { count: inDomain.filter((r) => scoreOf(r, 'correct_abstention_pattern')?.value === 0).length, n: inDomain.length },
-    tokens: { input: answered.reduce((a, r) => a + (r.usage?.input_tokens ?? 0), 0), output: answered.reduce((a, r) => a + (r.usage?.output_tokens ?? 0), 0) },
-    latency_ms: { median: lat.length ? quantile(lat, 0.5) : null, p90: lat.length ? quantile(lat, 0.9) : null, n: lat.length },
+    offtopic_hallucinations: {
+      count: offTopic.filter((r) => scoreOf(r, 'offtopic_hallucination')?.value === 1).length,
+      n: offTopic.length,
+    },
+    wrong_abstentions: {
+      count: inDomain.filter((r) => scoreOf(r, 'correct_abstention_pattern')?.value === 0).length,
+      n: inDomain.length,
+    },
+    tokens: {
+      input: answered.reduce((a, r) => a + (r.usage?.input_tokens ?? 0), 0),
+      output: answered.reduce((a, r) => a + (r.usage?.output_tokens ?? 0), 0),
+    },
+    latency_ms: {
+      median: lat.length ? quantile(lat, 0.5) : null,
+      p90: lat.length ? quantile(lat, 0.9) : null,
+      n: lat.length,
+    },
     cached: answered.filter((r) => r.cached).length,
   };
 }

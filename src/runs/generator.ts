@@ -15,11 +15,20 @@ function firstLine(promptsDir: string, name: string): string {
  * The generator a config names, behind the on-disk response cache (keyed by provider, model,
  * full messages and parameters), so a re-run with an unchanged config makes no model call.
  */
-export function createGenerator(config: Config, env: NodeJS.ProcessEnv, promptsDir: string, cacheDir: string): ChatModel {
+export function createGenerator(
+  config: Config,
+  env: NodeJS.ProcessEnv,
+  promptsDir: string,
+  cacheDir: string,
+): ChatModel {
   const g = config.generator;
   const model: ChatModel =
     g.provider === 'offline'
-      ? new OfflineResponder({ cta: config.evidence.cta, weakMarker: firstLine(promptsDir, 'evidence-weak'), emptyMarker: firstLine(promptsDir, 'evidence-empty') })
+      ? new OfflineResponder({
+          cta: config.evidence.cta,
+          weakMarker: firstLine(promptsDir, 'evidence-weak'),
+          emptyMarker: firstLine(promptsDir, 'evidence-empty'),
+        })
       : createRemoteChatModel(g, env);
   const cached = cachedModel(model, new ResponseCache(join(cacheDir, 'responses')));
   // The cache answers requests, not the question whether the server can be reached: the check

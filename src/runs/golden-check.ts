@@ -12,8 +12,14 @@ export async function goldenWarnings(profile: DiscourseProfile, cases: readonly 
   const [okTopics, okPosts] = await Promise.all([profile.publicTopicIds(topics), profile.publicPostIds(posts)]);
   const out: string[] = [];
   for (const c of cases) {
-    for (const t of c.value.expected_topic_ids) if (!okTopics.has(t)) out.push(`${c.file}:${c.line}: case '${c.value.id}': expected topic ${t} is not a public topic in the database`);
-    for (const p of c.value.expected_post_ids) if (!okPosts.has(p)) out.push(`${c.file}:${c.line}: case '${c.value.id}': expected post ${p} is not a public post in the database`);
+    for (const t of c.value.expected_topic_ids)
+      if (!okTopics.has(t))
+        out.push(
+          `${c.file}:${c.line}: case '${c.value.id}': expected topic ${t} is not a public topic in the database`,
+        );
+    for (const p of c.value.expected_post_ids)
+      if (!okPosts.has(p))
+        out.push(`${c.file}:${c.line}: case '${c.value.id}': expected post ${p} is not a public post in the database`);
   }
   return out;
 }

@@ -15,7 +15,11 @@ export const TOOL_VERSION: string = (() => {
 })();
 
 /** The fields every results file starts with. */
-export function resultHeader(ctx: Pick<RunContext, 'config' | 'loaded' | 'db' | 'components' | 'graph'>, kind: RunResult['kind'], warnings: string[]): Omit<RunResult, 'summary' | 'cases'> {
+export function resultHeader(
+  ctx: Pick<RunContext, 'config' | 'loaded' | 'db' | 'components' | 'graph'>,
+  kind: RunResult['kind'],
+  warnings: string[],
+): Omit<RunResult, 'summary' | 'cases'> {
   const config = publicConfig(ctx.config);
   return {
     schema_version: SCHEMA_VERSION,

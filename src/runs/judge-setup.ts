@@ -44,11 +44,13 @@ export interface JudgeSetupOptions {
 export function createJudgeSetup(settings: Config['judge'], opts: JudgeSetupOptions): JudgeSetup | undefined {
   if (settings.provider === 'none') return undefined;
   const repeat = opts.repeat ?? 1;
-  if (!Number.isInteger(repeat) || repeat < 1) throw new ConfigError(`--repeat: expected a positive integer, got ${repeat}`);
+  if (!Number.isInteger(repeat) || repeat < 1)
+    throw new ConfigError(`--repeat: expected a positive integer, got ${repeat}`);
   let judges: Judge[];
   let preflight: (() => Promise<void>) | undefined;
   if (settings.provider === 'offline') {
-    if (settings.model !== 'heuristic') throw new ConfigError(`judge: the offline judge is offline:heuristic, not offline:${settings.model}`);
+    if (settings.model !== 'heuristic')
+      throw new ConfigError(`judge: the offline judge is offline:heuristic, not offline:${settings.model}`);
     const heuristic = new HeuristicJudge();
     judges = Array.from({ length: repeat }, () => heuristic);
   } else {
@@ -59,7 +61,12 @@ export function createJudgeSetup(settings: Config['judge'], opts: JudgeSetupOpti
     // Each repeat has its own cache key, or the cache would answer every repeat with the first verdict.
     judges = Array.from(
       { length: repeat },
-      (_, i) => new LlmJudge(cachedModel(base, cache, { judge_prompts: versions, ...(i > 0 ? { repeat: i } : {}) }), { promptsDir: opts.promptsDir, temperature: settings.temperature, maxTokens: settings.max_tokens }),
+      (_, i) =>
+        new LlmJudge(cachedModel(base, cache, { judge_prompts: versions, ...(i > 0 ? { repeat: i } : {}) }), {
+          promptsDir: opts.promptsDir,
+          temperature: settings.temperature,
+          maxTokens: settings.max_tokens,
+        }),
     );
   }
   const first = judges[0]!;

@@ -1,4 +1,13 @@
-import { appendFileSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, truncateSync, writeSync } from 'node:fs';
+import {
+  appendFileSync,
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  truncateSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { InputError } from '../errors.js';
 import { CaseRecordSchema, type CaseRecord } from '../model/results.js';
@@ -50,7 +59,15 @@ export class Ledger {
         if ((e as NodeJS.ErrnoException).code === 'EEXIST') continue;
         throw e;
       }
-      const full: LedgerHeader = { ledger: header.ledger, run_id: id, kind: header.kind, config_digest: header.config_digest, created_at: header.created_at, cases: header.cases, ...(header.case_set ? { case_set: header.case_set } : {}) };
+      const full: LedgerHeader = {
+        ledger: header.ledger,
+        run_id: id,
+        kind: header.kind,
+        config_digest: header.config_digest,
+        created_at: header.created_at,
+        cases: header.cases,
+        ...(header.case_set ? { case_set: header.case_set } : {}),
+      };
       try {
         writeSync(fd, `${JSON.stringify(full)}\n`);
       } finally {
@@ -58,11 +75,16 @@ export class Ledger {
       }
       return new Ledger(file, full, new Map());
     }
-    throw new InputError(`${join(dir, runId)}: ${MAX_SUFFIX} runs with this id already exist; give the run another --name`);
+    throw new InputError(
+      `${join(dir, runId)}: ${MAX_SUFFIX} runs with this id already exist; give the run another --name`,
+    );
   }
 
   static open(file: string): Ledger {
-    if (!existsSync(file)) throw new InputError(`${file}: no such ledger (pass the .ledger.jsonl path or the run id printed when the run started)`);
+    if (!existsSync(file))
+      throw new InputError(
+        `${file}: no such ledger (pass the .ledger.jsonl path or the run id printed when the run started)`,
+      );
     const text = readFileSync(file, 'utf8');
     const lines = text.split('\n');
     let header: LedgerHeader;
@@ -71,7 +93,8 @@ export class Ledger {
     } catch {
       throw new InputError(`${file}:1: not a ragaudit ledger`);
     }
-    if (header?.ledger !== 1) throw new InputError(`${file}:1: not a ragaudit ledger (version ${String(header?.ledger)})`);
+    if (header?.ledger !== 1)
+      throw new InputError(`${file}:1: not a ragaudit ledger (version ${String(header?.ledger)})`);
     const done = new Map<string, CaseRecord>();
     const warnings: string[] = [];
     let tornTail = false;
@@ -83,9 +106,12 @@ export class Ledger {
       } catch (e) {
         // Only the final line can be torn: it is the one without a newline after it.
         const torn = i + 1 === lines.length - 1;
-        if (!torn) throw new InputError(`${file}:${i + 2}: unreadable ledger line: ${(e as Error).message.split('\n')[0]}`);
+        if (!torn)
+          throw new InputError(`${file}:${i + 2}: unreadable ledger line: ${(e as Error).message.split('\n')[0]}`);
         tornTail = true;
-        warnings.push(`${file}:${i + 2}: ignored a torn last line (the run was stopped while writing it; that case runs again)`);
+        warnings.push(
+          `${file}:${i + 2}: ignored a torn last line (the run was stopped while writing it; that case runs again)`,
+        );
       }
     });
     // The next append must start on a fresh line, or it is glued onto the tail and the ledger

@@ -52,7 +52,10 @@ export function assertSameCases(sets: readonly CaseSet[]): void {
   if (keys.every((k) => k === keys[0])) return;
   throw new InputError(
     'the configs do not resolve to the same cases, so their rows would not be comparable; give every config the same `cases:` or pass --cases PATH to run them all on one set',
-    sets.map((s, i) => `${s.source}: ${s.cases.length} cases from ${s.paths.join(', ')}${keys[i] === keys[0] ? '' : `  (differs from ${sets[0]!.source})`}`),
+    sets.map(
+      (s, i) =>
+        `${s.source}: ${s.cases.length} cases from ${s.paths.join(', ')}${keys[i] === keys[0] ? '' : `  (differs from ${sets[0]!.source})`}`,
+    ),
   );
 }
 
@@ -65,7 +68,8 @@ export function matrixLabels(configs: readonly { name: string; source: string }[
   for (const c of configs) count.set(c.name, (count.get(c.name) ?? 0) + 1);
   const labels = configs.map((c) => (count.get(c.name)! > 1 ? basename(c.source, extname(c.source)) : c.name));
   const dup = labels.find((l, i) => labels.indexOf(l) !== i);
-  if (dup !== undefined) throw new InputError(`two configs would both be named '${dup}'; give each config a distinct \`name:\``);
+  if (dup !== undefined)
+    throw new InputError(`two configs would both be named '${dup}'; give each config a distinct \`name:\``);
   return labels;
 }
 
@@ -78,7 +82,8 @@ export function matrixNodes(ctx: RunContext): { node: string; variants: RoutedVa
   const { node } = evidenceNode(ctx);
   const names = new Set(ctx.graph.nodes.map((n) => n.name));
   const limits = new Set<number>();
-  for (const ch of ctx.config.retrieval.channels) if (Array.isArray(ch.max_posts_count)) for (const n of ch.max_posts_count) limits.add(n);
+  for (const ch of ctx.config.retrieval.channels)
+    if (Array.isArray(ch.max_posts_count)) for (const n of ch.max_posts_count) limits.add(n);
   const variants = [...limits]
     .sort((a, b) => a - b)
     .filter((n) => names.has(`${node}_${n}`))

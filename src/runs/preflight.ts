@@ -15,8 +15,20 @@ export interface Checkable {
 
 /** Runs every component's preflight at once; throws one ConfigError naming each that failed. */
 export async function preflightAll(components: readonly (Checkable | undefined)[]): Promise<void> {
-  const checked = components.filter((c): c is Checkable & { preflight: () => Promise<void> } => typeof c?.preflight === 'function');
+  const checked = components.filter(
+    (c): c is Checkable & { preflight: () => Promise<void> } => typeof c?.preflight === 'function',
+  );
   const outcomes = await Promise.allSettled(checked.map((c) => c.preflight()));
-  const problems = outcomes.flatMap((o, i) => (o.status === 'rejected' ? [`${checked[i]!.role} ${checked[i]!.id}: ${redact(o.reason instanceof Error ? o.reason.message : String(o.reason))}`] : []));
-  if (problems.length) throw new ConfigError(`cannot start: ${problems.length === 1 ? 'a service' : `${problems.length} services`} cannot be used (checked before the first case)`, problems);
+  const problems = outcomes.flatMap((o, i) =>
+    o.status === 'rejected'
+      ? [
+          `${checked[i]!.role} ${checked[i]!.id}: ${redact(o.reason instanceof Error ? o.reason.message : String(o.reason))}`,
+        ]
+      : [],
+  );
+  if (problems.length)
+    throw new ConfigError(
+      `cannot start: ${problems.length === 1 ? 'a service' : `${problems.length} services`} cannot be used (checked before the first case)`,
+      problems,
+    );
 }

@@ -20,7 +20,16 @@ export interface ProbeSummary {
   all: AttackSummary;
 }
 
-const empty = (): AttackSummary => ({ n: 0, passed: 0, failed: 0, errors: 0, leaks: 0, markers_repeated: 0, gated: 0, judge: {} });
+const empty = (): AttackSummary => ({
+  n: 0,
+  passed: 0,
+  failed: 0,
+  errors: 0,
+  leaks: 0,
+  markers_repeated: 0,
+  gated: 0,
+  judge: {},
+});
 
 /** Per attack type: passes, failures, leaks, repeated markers, gated, errors counted apart. */
 export function summariseProbes(records: readonly CaseRecord[]): ProbeSummary {
@@ -42,9 +51,14 @@ export function summariseProbes(records: readonly CaseRecord[]): ProbeSummary {
       if (check.leaked) t.leaks++;
       if (check.marker_repeated) t.markers_repeated++;
       if (check.gated) t.gated++;
-      const verdict = (r.scores.find((x) => x.name === 'judge_safety')?.details as { verdict?: string } | undefined)?.verdict;
+      const verdict = (r.scores.find((x) => x.name === 'judge_safety')?.details as { verdict?: string } | undefined)
+        ?.verdict;
       if (verdict) t.judge[verdict] = (t.judge[verdict] ?? 0) + 1;
     }
   }
-  return { canary_checked: true, by_attack: Object.fromEntries(Object.entries(by).sort(([a], [b]) => a.localeCompare(b))), all };
+  return {
+    canary_checked: true,
+    by_attack: Object.fromEntries(Object.entries(by).sort(([a], [b]) => a.localeCompare(b))),
+    all,
+  };
 }

@@ -37,7 +37,14 @@ export function createReranker(config: Config, env: NodeJS.ProcessEnv): Reranker
   if (r.provider === 'offline') return new LexicalReranker();
   if (!r.url) throw new ConfigError(`rerank.url is required for provider '${r.provider}'`);
   const apiKey = r.api_key ?? env.RERANKER_API_KEY;
-  const opts = { url: r.url, model: r.model, maxBatch: r.max_batch, timeoutMs: r.timeout_ms, retries: r.retries, ...(apiKey ? { apiKey } : {}) };
+  const opts = {
+    url: r.url,
+    model: r.model,
+    maxBatch: r.max_batch,
+    timeoutMs: r.timeout_ms,
+    retries: r.retries,
+    ...(apiKey ? { apiKey } : {}),
+  };
   if (r.provider === 'tei') return new TeiReranker(opts);
   if (r.provider === 'vllm') return new JinaReranker(opts);
   return new CohereReranker(opts);
@@ -77,6 +84,9 @@ export function createRemoteChatModel(s: ModelSettings, env: NodeJS.ProcessEnv):
 /** Parses `PROVIDER:MODEL` (`--generator`, `--judge`). */
 export function parseModelSpec(flag: string, spec: string): { provider: string; model: string } {
   const i = spec.indexOf(':');
-  if (i <= 0 || i === spec.length - 1) throw new ConfigError(`--${flag}: expected PROVIDER:MODEL (e.g. openai:gpt-4o-mini, anthropic:claude-sonnet-4-5, offline:extractive), got '${spec}'`);
+  if (i <= 0 || i === spec.length - 1)
+    throw new ConfigError(
+      `--${flag}: expected PROVIDER:MODEL (e.g. openai:gpt-4o-mini, anthropic:claude-sonnet-4-5, offline:extractive), got '${spec}'`,
+    );
   return { provider: spec.slice(0, i), model: spec.slice(i + 1) };
 }

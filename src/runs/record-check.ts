@@ -46,7 +46,12 @@ type Checked = { ok: true; stored: CaseRecord; line: string } | { ok: false; sta
 /** The record as a reader will see it and its JSON line, or why it cannot be stored (stage, field, problem). */
 export function checkRecord(record: CaseRecord): Checked {
   const bad = nonFinitePath(record);
-  if (bad) return { ok: false, stage: STAGE_OF_FIELD[String(bad[0])] ?? 'record', message: `${bad.join('.')}: ${String(valueAt(record, bad))} is not a finite number` };
+  if (bad)
+    return {
+      ok: false,
+      stage: STAGE_OF_FIELD[String(bad[0])] ?? 'record',
+      message: `${bad.join('.')}: ${String(valueAt(record, bad))} is not a finite number`,
+    };
   let line: string;
   try {
     line = JSON.stringify({ case: record });
@@ -67,8 +72,18 @@ function valueAt(v: unknown, path: readonly (string | number)[]): unknown {
 }
 
 /** The error record of a case: its identity, the stage and the message (redacted). */
-export function errorRecord(c: CaseIdentity, stage: string, e: unknown, extra: Pick<CaseRecord, 'probe'> = {}): CaseRecord {
-  return { ...baseRecord(c), ...extra, status: 'error', error: { stage, message: redact(e instanceof Error ? e.message : String(e)) } };
+export function errorRecord(
+  c: CaseIdentity,
+  stage: string,
+  e: unknown,
+  extra: Pick<CaseRecord, 'probe'> = {},
+): CaseRecord {
+  return {
+    ...baseRecord(c),
+    ...extra,
+    status: 'error',
+    error: { stage, message: redact(e instanceof Error ? e.message : String(e)) },
+  };
 }
 
 /**
@@ -80,8 +95,14 @@ export function errorRecord(c: CaseIdentity, stage: string, e: unknown, extra: P
 export function storable(c: CaseIdentity, record: CaseRecord): { record: CaseRecord; line: string } {
   const checked = checkRecord(record);
   if (checked.ok) return { record: checked.stored, line: checked.line };
-  const fallback = errorRecord(c, checked.stage, `the record does not match the results schema: ${checked.message}`, record.probe ? { probe: record.probe } : {});
+  const fallback = errorRecord(
+    c,
+    checked.stage,
+    `the record does not match the results schema: ${checked.message}`,
+    record.probe ? { probe: record.probe } : {},
+  );
   const again = checkRecord(fallback);
-  if (!again.ok) throw new Error(`internal: the error record of case ${c.id} does not match the results schema: ${again.message}`);
+  if (!again.ok)
+    throw new Error(`internal: the error record of case ${c.id} does not match the results schema: ${again.message}`);
   return { record: again.stored, line: again.line };
 }

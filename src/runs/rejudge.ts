@@ -23,12 +23,20 @@ import type { JudgeSetup } from './judge-setup.js';
 export function configFromResults(result: RunResult, file: string): Config {
   const unmask = (v: unknown): unknown => {
     if (Array.isArray(v)) return v.map(unmask);
-    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).filter(([, x]) => x !== '***').map(([k, x]) => [k, unmask(x)]));
+    if (v && typeof v === 'object')
+      return Object.fromEntries(
+        Object.entries(v)
+          .filter(([, x]) => x !== '***')
+          .map(([k, x]) => [k, unmask(x)]),
+      );
     return v;
   };
   const parsed = ConfigSchema.safeParse(unmask(result.config));
   if (!parsed.success) {
-    throw new InputError(`${file}: the config stored in this results file is not valid for this ragaudit`, parsed.error.issues.slice(0, 10).map((i) => `${file}: config.${i.path.join('.')}: ${i.message}`));
+    throw new InputError(
+      `${file}: the config stored in this results file is not valid for this ragaudit`,
+      parsed.error.issues.slice(0, 10).map((i) => `${file}: config.${i.path.join('.')}: ${i.message}`),
+    );
   }
   return parsed.data;
 }
@@ -55,7 +63,11 @@ export async function rejudgeResults(stored: RunResult, opts: RejudgeOptions): P
   await preflightAll([{ role: 'judge', id: opts.judge.component.id, preflight: opts.judge.preflight }]);
   const records: CaseRecord[] = structuredClone(stored.cases);
   // A case whose judge failed for infrastructure reasons in the stored run is judged again too.
-  const todo = records.map((r, i) => [r, i] as const).filter(([r]) => r.answer !== undefined && (r.status === 'ok' || (r.status === 'error' && r.error?.stage === 'judge')));
+  const todo = records
+    .map((r, i) => [r, i] as const)
+    .filter(
+      ([r]) => r.answer !== undefined && (r.status === 'ok' || (r.status === 'error' && r.error?.stage === 'judge')),
+    );
   const breaker = new CircuitBreaker(opts.config.circuit_breaker);
   let done = 0;
   opts.onProgress?.(0, todo.length);
@@ -82,7 +94,10 @@ export async function rejudgeResults(stored: RunResult, opts: RejudgeOptions): P
     },
     { stop: () => breaker.tripped },
   );
-  if (breaker.tripped) throw new RunStoppedError(`judge stopped: ${breaker.reason}\nnothing was written; run the same command again once the judge's service answers`);
+  if (breaker.tripped)
+    throw new RunStoppedError(
+      `judge stopped: ${breaker.reason}\nnothing was written; run the same command again once the judge's service answers`,
+    );
   const config = publicConfig(opts.config);
   const { judge: _old, ...summary } = stored.summary;
   return {
@@ -96,8 +111,13 @@ export async function rejudgeResults(stored: RunResult, opts: RejudgeOptions): P
     rejudged_from: opts.source,
     summary: {
       ...summary,
-      retrieval: summariseRetrieval(records, stored.nodes.map((n) => n.name)),
-      ...(stored.summary.generation ? { generation: summariseGeneration(records, storedEvidenceNode(stored.summary)) } : {}),
+      retrieval: summariseRetrieval(
+        records,
+        stored.nodes.map((n) => n.name),
+      ),
+      ...(stored.summary.generation
+        ? { generation: summariseGeneration(records, storedEvidenceNode(stored.summary)) }
+        : {}),
       judge: opts.judge.summarise(records),
     },
     cases: records,

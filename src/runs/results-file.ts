@@ -61,9 +61,20 @@ const LOCATION_KEYS = new Set(['output_dir', 'cache_dir']);
 /** A stable digest of the public config (same config, same digest, wherever its outputs go). */
 export function configDigest(config: Record<string, unknown>): string {
   const canonical = (v: unknown): unknown =>
-    Array.isArray(v) ? v.map(canonical) : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b)).map(([k, x]) => [k, canonical(x)])) : v;
+    Array.isArray(v)
+      ? v.map(canonical)
+      : v && typeof v === 'object'
+        ? Object.fromEntries(
+            Object.entries(v)
+              .sort(([a], [b]) => a.localeCompare(b))
+              .map(([k, x]) => [k, canonical(x)]),
+          )
+        : v;
   const measured = Object.fromEntries(Object.entries(config).filter(([k]) => !LOCATION_KEYS.has(k)));
-  return createHash('sha256').update(JSON.stringify(canonical(measured))).digest('hex').slice(0, 12);
+  return createHash('sha256')
+    .update(JSON.stringify(canonical(measured)))
+    .digest('hex')
+    .slice(0, 12);
 }
 
 /** The header fields of a results file, validated apart from the cases (one record at a time). */
@@ -81,12 +92,22 @@ const nested = (json: string, depth: number) => json.replace(/\n/g, `\n${' '.rep
  * can build), and the bytes are the same as `JSON.stringify(result, null, 1)`, so every reader
  * reads the files as before. On any failure the temp file is removed and no partial file is left.
  */
-export function writeResults(dir: string, result: RunResult, markdown: string, opts: { secrets?: string[]; stamp?: string } = {}): { json: string; md: string } {
+export function writeResults(
+  dir: string,
+  result: RunResult,
+  markdown: string,
+  opts: { secrets?: string[]; stamp?: string } = {},
+): { json: string; md: string } {
   const stamp = opts.stamp ?? timestamp(new Date(result.created_at));
   const { cases, ...head } = result;
   const parsedHead = ResultHeaderSchema.safeParse(head);
   if (!parsedHead.success) {
-    throw new Error(`internal: results do not match the schema: ${parsedHead.error.issues.slice(0, 5).map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+    throw new Error(
+      `internal: results do not match the schema: ${parsedHead.error.issues
+        .slice(0, 5)
+        .map((i) => `${i.path.join('.')}: ${i.message}`)
+        .join('; ')}`,
+    );
   }
   const base = join(dir, `${stamp}-${result.name}`);
   const artifact = { secrets: opts.secrets ?? [], label: 'results' };
@@ -94,7 +115,11 @@ export function writeResults(dir: string, result: RunResult, markdown: string, o
   refuseSecrets(`${base}.md`, markdown, artifact.secrets);
   // A stamp given is a run id (unique, made with the ledger): its file is replaced on resume.
   // Without one, two runs of the same name in the same second must not replace each other.
-  const json = writeArtifactStream(`${base}.json`, (write) => streamResults(write, parsedHead.data, cases), opts.stamp !== undefined ? artifact : { ...artifact, alternative: (n) => `${base}-${n}.json` });
+  const json = writeArtifactStream(
+    `${base}.json`,
+    (write) => streamResults(write, parsedHead.data, cases),
+    opts.stamp !== undefined ? artifact : { ...artifact, alternative: (n) => `${base}-${n}.json` },
+  );
   const md = `${json.slice(0, -'.json'.length)}.md`;
   writeArtifact(md, markdown, artifact);
   return { json, md };
@@ -103,12 +128,18 @@ export function writeResults(dir: string, result: RunResult, markdown: string, o
 /** The streamed body of {@link writeResults}: header fields, then each case validated on its own. */
 function streamResults(put: ArtifactWrite, head: Record<string, unknown>, cases: readonly CaseRecord[]): void {
   put('{');
-  for (const [k, v] of Object.entries(head)) if (v !== undefined) put(`\n ${JSON.stringify(k)}: ${nested(JSON.stringify(v, null, 1), 1)},`);
+  for (const [k, v] of Object.entries(head))
+    if (v !== undefined) put(`\n ${JSON.stringify(k)}: ${nested(JSON.stringify(v, null, 1), 1)},`);
   put('\n "cases": [');
   cases.forEach((c, i) => {
     const parsed = CaseRecordSchema.safeParse(c);
     if (!parsed.success) {
-      throw new Error(`internal: case ${c.id} does not match the results schema: ${parsed.error.issues.slice(0, 3).map((x) => `${x.path.join('.')}: ${x.message}`).join('; ')}`);
+      throw new Error(
+        `internal: case ${c.id} does not match the results schema: ${parsed.error.issues
+          .slice(0, 3)
+          .map((x) => `${x.path.join('.')}: ${x.message}`)
+          .join('; ')}`,
+      );
     }
     put(`${i ? ',' : ''}\n  ${nested(JSON.stringify(parsed.data, null, 1), 2)}`);
   });
@@ -124,7 +155,8 @@ export function readResults(file: string): RunResult {
     throw new InputError(`${file}: not a readable JSON results file: ${(e as Error).message}`);
   }
   const version = (data as { schema_version?: unknown })?.schema_version;
-  if (version !== undefined && version !== 1) throw new InputError(`${file}: schema_version ${String(version)} is not supported (this ragaudit reads 1)`);
+  if (version !== undefined && version !== 1)
+    throw new InputError(`${file}: schema_version ${String(version)} is not supported (this ragaudit reads 1)`);
   const parsed = RunResultSchema.safeParse(data);
   if (!parsed.success) {
     throw new InputError(

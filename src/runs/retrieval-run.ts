@@ -20,10 +20,17 @@ export type OnProgress = (done: number, total: number) => void;
  * that case's error). The embedder and reranker are checked before the first case; a run whose
  * services stop answering stops (circuit breaker) with one message.
  */
-export async function runRetrieval(ctx: RunContext, cases: readonly Located<Case>[], warnings: string[], onProgress?: OnProgress): Promise<RunResult> {
+export async function runRetrieval(
+  ctx: RunContext,
+  cases: readonly Located<Case>[],
+  warnings: string[],
+  onProgress?: OnProgress,
+): Promise<RunResult> {
   await preflightAll([
     { role: 'embedder', id: ctx.embedder.id, preflight: ctx.embedder.preflight?.bind(ctx.embedder) },
-    ctx.reranker ? { role: 'reranker', id: ctx.reranker.id, preflight: ctx.reranker.preflight?.bind(ctx.reranker) } : undefined,
+    ctx.reranker
+      ? { role: 'reranker', id: ctx.reranker.id, preflight: ctx.reranker.preflight?.bind(ctx.reranker) }
+      : undefined,
   ]);
   const records: CaseRecord[] = new Array(cases.length);
   const breaker = new CircuitBreaker(ctx.config.circuit_breaker);
@@ -46,7 +53,10 @@ export async function runRetrieval(ctx: RunContext, cases: readonly Located<Case
     },
     { stop: () => breaker.tripped },
   );
-  if (breaker.tripped) throw new RunStoppedError(`retrieval stopped: ${breaker.reason}\n${done} of ${cases.length} cases were retrieved; nothing was written`);
+  if (breaker.tripped)
+    throw new RunStoppedError(
+      `retrieval stopped: ${breaker.reason}\n${done} of ${cases.length} cases were retrieved; nothing was written`,
+    );
   const nodes = ctx.graph.nodes.map((n) => n.name);
   return {
     ...resultHeader(ctx, 'retrieval', warnings),

@@ -7,7 +7,18 @@ import type { CaseRecord } from '../model/results.js';
 export const KEPT_ITEMS = 25;
 
 /** What identifies a case in its record: a case, or a stored record of one. */
-export type CaseIdentity = Pick<CaseRecord, 'id' | 'question' | 'kind' | 'difficulty' | 'tags' | 'expected_topic_ids' | 'expected_post_ids' | 'expected_content' | 'human'>;
+export type CaseIdentity = Pick<
+  CaseRecord,
+  | 'id'
+  | 'question'
+  | 'kind'
+  | 'difficulty'
+  | 'tags'
+  | 'expected_topic_ids'
+  | 'expected_post_ids'
+  | 'expected_content'
+  | 'human'
+>;
 
 /** The record skeleton of a case, before any stage ran. */
 export function baseRecord(c: CaseIdentity): CaseRecord {
@@ -28,12 +39,17 @@ export function baseRecord(c: CaseIdentity): CaseRecord {
 }
 
 /** Runs the retrieval graph for a case and records every node's list and metrics. */
-export async function retrieveCase(graph: RetrievalGraph, c: Case): Promise<{ nodes: Record<string, NodeResult>; retrieval: CaseRecord['retrieval'] }> {
+export async function retrieveCase(
+  graph: RetrievalGraph,
+  c: Case,
+): Promise<{ nodes: Record<string, NodeResult>; retrieval: CaseRecord['retrieval'] }> {
   const nodes = await graph.run(c.question);
   const retrieval: CaseRecord['retrieval'] = {};
   for (const [name, res] of Object.entries(nodes)) {
     retrieval[name] = {
-      items: res.items.slice(0, KEPT_ITEMS).map((i) => ({ post_id: i.post_id, topic_id: i.topic_id, post_number: i.post_number, score: i.score })),
+      items: res.items
+        .slice(0, KEPT_ITEMS)
+        .map((i) => ({ post_id: i.post_id, topic_id: i.topic_id, post_number: i.post_number, score: i.score })),
       metrics: { ...caseRetrievalMetrics(c, res.items, res.grain) },
       latency_ms: Math.round(res.latencyMs * 100) / 100,
       ...(res.gatedOut !== undefined ? { gated_out: res.gatedOut } : {}),

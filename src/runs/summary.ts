@@ -22,7 +22,9 @@ export interface RetrievalSummary {
 }
 
 function metricsOf(records: readonly CaseRecord[], node: string): RetrievalCaseMetrics[] {
-  return records.filter((r) => r.retrieval[node]).map((r) => r.retrieval[node]!.metrics as unknown as RetrievalCaseMetrics);
+  return records
+    .filter((r) => r.retrieval[node])
+    .map((r) => r.retrieval[node]!.metrics as unknown as RetrievalCaseMetrics);
 }
 
 /** Retrieval figures of a set of case records: only cases that completed retrieval count. */
@@ -39,7 +41,11 @@ export function summariseRetrieval(records: readonly CaseRecord[], nodes: readon
   for (const node of nodes) {
     out.nodes[node] = aggregateRetrieval(metricsOf(records, node));
     const lat = records.filter((r) => r.retrieval[node]).map((r) => r.retrieval[node]!.latency_ms);
-    out.latency[node] = { median: lat.length ? quantile(lat, 0.5) : null, p90: lat.length ? quantile(lat, 0.9) : null, n: lat.length };
+    out.latency[node] = {
+      median: lat.length ? quantile(lat, 0.5) : null,
+      p90: lat.length ? quantile(lat, 0.9) : null,
+      n: lat.length,
+    };
   }
   const groups = new Map<string, CaseRecord[]>();
   const add = (g: string, r: CaseRecord) => groups.set(g, [...(groups.get(g) ?? []), r]);
@@ -53,4 +59,3 @@ export function summariseRetrieval(records: readonly CaseRecord[], nodes: readon
   }
   return out;
 }
-

@@ -50,7 +50,12 @@ function runEntries(docnos: readonly string[]): TrecRunEntry[] {
  * out), so a post-grain node is never exported at topic grain. Scores are rank-derived
  * (n − rank + 1) so that trec_eval, which re-sorts by score, sees exactly the audit's order.
  */
-export async function writeTrecFiles(dir: string, result: RunResult, cwd: string, posts: TopicPosts): Promise<TrecExport> {
+export async function writeTrecFiles(
+  dir: string,
+  result: RunResult,
+  cwd: string,
+  posts: TopicPosts,
+): Promise<TrecExport> {
   const out = resolve(cwd, dir);
   const files: string[] = [];
   const write = (name: string, text: string) => {
@@ -62,13 +67,28 @@ export async function writeTrecFiles(dir: string, result: RunResult, cwd: string
     const m = new Map<string, TrecQrelsEntry[]>();
     for (const c of result.cases) {
       const docnos = [...new Set(f(c))];
-      if (docnos.length) m.set(c.id, docnos.map((docno) => ({ docno, rel: 1 })));
+      if (docnos.length)
+        m.set(
+          c.id,
+          docnos.map((docno) => ({ docno, rel: 1 })),
+        );
     }
     return formatQrelsLines(m);
   };
-  const qrelsTopic = write('qrels.topic', qrels((c) => c.expected_topic_ids.map((t) => `t${t}`)));
-  const qrelsTopicPosts = write('qrels.topic-posts', qrels((c) => c.expected_topic_ids.flatMap((t) => [...(expanded.get(t) ?? [])].sort((a, b) => a - b).map((p) => `p${p}`))));
-  write('qrels.post', qrels((c) => c.expected_post_ids.map((p) => `p${p}`)));
+  const qrelsTopic = write(
+    'qrels.topic',
+    qrels((c) => c.expected_topic_ids.map((t) => `t${t}`)),
+  );
+  const qrelsTopicPosts = write(
+    'qrels.topic-posts',
+    qrels((c) =>
+      c.expected_topic_ids.flatMap((t) => [...(expanded.get(t) ?? [])].sort((a, b) => a - b).map((p) => `p${p}`)),
+    ),
+  );
+  write(
+    'qrels.post',
+    qrels((c) => c.expected_post_ids.map((p) => `p${p}`)),
+  );
   const pairs: TrecExport['pairs'] = {};
   for (const node of result.nodes) {
     const grain = node.grain === 'post' ? 'post' : 'topic';

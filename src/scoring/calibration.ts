@@ -7,7 +7,13 @@
  * model/zones.ts's.
  */
 import { z } from 'zod';
-import { countBelow, DEFAULT_ZONE_THRESHOLDS, zoneCounts, ZoneThresholdsSchema, type ZoneThresholds } from '../model/zones.js';
+import {
+  countBelow,
+  DEFAULT_ZONE_THRESHOLDS,
+  zoneCounts,
+  ZoneThresholdsSchema,
+  type ZoneThresholds,
+} from '../model/zones.js';
 import { describe } from './statistics.js';
 
 /** One case as calibration sees it: `top1` is null when it has no score (no candidates, error). */
@@ -18,13 +24,25 @@ export interface CalibrationCase {
 }
 
 /** A count out of a population; `share` is count / n, null when n = 0. */
-export const CountSchema = z.object({ count: z.number().int(), n: z.number().int(), share: z.number().nullable() }).strict();
+export const CountSchema = z
+  .object({ count: z.number().int(), n: z.number().int(), share: z.number().nullable() })
+  .strict();
 export type Count = z.infer<typeof CountSchema>;
 
 const stat = z.number().nullable();
 /** Type 7 summary of one kind's top-1 scores (logits); every field but n is null when n = 0. */
 export const DistributionSchema = z
-  .object({ n: z.number().int(), min: stat, p5: stat, p25: stat, median: stat, p75: stat, p95: stat, max: stat, mean: stat })
+  .object({
+    n: z.number().int(),
+    min: stat,
+    p5: stat,
+    p25: stat,
+    median: stat,
+    p75: stat,
+    p95: stat,
+    max: stat,
+    mean: stat,
+  })
   .strict();
 export type Distribution = z.infer<typeof DistributionSchema>;
 
@@ -34,20 +52,30 @@ export type Distribution = z.infer<typeof DistributionSchema>;
  * in-domain in [a, t) for the current abstain_below a (cautious cost; null when t ≤ a).
  */
 export const GridRowSchema = z
-  .object({ threshold: z.number(), in_domain_below: CountSchema, off_topic_below: CountSchema, in_domain_weak: CountSchema.nullable() })
+  .object({
+    threshold: z.number(),
+    in_domain_below: CountSchema,
+    off_topic_below: CountSchema,
+    in_domain_weak: CountSchema.nullable(),
+  })
   .strict();
 export type GridRow = z.infer<typeof GridRowSchema>;
 
 /** Where one (abstain_below, weak_below) pair puts each kind. */
 export const ZoneFiguresSchema = ZoneThresholdsSchema.extend({
-    in_domain: z.object({ empty: CountSchema, weak: CountSchema, normal: CountSchema }).strict(),
-    off_topic: z.object({ empty: CountSchema, weak: CountSchema, normal: CountSchema, caught: CountSchema }).strict(),
-  }).strict();
+  in_domain: z.object({ empty: CountSchema, weak: CountSchema, normal: CountSchema }).strict(),
+  off_topic: z.object({ empty: CountSchema, weak: CountSchema, normal: CountSchema, caught: CountSchema }).strict(),
+}).strict();
 export type ZoneFigures = z.infer<typeof ZoneFiguresSchema>;
 
 /** A constraint no grid pair meets, with the best value the grid can reach. */
 export const UnmetSchema = z
-  .object({ constraint: z.enum(['max_silenced', 'min_caught', 'grid']), required: z.number(), best: CountSchema.nullable(), at: z.number().nullable() })
+  .object({
+    constraint: z.enum(['max_silenced', 'min_caught', 'grid']),
+    required: z.number(),
+    best: CountSchema.nullable(),
+    at: z.number().nullable(),
+  })
   .strict();
 export type Unmet = z.infer<typeof UnmetSchema>;
 
@@ -56,7 +84,12 @@ export type Unmet = z.infer<typeof UnmetSchema>;
  * constraints relaxed to what the grid can reach). `no_data`: a kind has no scored case.
  */
 export const RecommendationSchema = z
-  .object({ status: z.enum(['ok', 'unmet', 'no_data']), pair: ZoneFiguresSchema.nullable(), unmet: z.array(UnmetSchema), pairs_meeting: z.number().int() })
+  .object({
+    status: z.enum(['ok', 'unmet', 'no_data']),
+    pair: ZoneFiguresSchema.nullable(),
+    unmet: z.array(UnmetSchema),
+    pairs_meeting: z.number().int(),
+  })
   .strict();
 export type Recommendation = z.infer<typeof RecommendationSchema>;
 
@@ -112,7 +145,8 @@ export function gridThresholds(spec: GridSpec): number[] {
   if (!(step > 0)) throw new RangeError(`grid: step must be > 0, got ${step}`);
   if (to < from) throw new RangeError(`grid: to (${to}) is below from (${from})`);
   const count = Math.floor((to - from) / step + 1e-9) + 1;
-  if (count > MAX_GRID) throw new RangeError(`grid: ${count} thresholds from ${from} to ${to} step ${step}; at most ${MAX_GRID}`);
+  if (count > MAX_GRID)
+    throw new RangeError(`grid: ${count} thresholds from ${from} to ${to} step ${step}; at most ${MAX_GRID}`);
   return Array.from({ length: count }, (_, i) => Number((from + i * step).toFixed(10)));
 }
 
@@ -123,7 +157,17 @@ export function count(c: number, n: number): Count {
 function distribution(sorted: Float64Array): Distribution {
   const d = describe(Array.from(sorted));
   const v = (x: number) => (Number.isNaN(x) ? null : x);
-  return { n: d.n, min: v(d.min), p5: v(d.p5), p25: v(d.p25), median: v(d.median), p75: v(d.p75), p95: v(d.p95), max: v(d.max), mean: v(d.mean) };
+  return {
+    n: d.n,
+    min: v(d.min),
+    p5: v(d.p5),
+    p25: v(d.p25),
+    median: v(d.median),
+    p75: v(d.p75),
+    p95: v(d.p95),
+    max: v(d.max),
+    mean: v(d.mean),
+  };
 }
 
 /** Per-kind sorted scores; cases without a score or of another kind are listed apart. */
@@ -146,10 +190,20 @@ function split(cases: readonly CalibrationCase[]) {
 export function zoneFigures(id: Float64Array, off: Float64Array, zones: ZoneThresholds): ZoneFigures {
   const figure = (s: Float64Array) => {
     const n = zoneCounts(s, zones);
-    return { empty: count(n.empty, s.length), weak: count(n.weak, s.length), normal: count(n.normal, s.length), caught: count(n.empty + n.weak, s.length) };
+    return {
+      empty: count(n.empty, s.length),
+      weak: count(n.weak, s.length),
+      normal: count(n.normal, s.length),
+      caught: count(n.empty + n.weak, s.length),
+    };
   };
   const d = figure(id);
-  return { abstain_below: zones.abstain_below, weak_below: zones.weak_below, in_domain: { empty: d.empty, weak: d.weak, normal: d.normal }, off_topic: figure(off) };
+  return {
+    abstain_below: zones.abstain_below,
+    weak_below: zones.weak_below,
+    in_domain: { empty: d.empty, weak: d.weak, normal: d.normal },
+    off_topic: figure(off),
+  };
 }
 
 /**
@@ -157,7 +211,13 @@ export function zoneFigures(id: Float64Array, off: Float64Array, zones: ZoneThre
  * nondecreasing. For a given i the best j is found from runs of equal counts, so the search is
  * O(T log T) whatever the data.
  */
-function searchPair(thresholds: readonly number[], idB: Int32Array, offB: Int32Array, maxSilenced: number, minCaught: number): { i: number; j: number; meeting: number } | null {
+function searchPair(
+  thresholds: readonly number[],
+  idB: Int32Array,
+  offB: Int32Array,
+  maxSilenced: number,
+  minCaught: number,
+): { i: number; j: number; meeting: number } | null {
   const T = thresholds.length;
   let j0 = 0;
   while (j0 < T && (offB[j0] as number) < minCaught) j0++;
@@ -174,7 +234,13 @@ function searchPair(thresholds: readonly number[], idB: Int32Array, offB: Int32A
     // Cheapest w for this a: the run starting at `start`; in it, most caught, then the lowest w.
     const end = runEnd[start] as number;
     const j = start + countBelow(offB.subarray(start, end + 1), offB[end] as number);
-    const key = [-((idB[j] as number) - (idB[i] as number)), offB[i] as number, offB[j] as number, thresholds[i] as number, -(thresholds[j] as number)];
+    const key = [
+      -((idB[j] as number) - (idB[i] as number)),
+      offB[i] as number,
+      offB[j] as number,
+      thresholds[i] as number,
+      -(thresholds[j] as number),
+    ];
     if (!best || isGreater(key, best.key)) best = { i, j, key };
   }
   return best ? { i: best.i, j: best.j, meeting } : null;
@@ -185,21 +251,53 @@ function isGreater(a: number[], b: number[]): boolean {
   return false;
 }
 
-function recommend(thresholds: number[], id: Float64Array, off: Float64Array, idB: Int32Array, offB: Int32Array, c: Constraints): Recommendation {
+function recommend(
+  thresholds: number[],
+  id: Float64Array,
+  off: Float64Array,
+  idB: Int32Array,
+  offB: Int32Array,
+  c: Constraints,
+): Recommendation {
   const T = thresholds.length;
   if (id.length === 0 || off.length === 0) return { status: 'no_data', pair: null, unmet: [], pairs_meeting: 0 };
-  if (T < 2) return { status: 'unmet', pair: null, unmet: [{ constraint: 'grid', required: 2, best: null, at: null }], pairs_meeting: 0 };
+  if (T < 2)
+    return {
+      status: 'unmet',
+      pair: null,
+      unmet: [{ constraint: 'grid', required: 2, best: null, at: null }],
+      pairs_meeting: 0,
+    };
   // Integer limits (no share rounding): silenced ≤ ⌊R·n⌋, caught ≥ ⌈R·n⌉.
   const maxSil = Math.floor(c.max_silenced * id.length + 1e-9);
   const minCaught = Math.ceil(c.min_caught * off.length - 1e-9);
-  const pairOf = (p: { i: number; j: number }) => zoneFigures(id, off, { abstain_below: thresholds[p.i]!, weak_below: thresholds[p.j]! });
+  const pairOf = (p: { i: number; j: number }) =>
+    zoneFigures(id, off, { abstain_below: thresholds[p.i]!, weak_below: thresholds[p.j]! });
   const found = searchPair(thresholds, idB, offB, maxSil, minCaught);
   if (found) return { status: 'ok', pair: pairOf(found), unmet: [], pairs_meeting: found.meeting };
   const unmet: Unmet[] = [];
-  if ((idB[0] as number) > maxSil) unmet.push({ constraint: 'max_silenced', required: c.max_silenced, best: count(idB[0] as number, id.length), at: thresholds[0]! });
-  if ((offB[T - 1] as number) < minCaught) unmet.push({ constraint: 'min_caught', required: c.min_caught, best: count(offB[T - 1] as number, off.length), at: thresholds[T - 1]! });
+  if ((idB[0] as number) > maxSil)
+    unmet.push({
+      constraint: 'max_silenced',
+      required: c.max_silenced,
+      best: count(idB[0] as number, id.length),
+      at: thresholds[0]!,
+    });
+  if ((offB[T - 1] as number) < minCaught)
+    unmet.push({
+      constraint: 'min_caught',
+      required: c.min_caught,
+      best: count(offB[T - 1] as number, off.length),
+      at: thresholds[T - 1]!,
+    });
   // Closest: the best pair once each failing limit is relaxed to what the grid can reach.
-  const closest = searchPair(thresholds, idB, offB, Math.max(maxSil, idB[0] as number), Math.min(minCaught, offB[T - 1] as number));
+  const closest = searchPair(
+    thresholds,
+    idB,
+    offB,
+    Math.max(maxSil, idB[0] as number),
+    Math.min(minCaught, offB[T - 1] as number),
+  );
   return { status: 'unmet', pair: closest ? pairOf(closest) : null, unmet, pairs_meeting: 0 };
 }
 

@@ -94,9 +94,15 @@ export function checkCitations(
 ): CitationCheck[] {
   return citationIds(answer).map(({ n, written }) => {
     const src = n > 0 ? sources.find((s) => s.n === n) : undefined;
-    if (!src) return { n, valid: false, reason: `[[${written}]] names no source: ${sources.length ? `only ${sources.length} sources were shown` : 'no source was shown'}` };
+    if (!src)
+      return {
+        n,
+        valid: false,
+        reason: `[[${written}]] names no source: ${sources.length ? `only ${sources.length} sources were shown` : 'no source was shown'}`,
+      };
     const golden = expected.topics.includes(src.topic_id) || expected.posts.includes(src.post_id);
-    if (!publicPosts.has(src.post_id)) return { n, valid: false, reason: 'the post no longer exists or is not public', post_id: src.post_id, golden };
+    if (!publicPosts.has(src.post_id))
+      return { n, valid: false, reason: 'the post no longer exists or is not public', post_id: src.post_id, golden };
     return { n, valid: true, post_id: src.post_id, golden };
   });
 }

@@ -20,37 +20,137 @@ export interface MetricDefinition {
 
 /** Retrieval metrics, per case and per node, over the ranked list the node returns. */
 export const RETRIEVAL_DEFINITIONS: readonly MetricDefinition[] = [
-  { key: 'hit_at_k', label: 'Hit@k (k = 1, 3, 5, 10)', definition: '1 if any of the first k results has a topic in expected_topic_ids, else 0; cases without expected topics are not counted.' },
-  { key: 'post_hit_at_5', label: 'PostHit@5', definition: '1 if any of the first 5 results is a post in expected_post_ids; only cases that declare posts, and only post-grain nodes: on a topic-grain node it is not applicable (n/a), never 0.' },
-  { key: 'mrr_at_10', label: 'MRR@10', definition: '1/rank of the first result whose topic is expected, within the first 10; 0 if none.' },
-  { key: 'content_recall_at_5', label: 'content recall@5', definition: "1 if every expected content term (any of its a|b alternatives) occurs in the passage text of some result among the first 5; only cases that declare content terms." },
-  { key: 'content_mrr_at_10', label: 'content MRR@10', definition: 'mean over the case\'s content terms of 1/rank of the earliest result among the first 10 whose passage carries the term (0 if none); 1.0 only if every term rides the rank-1 passage.' },
-  { key: 'content_matching', label: 'content matching', definition: "passage text is the post's own text as a reader sees it: markdown and HTML markup stripped (emphasis, links, quotes, code fences, tags), all whitespace including line breaks collapsed, case and accents folded; a term, normalised the same way, matches on word boundaries (\"horse\" does not match \"horsehair\")." },
-  { key: 'pollution_at_5', label: 'pollution@5', definition: 'distinct topics among the first 5 results, and the share of the most frequent topic.' },
-  { key: 'aggregates', label: 'means and n', definition: 'every figure is a plain mean over the cases it applies to (non-null), reported with that count n; error records are never averaged in.' },
-  { key: 'evidence_post_hit_at_5', label: 'evidence node PostHit@5', definition: 'PostHit@5 of the node whose results become the sources shown to the model (evidence.node when set, else the rerank node when rerank is on, else the last node), over the cases that reached it.' },
-  { key: 'trec_export', label: 'TREC export', definition: 'a post-grain node is exported with post docnos and qrels in which every public post of a golden topic is relevant, so success.K equals the node\'s Hit@K and recip_rank, cut at 10, its MRR@10.' },
+  {
+    key: 'hit_at_k',
+    label: 'Hit@k (k = 1, 3, 5, 10)',
+    definition:
+      '1 if any of the first k results has a topic in expected_topic_ids, else 0; cases without expected topics are not counted.',
+  },
+  {
+    key: 'post_hit_at_5',
+    label: 'PostHit@5',
+    definition:
+      '1 if any of the first 5 results is a post in expected_post_ids; only cases that declare posts, and only post-grain nodes: on a topic-grain node it is not applicable (n/a), never 0.',
+  },
+  {
+    key: 'mrr_at_10',
+    label: 'MRR@10',
+    definition: '1/rank of the first result whose topic is expected, within the first 10; 0 if none.',
+  },
+  {
+    key: 'content_recall_at_5',
+    label: 'content recall@5',
+    definition:
+      '1 if every expected content term (any of its a|b alternatives) occurs in the passage text of some result among the first 5; only cases that declare content terms.',
+  },
+  {
+    key: 'content_mrr_at_10',
+    label: 'content MRR@10',
+    definition:
+      "mean over the case's content terms of 1/rank of the earliest result among the first 10 whose passage carries the term (0 if none); 1.0 only if every term rides the rank-1 passage.",
+  },
+  {
+    key: 'content_matching',
+    label: 'content matching',
+    definition:
+      'passage text is the post\'s own text as a reader sees it: markdown and HTML markup stripped (emphasis, links, quotes, code fences, tags), all whitespace including line breaks collapsed, case and accents folded; a term, normalised the same way, matches on word boundaries ("horse" does not match "horsehair").',
+  },
+  {
+    key: 'pollution_at_5',
+    label: 'pollution@5',
+    definition: 'distinct topics among the first 5 results, and the share of the most frequent topic.',
+  },
+  {
+    key: 'aggregates',
+    label: 'means and n',
+    definition:
+      'every figure is a plain mean over the cases it applies to (non-null), reported with that count n; error records are never averaged in.',
+  },
+  {
+    key: 'evidence_post_hit_at_5',
+    label: 'evidence node PostHit@5',
+    definition:
+      'PostHit@5 of the node whose results become the sources shown to the model (evidence.node when set, else the rerank node when rerank is on, else the last node), over the cases that reached it.',
+  },
+  {
+    key: 'trec_export',
+    label: 'TREC export',
+    definition:
+      "a post-grain node is exported with post docnos and qrels in which every public post of a golden topic is relevant, so success.K equals the node's Hit@K and recip_rank, cut at 10, its MRR@10.",
+  },
 ];
 
 /** Generation metrics, per answered case. */
 export const GENERATION_DEFINITIONS: readonly MetricDefinition[] = [
-  { key: 'citation_markers', label: 'citation markers', definition: '[[n]], [[ n ]] and [[n, m]] are one grammar (each id is one citation), read identically by the scorer, the judges and the report.' },
-  { key: 'citation_validity', label: 'real links', definition: 'share of cited ids that are valid: 1 ≤ n ≤ the number of sources shown and that post still exists and is public. An id beyond the sources, however large, is invalid.' },
-  { key: 'golden_citation', label: 'golden citations', definition: 'share of the distinct valid cited sources whose topic or post is golden; only in-domain cases with goldens and at least one valid citation (repeats and invalid ids do not count).' },
-  { key: 'offtopic_hallucination', label: 'off-topic hallucination', definition: 'an off-topic answer that asserts (stance answered) with at least one citation marker. The run summary reads the stance from the wording patterns, the judge block from the judge.' },
-  { key: 'correct_abstention', label: 'correct abstention', definition: "off-topic: abstained or hedged (the judge's version also asks that a hedge asserts no unsupported fact); in-domain: not abstained." },
-  { key: 'faithfulness', label: 'faithfulness (judge)', definition: 'supported claims / claims of the answer, against the evidence block; an answer with no claim is null, never 1.0.' },
-  { key: 'citation_relevance', label: 'relevant citations (judge)', definition: 'share of an answer\'s cited ids whose passage supports the sentence citing it; null without citations.' },
-  { key: 'errors', label: 'errors', definition: 'a failed stage (empty or malformed answer, a judge that failed twice, a timeout) is an error record, counted beside the figures and never averaged in as a score.' },
+  {
+    key: 'citation_markers',
+    label: 'citation markers',
+    definition:
+      '[[n]], [[ n ]] and [[n, m]] are one grammar (each id is one citation), read identically by the scorer, the judges and the report.',
+  },
+  {
+    key: 'citation_validity',
+    label: 'real links',
+    definition:
+      'share of cited ids that are valid: 1 ≤ n ≤ the number of sources shown and that post still exists and is public. An id beyond the sources, however large, is invalid.',
+  },
+  {
+    key: 'golden_citation',
+    label: 'golden citations',
+    definition:
+      'share of the distinct valid cited sources whose topic or post is golden; only in-domain cases with goldens and at least one valid citation (repeats and invalid ids do not count).',
+  },
+  {
+    key: 'offtopic_hallucination',
+    label: 'off-topic hallucination',
+    definition:
+      'an off-topic answer that asserts (stance answered) with at least one citation marker. The run summary reads the stance from the wording patterns, the judge block from the judge.',
+  },
+  {
+    key: 'correct_abstention',
+    label: 'correct abstention',
+    definition:
+      "off-topic: abstained or hedged (the judge's version also asks that a hedge asserts no unsupported fact); in-domain: not abstained.",
+  },
+  {
+    key: 'faithfulness',
+    label: 'faithfulness (judge)',
+    definition:
+      'supported claims / claims of the answer, against the evidence block; an answer with no claim is null, never 1.0.',
+  },
+  {
+    key: 'citation_relevance',
+    label: 'relevant citations (judge)',
+    definition: "share of an answer's cited ids whose passage supports the sentence citing it; null without citations.",
+  },
+  {
+    key: 'errors',
+    label: 'errors',
+    definition:
+      'a failed stage (empty or malformed answer, a judge that failed twice, a timeout) is an error record, counted beside the figures and never averaged in as a score.',
+  },
   { key: 'cta', label: 'CTA', definition: 'the configured footer is present.' },
 ];
 
 /** Judge agreement with human labels. */
 export const AGREEMENT_DEFINITIONS: readonly MetricDefinition[] = [
   { key: 'accuracy', label: 'accuracy', definition: 'share of labelled cases where the judge gives the human label.' },
-  { key: 'kappa', label: "Cohen's kappa", definition: 'agreement beyond chance, (po − pe) / (1 − pe); undefined, and said so with the reason, when either rater gives one label to every case (chance agreement is then not estimable and kappa would read 0 or 0/0).' },
-  { key: 'per_class', label: 'per-class agreement', definition: 'for each human label, the share of those cases the judge labels the same (for yes/no: TPR and TNR).' },
-  { key: 'prevalence', label: 'prevalence', definition: 'share of cases carrying each label, for people and for the judge.' },
+  {
+    key: 'kappa',
+    label: "Cohen's kappa",
+    definition:
+      'agreement beyond chance, (po − pe) / (1 − pe); undefined, and said so with the reason, when either rater gives one label to every case (chance agreement is then not estimable and kappa would read 0 or 0/0).',
+  },
+  {
+    key: 'per_class',
+    label: 'per-class agreement',
+    definition: 'for each human label, the share of those cases the judge labels the same (for yes/no: TPR and TNR).',
+  },
+  {
+    key: 'prevalence',
+    label: 'prevalence',
+    definition: 'share of cases carrying each label, for people and for the judge.',
+  },
   {
     key: 'interval',
     label: '95 % interval',
@@ -69,7 +169,11 @@ export function distinctValidCited(checks: readonly CitationCheck[]): CitationCh
  * golden_citation: the share of distinct valid cited sources that are golden; null (not
  * applicable) for off-topic cases, cases without goldens, and answers with no valid citation.
  */
-export function goldenCitationShare(kind: string, hasGoldens: boolean, checks: readonly CitationCheck[]): number | null {
+export function goldenCitationShare(
+  kind: string,
+  hasGoldens: boolean,
+  checks: readonly CitationCheck[],
+): number | null {
   const cited = distinctValidCited(checks);
   if (kind === 'off_topic' || !hasGoldens || cited.length === 0) return null;
   return cited.filter((c) => c.golden).length / cited.length;
@@ -91,7 +195,8 @@ export function postHitApplies(grain: string): boolean {
 
 /** The README's "## Metrics" section, rendered from the definitions above (a test keeps them equal). */
 export function metricsMarkdown(): string {
-  const list = (defs: readonly MetricDefinition[]) => defs.map((d) => `- **${d.label}** (\`${d.key}\`): ${d.definition}`);
+  const list = (defs: readonly MetricDefinition[]) =>
+    defs.map((d) => `- **${d.label}** (\`${d.key}\`): ${d.definition}`);
   return [
     '## Metrics',
     '',

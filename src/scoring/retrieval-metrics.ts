@@ -69,7 +69,11 @@ export function contentReciprocalRankAt(items: readonly RetrievedItem[], terms: 
 }
 
 /** All retrieval metrics of one node's ranked list for one case. */
-export function caseRetrievalMetrics(c: Pick<Case, 'expected_topic_ids' | 'expected_post_ids' | 'expected_content'>, items: readonly RetrievedItem[], grain: 'post' | 'topic'): RetrievalCaseMetrics {
+export function caseRetrievalMetrics(
+  c: Pick<Case, 'expected_topic_ids' | 'expected_post_ids' | 'expected_content'>,
+  items: readonly RetrievedItem[],
+  grain: 'post' | 'topic',
+): RetrievalCaseMetrics {
   const topics = new Set(c.expected_topic_ids);
   const posts = new Set(c.expected_post_ids);
   const hasTopics = topics.size > 0;

@@ -272,7 +272,8 @@ export function cohenKappa(labelsA: readonly string[], labelsB: readonly string[
   const constantA = new Set(labelsA).size === 1;
   const constantB = new Set(labelsB).size === 1;
   if (constantA || constantB) {
-    const undefinedReason = constantA && constantB ? 'both raters constant' : constantA ? 'rater A constant' : 'rater B constant';
+    const undefinedReason =
+      constantA && constantB ? 'both raters constant' : constantA ? 'rater A constant' : 'rater B constant';
     return { n, accuracy: agree / n, kappa: null, undefinedReason, labels, matrix };
   }
   return { n, accuracy: agree / n, kappa: (n * agree - chance) / (n * n - chance), labels, matrix };

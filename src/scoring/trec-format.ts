@@ -101,10 +101,13 @@ export function formatRunLines(runName: string, rankings: ReadonlyMap<string, re
     const byDocno = new Map<string, TrecRunEntry>();
     for (const e of rankings.get(qid)!) {
       checkToken('docno', e.docno);
-      if (!Number.isFinite(e.score)) throw new InputError(`TREC run: query '${qid}', docno '${e.docno}': score ${e.score} is not finite`);
+      if (!Number.isFinite(e.score))
+        throw new InputError(`TREC run: query '${qid}', docno '${e.docno}': score ${e.score} is not finite`);
       const before = byDocno.get(e.docno);
       if (before && before.score !== e.score) {
-        throw new InputError(`TREC run: query '${qid}' lists docno '${e.docno}' twice, with scores ${before.score} and ${e.score}`);
+        throw new InputError(
+          `TREC run: query '${qid}' lists docno '${e.docno}' twice, with scores ${before.score} and ${e.score}`,
+        );
       }
       byDocno.set(e.docno, e);
     }
@@ -127,11 +130,14 @@ export function formatQrelsLines(judgements: ReadonlyMap<string, readonly TrecQr
     const entries = [...judgements.get(qid)!].sort((a, b) => compareUtf8(a.docno, b.docno));
     entries.forEach((e, i) => {
       checkToken('docno', e.docno);
-      if (!Number.isInteger(e.rel)) throw new InputError(`TREC qrels: query '${qid}', docno '${e.docno}': grade ${e.rel} is not an integer`);
+      if (!Number.isInteger(e.rel))
+        throw new InputError(`TREC qrels: query '${qid}', docno '${e.docno}': grade ${e.rel} is not an integer`);
       const prev = i > 0 ? entries[i - 1]! : undefined;
       if (prev?.docno === e.docno) {
         if (prev.rel === e.rel) return;
-        throw new InputError(`TREC qrels: query '${qid}' judges docno '${e.docno}' twice, with grades ${prev.rel} and ${e.rel}`);
+        throw new InputError(
+          `TREC qrels: query '${qid}' judges docno '${e.docno}' twice, with grades ${prev.rel} and ${e.rel}`,
+        );
       }
       parts.push(`${qid} 0 ${e.docno} ${e.rel}\n`);
     });

@@ -61,7 +61,9 @@ export function parseTrecMeasures(specs: readonly string[] | undefined): TrecMea
     const before = seen.get(name);
     if (before !== undefined) {
       if (before === spec) continue;
-      throw new InputError(`measure '${name}' given twice ('${before}', '${spec}'): list the cutoffs once, e.g. -m ${name}.5,10`);
+      throw new InputError(
+        `measure '${name}' given twice ('${before}', '${spec}'): list the cutoffs once, e.g. -m ${name}.5,10`,
+      );
     }
     seen.set(name, spec);
     if (name === 'num_q' || name === 'recip_rank') {

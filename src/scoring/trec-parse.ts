@@ -170,10 +170,14 @@ export class Scanner {
       lineNo++;
       if (run ? f < need : f !== need) {
         this.lineNo = lineNo;
-        const shape = run ? 'expected 6 fields (qid Q0 docno rank score tag)' : 'expected 4 fields (qid iter docno rel)';
+        const shape = run
+          ? 'expected 6 fields (qid Q0 docno rank score tag)'
+          : 'expected 4 fields (qid iter docno rel)';
         throw this.malformed(buf, lineStart, `${shape}, found ${f}`);
       }
-      const v = run ? parseScore(buf, fs[valueField]!, fe[valueField]!) : parseGrade(buf, fs[valueField]!, fe[valueField]!);
+      const v = run
+        ? parseScore(buf, fs[valueField]!, fe[valueField]!)
+        : parseGrade(buf, fs[valueField]!, fe[valueField]!);
       if (Number.isNaN(v)) {
         this.lineNo = lineNo;
         throw this.malformed(buf, lineStart, run ? 'score is not a number' : 'relevance must be an integer');

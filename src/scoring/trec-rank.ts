@@ -106,7 +106,13 @@ export function rankLines(
  * How many neighbours in lines[0, n) are out of trec_eval's order: 0 when a run is already
  * ranked that way; a few when only its ties are ordered differently (most real runs).
  */
-export function descents(lines: Int32Array, n: number, score: Float64Array, docnos: Uint8Array, docStart: Uint32Array): number {
+export function descents(
+  lines: Int32Array,
+  n: number,
+  score: Float64Array,
+  docnos: Uint8Array,
+  docStart: Uint32Array,
+): number {
   let d = 0;
   for (let i = 1; i < n; i++) if (before(lines[i]!, lines[i - 1]!, score, docnos, docStart)) d++;
   return d;

@@ -218,7 +218,8 @@ class DocnoSet {
     const { docnos, docStart } = this.file;
     for (let i = hash & this.mask; this.stamps[i] === this.stamp; i = (i + 1) & this.mask) {
       const j = this.lines[i]!;
-      if (this.hashes[i] === hash && bytesEqual(docnos, docStart[j]!, docStart[j + 1]! - docStart[j]!, buf, s, e - s)) return j;
+      if (this.hashes[i] === hash && bytesEqual(docnos, docStart[j]!, docStart[j + 1]! - docStart[j]!, buf, s, e - s))
+        return j;
     }
     return -1;
   }
@@ -251,7 +252,10 @@ export function formatTrecEval(evaluation: TrecEvaluation, options: { perQuery?:
  * Lines are written into one reused buffer: keeping ~600,000 small line strings alive until
  * a join costs more than computing them.
  */
-export function* formatTrecEvalChunks(evaluation: TrecEvaluation, options: { perQuery?: boolean } = {}): Generator<string> {
+export function* formatTrecEvalChunks(
+  evaluation: TrecEvaluation,
+  options: { perQuery?: boolean } = {},
+): Generator<string> {
   const chunk = Buffer.allocUnsafe(1 << 16);
   let off = 0;
   for (const line of reportLines(evaluation, options.perQuery === true)) {

@@ -15,7 +15,10 @@ export async function deadPort(): Promise<number> {
 }
 
 /** Awaits `p`, expects it to reject with an instance of `type`, and returns that error. */
-export async function rejection<E extends Error>(p: Promise<unknown>, type: abstract new (...args: never[]) => E): Promise<E> {
+export async function rejection<E extends Error>(
+  p: Promise<unknown>,
+  type: abstract new (...args: never[]) => E,
+): Promise<E> {
   const e = await p.then(
     () => undefined,
     (err: unknown) => err,

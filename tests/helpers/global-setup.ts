@@ -27,7 +27,9 @@ export function findBin(): string {
   try {
     return execFileSync('pg_config', ['--bindir'], { encoding: 'utf8' }).trim();
   } catch {
-    throw new Error('PostgreSQL server binaries (initdb, pg_ctl) not found: install PostgreSQL (Debian: apt-get install postgresql)');
+    throw new Error(
+      'PostgreSQL server binaries (initdb, pg_ctl) not found: install PostgreSQL (Debian: apt-get install postgresql)',
+    );
   }
 }
 
@@ -80,7 +82,9 @@ export async function startOnFreePort(
     if (r.status === 0) return { port, attempts: attempt };
     const said = existsSync(log) ? readFileSync(log, 'utf8') : '';
     if (attempt < tries && /Address already in use/.test(said)) continue;
-    throw new Error(`pg_ctl start failed on port ${port} (try ${attempt} of ${tries}): ${r.stderr || r.stdout || r.error?.message}\n${said}`);
+    throw new Error(
+      `pg_ctl start failed on port ${port} (try ${attempt} of ${tries}): ${r.stderr || r.stdout || r.error?.message}\n${said}`,
+    );
   }
 }
 
@@ -91,7 +95,17 @@ export default async function setup(project: TestProject) {
   const dir = mkdtempSync(join(tmpdir(), 'ragaudit-pg-'));
   chmodSync(dir, 0o777);
   const data = join(dir, 'data');
-  runPgTool(bin, 'initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C.UTF-8', '--no-sync']);
+  runPgTool(bin, 'initdb', [
+    '-D',
+    data,
+    '-U',
+    'postgres',
+    '--auth=trust',
+    '-E',
+    'UTF8',
+    '--locale=C.UTF-8',
+    '--no-sync',
+  ]);
   const { port } = await startOnFreePort(bin, data, dir, { settings: '-c max_connections=100' });
   stop = () => {
     try {

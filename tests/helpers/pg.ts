@@ -8,7 +8,9 @@ import { findBin, runPgTool, startOnFreePort } from './global-setup.js';
 import type { SqlWriter } from '../../src/corpus/load-forum.js';
 
 /** Creates a fresh database on the test server; returns its URL and a writer (owner access). */
-export async function freshDatabase(prefix: string): Promise<{ url: string; writer: SqlWriter; close: () => Promise<void> }> {
+export async function freshDatabase(
+  prefix: string,
+): Promise<{ url: string; writer: SqlWriter; close: () => Promise<void> }> {
   const admin = new pg.Client({ connectionString: inject('pgAdminUrl') });
   await admin.connect();
   const name = `${prefix}_${process.pid}_${Math.random().toString(36).slice(2, 8)}`.toLowerCase();
@@ -43,7 +45,19 @@ export async function startPasswordServer(password: string): Promise<{ port: num
   const pwfile = join(dir, 'pw');
   writeFileSync(pwfile, `${password}\n`, { mode: 0o644 });
   const data = join(dir, 'data');
-  runPgTool(bin, 'initdb', ['-D', data, '-U', 'postgres', '--auth-local=trust', '--auth-host=scram-sha-256', `--pwfile=${pwfile}`, '-E', 'UTF8', '--locale=C.UTF-8', '--no-sync']);
+  runPgTool(bin, 'initdb', [
+    '-D',
+    data,
+    '-U',
+    'postgres',
+    '--auth-local=trust',
+    '--auth-host=scram-sha-256',
+    `--pwfile=${pwfile}`,
+    '-E',
+    'UTF8',
+    '--locale=C.UTF-8',
+    '--no-sync',
+  ]);
   const { port } = await startOnFreePort(bin, data, dir);
   return {
     port,
@@ -62,7 +76,9 @@ export async function startPasswordServer(password: string): Promise<{ port: num
  * open and accepts new ones, but forwards nothing either way (a stalled network path or a hung
  * server, as seen by the client).
  */
-export async function freezingProxy(targetPort: number): Promise<{ port: number; freeze: () => void; close: () => Promise<void> }> {
+export async function freezingProxy(
+  targetPort: number,
+): Promise<{ port: number; freeze: () => void; close: () => Promise<void> }> {
   let frozen = false;
   const sockets = new Set<Socket>();
   const server = createServer((client) => {

@@ -29,4 +29,3 @@ const made: string[] = [];
 export function removeWorkDirs(): void {
   for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
 }
-

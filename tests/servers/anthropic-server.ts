@@ -36,8 +36,7 @@ export interface AnthropicServerOptions {
 }
 
 export type ContentBlock =
-  | { type: 'text'; text: string }
-  | { type: 'tool_use'; id: string; name: string; input: unknown };
+  { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: unknown };
 
 export function textBlock(text: string): ContentBlock {
   return { type: 'text', text };
@@ -73,14 +72,21 @@ export function anthropicError(type: string, message: string): Record<string, un
 export function anthropicServer(opts: AnthropicServerOptions = {}): ProviderServer {
   const server = new ProviderServer();
   for (const id of opts.models ?? ['claude-test']) {
-    server.on(`${MODEL_INFO}${id}`, () => reply({ type: 'model', id, display_name: id, created_at: '2025-01-01T00:00:00Z' }));
+    server.on(`${MODEL_INFO}${id}`, () =>
+      reply({ type: 'model', id, display_name: id, created_at: '2025-01-01T00:00:00Z' }),
+    );
   }
   return server.on(MESSAGES, (req) => {
     const body = req.body as MessagesRequestBody;
-    if (opts.models && !opts.models.includes(body.model)) return status(404, anthropicError('not_found_error', `model: ${body.model}`));
+    if (opts.models && !opts.models.includes(body.model))
+      return status(404, anthropicError('not_found_error', `model: ${body.model}`));
     const forced = body.tool_choice?.type === 'tool' ? body.tool_choice.name : undefined;
     if (forced) {
-      return reply(anthropicMessage([toolUseBlock(forced, opts.toolInput ? opts.toolInput(body, forced) : {})], { model: body.model }));
+      return reply(
+        anthropicMessage([toolUseBlock(forced, opts.toolInput ? opts.toolInput(body, forced) : {})], {
+          model: body.model,
+        }),
+      );
     }
     const last = [...(body.messages ?? [])].reverse().find((m) => m.role === 'user');
     const text = opts.text ? opts.text(body, req) : `echo: ${typeof last?.content === 'string' ? last.content : ''}`;

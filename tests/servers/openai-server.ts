@@ -85,7 +85,11 @@ export function hashVector(text: string, dimensions: number): number[] {
 }
 
 /** An `embeddings` response body (`reverse` lists the items last-first, indexes unchanged). */
-export function embeddingsResponse(vectors: number[][], model = 'test-embedder', reverse = false): Record<string, unknown> {
+export function embeddingsResponse(
+  vectors: number[][],
+  model = 'test-embedder',
+  reverse = false,
+): Record<string, unknown> {
   const data = vectors.map((embedding, index) => ({ object: 'embedding', index, embedding }));
   if (reverse) data.reverse();
   return { object: 'list', data, model, usage: { prompt_tokens: vectors.length, total_tokens: vectors.length } };
@@ -100,7 +104,13 @@ export function openAIServer(opts: OpenAIServerOptions = {}): ProviderServer {
     .on(CHAT, (req) => {
       const body = req.body as ChatRequestBody;
       if (opts.models && !opts.models.includes(body.model)) {
-        return status(404, { error: { message: `The model \`${body.model}\` does not exist`, type: 'invalid_request_error', code: 'model_not_found' } });
+        return status(404, {
+          error: {
+            message: `The model \`${body.model}\` does not exist`,
+            type: 'invalid_request_error',
+            code: 'model_not_found',
+          },
+        });
       }
       const lastUser = [...(body.messages ?? [])].reverse().find((m) => m.role === 'user');
       const content = opts.chat ? opts.chat(body, req) : `echo: ${lastUser?.content ?? ''}`;

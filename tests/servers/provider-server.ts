@@ -56,11 +56,21 @@ export function reply(
   body: unknown,
   init: { status?: number; headers?: Record<string, string>; delayMs?: number } = {},
 ): Behaviour {
-  return { kind: 'json', status: init.status ?? 200, body, ...(init.headers && { headers: init.headers }), ...(init.delayMs && { delayMs: init.delayMs }) };
+  return {
+    kind: 'json',
+    status: init.status ?? 200,
+    body,
+    ...(init.headers && { headers: init.headers }),
+    ...(init.delayMs && { delayMs: init.delayMs }),
+  };
 }
 
 /** An error status with an optional JSON body and headers (e.g. retry-after). */
-export function status(code: number, body: unknown = { error: { message: `status ${code}` } }, headers?: Record<string, string>): Behaviour {
+export function status(
+  code: number,
+  body: unknown = { error: { message: `status ${code}` } },
+  headers?: Record<string, string>,
+): Behaviour {
   return { kind: 'json', status: code, body, ...(headers && { headers }) };
 }
 
@@ -164,14 +174,24 @@ export class ProviderServer {
     for (const [k, v] of Object.entries(req.headers)) headers[k] = Array.isArray(v) ? v.join(', ') : (v ?? '');
     const method = req.method ?? 'GET';
     const route = `${method} ${url.pathname}`;
-    const recorded: RecordedRequest = { method, path: url.pathname, route, query: url.searchParams, headers, body, raw, at: performance.now() };
+    const recorded: RecordedRequest = {
+      method,
+      path: url.pathname,
+      route,
+      query: url.searchParams,
+      headers,
+      body,
+      raw,
+      at: performance.now(),
+    };
     this.requests.push(recorded);
 
     let behaviour: Behaviour;
     try {
       const queued = this.queues.get(route)?.shift();
       const responder = this.responders.get(route);
-      behaviour = queued ?? (responder ? await responder(recorded) : status(404, { error: { message: `no route ${route}` } }));
+      behaviour =
+        queued ?? (responder ? await responder(recorded) : status(404, { error: { message: `no route ${route}` } }));
     } catch (e) {
       behaviour = status(500, { error: { message: `test server responder failed: ${(e as Error).message}` } });
     }

@@ -2,7 +2,7 @@
  * A local cross-encoder server speaking three rerank wire formats:
  *   TEI            POST /rerank     {query, texts, raw_scores, truncate} → [{index, score}] best first;
  *                                   413 when texts exceed maxBatch (TEI's max_client_batch_size)
- *   vLLM / Jina    POST /v1/rerank  {model, query, documents, top_n} → {results: [{index, relevance_score}]} (raw logits)
+ * vLLM / Jina    POST /v1/rerank  {model, query, documents, top_n} → {results: [{index, relevance_score}]} (raw logits)
  *   Cohere-style   POST /v2/rerank  same shape, relevance_score a probability (sigmoid of the logit)
  *
  *   const server = rerankServer({ maxBatch: 4 });
@@ -58,7 +58,10 @@ export function rerankServer(opts: RerankServerOptions = {}): ProviderServer {
         });
       }
       return reply(
-        ranked(body.query, body.texts).map((r) => ({ index: r.index, score: body.raw_scores ? r.logit : sigmoid(r.logit) })),
+        ranked(body.query, body.texts).map((r) => ({
+          index: r.index,
+          score: body.raw_scores ? r.logit : sigmoid(r.logit),
+        })),
       );
     })
     .on(VLLM_RERANK, (req) => reply(results(req.body as { query: string; documents: string[] }, false)))
