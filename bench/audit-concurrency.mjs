@@ -218,7 +218,7 @@ async function splitRun(url) {
   try {
     const generator = createGenerator(ctx.config, ENV, PROMPTS_DIR, ctx.cacheDir);
     const { result } = await runAudit(
-      { ctx, generator, promptsDir: PROMPTS_DIR, gateRules: [], forumName: 'The Last & Welt', clauses: [] },
+      { ctx, generator, promptsDir: PROMPTS_DIR, intentRules: [], forumName: 'The Last & Welt', clauses: [] },
       cases,
       [],
       { outputDir: path.join(dir, 'out') },

@@ -9,7 +9,7 @@
 export * from './errors.js';
 export { loadConfig, validateConfig, resolveFrom, type LoadedConfig, type ConfigOverride } from './config/load.js';
 export { ConfigSchema, type Config } from './config/schema.js';
-export { loadCases, loadProbes, loadGateRules, termAlternatives, type Located } from './cases/load.js';
+export { loadCases, loadProbes, loadIntentRules, termAlternatives, type Located } from './cases/load.js';
 export { probeToCase } from './cases/probes.js';
 export { CaseSchema, ProbeSchema, type Case, type Probe } from './cases/schema.js';
 export { connectPostgres, pgliteClient, type SqlClient } from './corpus/sql-client.js';
@@ -22,7 +22,7 @@ export { HashEmbedder } from './embedding/hash-embedder.js';
 export { OpenAIEmbedder } from './embedding/openai-embedder.js';
 export { RetrievalGraph, graphNodes, type NodeResult, type NodeSpec } from './retrieval/graph.js';
 export { rrf, type RankedList } from './retrieval/rrf.js';
-export { TitleGate } from './retrieval/title-gate.js';
+export { TitleFilter } from './retrieval/title-filter.js';
 export { logit, type Reranker } from './rerank/types.js';
 export { LexicalReranker } from './rerank/lexical.js';
 export { CohereReranker, JinaReranker, TeiReranker } from './rerank/http-rerankers.js';
@@ -132,17 +132,17 @@ export {
 export { CASE_METRICS, type CaseMetric, type MetricKind } from './reports/compare-metrics.js';
 export { comparisonMarkdown, comparisonText } from './reports/compare-format.js';
 export {
-  GATE_METRICS,
-  loadGate,
-  evaluateGate,
+  RELEASE_GATE_METRICS,
+  loadReleaseGate,
+  evaluateReleaseGate,
   gatePairings,
   gatePairingProblem,
-  type GateRules,
-  type GateRule,
-  type GateResult,
+  type ReleaseGateRules,
+  type IntentRule,
+  type ReleaseGateResult,
   type GateCheck,
   type GatePairing,
-} from './reports/gate.js';
+} from './reports/release-gate.js';
 export { junitXml } from './reports/junit.js';
 export { retrievalMarkdown } from './reports/digest.js';
 export { generationMarkdown } from './reports/generation-digest.js';

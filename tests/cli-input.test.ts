@@ -12,7 +12,7 @@ import { loadCases, loadProbes } from '../src/cases/load.js';
 import { main } from '../src/cli/main.js';
 import { loadConfig } from '../src/config/load.js';
 import { InputError } from '../src/errors.js';
-import { loadGate } from '../src/reports/gate.js';
+import { loadReleaseGate } from '../src/reports/release-gate.js';
 import { inertText, markdownText } from '../src/reports/inert.js';
 import { markdownTable } from '../src/reports/format.js';
 import { PACKAGE_ROOT } from '../src/paths.js';
@@ -174,7 +174,7 @@ describe('text files as people save them', () => {
     );
     expect(loadConfig(cfg, {}).config).toMatchObject({ name: 'crlf', note: 'two lines' });
     const gate = file('bom-gate.yml', '\uFEFFhit_at_5: {max_drop: 0.02}\r\nmax_regressions: 1\r\n');
-    expect(loadGate(gate)).toMatchObject({ metrics: { hit_at_5: { max_drop: 0.02 } }, max_regressions: 1 });
+    expect(loadReleaseGate(gate)).toMatchObject({ metrics: { hit_at_5: { max_drop: 0.02 } }, max_regressions: 1 });
   });
 
   it('invalid UTF-8 is an error naming file:line, not replacement characters', async () => {

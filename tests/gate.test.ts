@@ -12,7 +12,7 @@ import { main } from '../src/cli/main.js';
 import { InputError } from '../src/errors.js';
 import { compareRuns } from '../src/reports/compare.js';
 import { runsTable } from '../src/reports/compare-format.js';
-import { evaluateGate, loadGate } from '../src/reports/gate.js';
+import { evaluateReleaseGate, loadReleaseGate } from '../src/reports/release-gate.js';
 import { junitXml, xmlText } from '../src/reports/junit.js';
 import { PACKAGE_ROOT } from '../src/paths.js';
 import { CHROMIUM_PATH } from './helpers/chromium.js';
@@ -93,7 +93,7 @@ const worse = run(
 
 describe('gate file validation', () => {
   it('accepts the shipped example', () => {
-    const g = loadGate(join(PACKAGE_ROOT, 'cases', 'demo', 'gate.yml'));
+    const g = loadReleaseGate(join(PACKAGE_ROOT, 'cases', 'demo', 'gate.yml'));
     expect(g.metrics.hit_at_5).toEqual({ max_drop: 0.02 });
     expect(g.max_regressions).toBe(10);
   });
@@ -103,7 +103,7 @@ describe('gate file validation', () => {
       'bad.yml',
       'hit_at_5: {max_drop: 0.02}\nhit5: {min: 1}\ncitation_validity:\n  min: high\nfaithfulness: {minimum: 0.8}\nmax_regressions: -1\nmrr_at_10: {}\n',
     );
-    expect(problemsOf(() => loadGate(f))).toEqual([
+    expect(problemsOf(() => loadReleaseGate(f))).toEqual([
       `${f}:2: hit5: unknown metric (known: hit_at_5, post_hit_at_5, mrr_at_10, content_mrr_at_10, citation_validity, faithfulness, correct_abstention, offtopic_hallucinations, wrong_abstentions, judge_errors, errors, max_regressions)`,
       `${f}:4: citation_validity.min: Invalid input: expected number, received string`,
       `${f}:5: faithfulness: unknown key 'minimum'`,
@@ -113,22 +113,22 @@ describe('gate file validation', () => {
   });
 
   it('refuses an empty file and invalid YAML', () => {
-    expect(problemsOf(() => loadGate(gateFile('empty.yml', '# nothing\n')))).toEqual([
+    expect(problemsOf(() => loadReleaseGate(gateFile('empty.yml', '# nothing\n')))).toEqual([
       expect.stringContaining('has no rules'),
     ]);
-    expect(problemsOf(() => loadGate(gateFile('syntax.yml', 'hit_at_5: {max_drop: 0.02\n')))[0]).toMatch(
+    expect(problemsOf(() => loadReleaseGate(gateFile('syntax.yml', 'hit_at_5: {max_drop: 0.02\n')))[0]).toMatch(
       /syntax\.yml:\d+: /,
     );
   });
 });
 
 describe('gate verdicts', () => {
-  const rules = loadGate(
+  const rules = loadReleaseGate(
     gateFile('rules.yml', 'hit_at_5: {max_drop: 0.02}\ncitation_validity: {min: 1.0}\nmax_regressions: 1\n'),
   );
 
   it('pass on an identical run', () => {
-    const g = evaluateGate(
+    const g = evaluateReleaseGate(
       rules,
       compareRuns([
         { label: 'base', file: '', result: base },
@@ -144,7 +144,7 @@ describe('gate verdicts', () => {
   });
 
   it('fail on a degraded run, naming rule, value and limit', () => {
-    const g = evaluateGate(
+    const g = evaluateReleaseGate(
       rules,
       compareRuns([
         { label: 'base', file: '', result: base },
@@ -161,8 +161,8 @@ describe('gate verdicts', () => {
   });
 
   it('fail a rule on a figure the run does not measure (no judge: no faithfulness)', () => {
-    const g = evaluateGate(
-      loadGate(gateFile('faith.yml', 'faithfulness: {min: 0.8}\n')),
+    const g = evaluateReleaseGate(
+      loadReleaseGate(gateFile('faith.yml', 'faithfulness: {min: 0.8}\n')),
       compareRuns([{ label: 'base', file: '', result: base }]),
     );
     expect(g.checks).toMatchObject([
@@ -175,7 +175,7 @@ describe('gate verdicts', () => {
     const cmp = compareRuns([{ label: 'base', file: '', result: topic }]);
     expect(cmp.rows[0]!.post_hit_applies).toBe(false);
     expect(cmp.rows[0]!.post_hit_at_5).toEqual({ mean: null, n: 0 });
-    const g = evaluateGate(loadGate(gateFile('posthit.yml', 'post_hit_at_5: {min: 0.5}\n')), cmp);
+    const g = evaluateReleaseGate(loadReleaseGate(gateFile('posthit.yml', 'post_hit_at_5: {min: 0.5}\n')), cmp);
     expect(g.checks).toMatchObject([
       {
         rule: 'post_hit_at_5.min',
@@ -295,7 +295,7 @@ describe('ragaudit compare --gate --junit', () => {
       { label: 'clean', file: '', result: clean },
       { label: 'evil', file: '', result: evil },
     ]);
-    const xml = junitXml(cmp, evaluateGate(loadGate(gateFile('r.yml', 'max_regressions: 0\n')), cmp));
+    const xml = junitXml(cmp, evaluateReleaseGate(loadReleaseGate(gateFile('r.yml', 'max_regressions: 0\n')), cmp));
     expect(xml).toContain('name="x&lt;y&gt;&amp;&quot;\uFFFD"');
     expect(xml).not.toMatch(/<y>/);
   });

@@ -8,7 +8,7 @@ import type { Case } from '../src/cases/schema.js';
 import { validateConfig } from '../src/config/load.js';
 import type { DiscourseProfile, RetrievedItem } from '../src/corpus/discourse.js';
 import { RetrievalGraph } from '../src/retrieval/graph.js';
-import { TitleGate } from '../src/retrieval/title-gate.js';
+import { TitleFilter } from '../src/retrieval/title-filter.js';
 import { retrieveCase } from '../src/runs/retrieve-case.js';
 import { ConfigError } from '../src/errors.js';
 
@@ -50,18 +50,18 @@ function topic(title: string, text = 'body'): RetrievedItem {
 
 describe('title gate: distinctive words from hand-counted document frequencies', () => {
   it('keeps question words whose df share is strictly below max_df, and only words some title has', () => {
-    const gate = new TitleGate(TITLES, 0.25);
+    const gate = new TitleFilter(TITLES, 0.25);
     // "are", "for", "it" are stop words; "worth" is in no title (df 0: nothing to match).
     // cedar 2/10, tre 2/10, boot 2/10 < 0.25 → distinctive; suede 4/10 → not.
     expect(gate.distinctive('Are cedar trees worth it for suede boots?').sort()).toEqual(['boot', 'cedar', 'tre']);
     // At max_df 0.2 a df of 2/10 is no longer strictly below: nothing is distinctive.
-    expect(new TitleGate(TITLES, 0.2).distinctive('Are cedar trees worth it for suede boots?')).toEqual([]);
+    expect(new TitleFilter(TITLES, 0.2).distinctive('Are cedar trees worth it for suede boots?')).toEqual([]);
     // At 0.5 suede (0.4) becomes distinctive too.
-    expect(new TitleGate(TITLES, 0.5).distinctive('suede boots').sort()).toEqual(['boot', 'suede']);
+    expect(new TitleFilter(TITLES, 0.5).distinctive('suede boots').sort()).toEqual(['boot', 'suede']);
   });
 
   it('gates out every item whose title lacks a distinctive word, whatever its body says, and counts them', () => {
-    const gate = new TitleGate(TITLES, 0.25);
+    const gate = new TitleFilter(TITLES, 0.25);
     const items = [
       topic('Suede brush recommendations', 'cedar trees for suede boots: the whole answer is here'),
       topic('Cedar shoe trees for travel'),
@@ -74,7 +74,7 @@ describe('title gate: distinctive words from hand-counted document frequencies',
   });
 
   it("gates everything when the question has no distinctive word (the seeds' accidental abstention)", () => {
-    const gate = new TitleGate(TITLES, 0.25);
+    const gate = new TitleFilter(TITLES, 0.25);
     const items = [topic('Suede protector spray'), topic('Cleaning suede trainers')];
     expect(gate.apply('What is the best recipe for boeuf bourguignon?', items)).toEqual({ items: [], gatedOut: 2 });
   });
@@ -117,7 +117,7 @@ describe('title gate in the retrieval graph', () => {
   const graph = new RetrievalGraph(config, {
     profile,
     embedder,
-    titleGate: new TitleGate(TITLES, config.retrieval.title_gate_max_df),
+    titleFilter: new TitleFilter(TITLES, config.retrieval.title_gate_max_df),
   });
   const c: Case = {
     id: 'cedar',

@@ -3,7 +3,7 @@ import { join, extname } from 'node:path';
 import { z } from 'zod';
 import { InputError } from '../errors.js';
 import { readYaml, zodProblems } from '../yaml-file.js';
-import { CaseSchema, GateRuleSchema, ProbeSchema, type Case, type GateRule, type Probe } from './schema.js';
+import { CaseSchema, IntentRuleSchema, ProbeSchema, type Case, type IntentRule, type Probe } from './schema.js';
 
 /** Expands a list of files and directories into the YAML files they hold, sorted. */
 export function expandYamlPaths(paths: string[]): string[] {
@@ -74,9 +74,9 @@ export function loadProbes(paths: string[]): Located<Probe>[] {
 }
 
 /** Loads input-gate rules (a YAML list of {intent, pattern, reply?}). */
-export function loadGateRules(file: string): GateRule[] {
+export function loadIntentRules(file: string): IntentRule[] {
   const src = readYaml(file);
-  const parsed = z.array(GateRuleSchema).safeParse(src.data);
+  const parsed = z.array(IntentRuleSchema).safeParse(src.data);
   if (!parsed.success) throw new InputError(`invalid input-gate rules`, zodProblems(src, parsed.error));
   return parsed.data;
 }

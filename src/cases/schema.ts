@@ -48,7 +48,7 @@ export const ProbeSchema = z
 export type Probe = z.infer<typeof ProbeSchema>;
 
 /** One input-gate rule: a question matching `pattern` is classified as `intent` and not sent. */
-export const GateRuleSchema = z
+export const IntentRuleSchema = z
   .object({
     intent: nonEmpty,
     pattern: nonEmpty.refine((p) => {
@@ -63,4 +63,4 @@ export const GateRuleSchema = z
   })
   .strict();
 
-export type GateRule = z.infer<typeof GateRuleSchema>;
+export type IntentRule = z.infer<typeof IntentRuleSchema>;

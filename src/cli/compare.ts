@@ -5,13 +5,13 @@ import { InputError } from '../errors.js';
 import { compareRuns, type LoadedRun } from '../reports/compare.js';
 import { comparisonMarkdown, comparisonText } from '../reports/compare-format.js';
 import {
-  evaluateGate,
-  GATE_METRICS,
+  evaluateReleaseGate,
+  RELEASE_GATE_METRICS,
   gatePairingProblem,
   gatePairings,
-  loadGate,
-  type GateResult,
-} from '../reports/gate.js';
+  loadReleaseGate,
+  type ReleaseGateResult,
+} from '../reports/release-gate.js';
 import { checkOutputDir, checkOutputFile } from './output-paths.js';
 import { junitXml } from '../reports/junit.js';
 import { writeArtifact, writeJsonArtifact } from '../io/artifacts.js';
@@ -55,7 +55,7 @@ Options:
       --out DIR        where the markdown and JSON go (default: results)
       --gate FILE      release gate (YAML). Rules per metric: min, max, max_drop, max_increase;
                        and max_regressions: N (questions with any regression, per run). Metrics:
-${Object.entries(GATE_METRICS)
+${Object.entries(RELEASE_GATE_METRICS)
   .map(([k, m]) => `                         ${k.padEnd(24)} ${m.doc}`)
   .join('\n')}
                        Example: cases/demo/gate.yml. A rule on a figure a run does not measure fails.
@@ -120,7 +120,7 @@ export const compareCommand: Command = {
     if (!Number.isInteger(seed)) throw new InputError(`--seed: expected an integer, got ${values.seed}`);
     // Every input is validated before anything is computed or written.
     const gateFile = values.gate ? resolve(io.cwd, values.gate) : undefined;
-    const gate = gateFile ? { ...loadGate(gateFile), file: displayPath(gateFile, io.cwd) } : undefined;
+    const gate = gateFile ? { ...loadReleaseGate(gateFile), file: displayPath(gateFile, io.cwd) } : undefined;
     // Outputs are checked before any work: none may overwrite an input or hang on a special path.
     const outDir = resolve(io.cwd, values.out ?? 'results');
     const junitFile = values.junit ? resolve(io.cwd, values.junit) : undefined;
@@ -143,7 +143,7 @@ export const compareCommand: Command = {
           pairings.map((p) => p.line),
         );
     }
-    const verdict: GateResult | undefined = gate ? evaluateGate(gate, cmp) : undefined;
+    const verdict: ReleaseGateResult | undefined = gate ? evaluateReleaseGate(gate, cmp) : undefined;
 
     const base = join(outDir, `${timestamp()}-compare`);
     for (const ext of ['.md', '.json']) checkOutputFile(`${base}${ext}`, '--out', inputs);

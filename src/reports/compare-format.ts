@@ -3,7 +3,7 @@ import { CASE_METRICS } from './compare-metrics.js';
 import type { CaseChange, Comparison, MetricStat, RunRow, RunVsBaseline } from './compare.js';
 import { NOT_APPLICABLE } from '../scoring/definitions.js';
 import { fmt, markdownTable, pct, textTable } from './format.js';
-import type { GateResult } from './gate.js';
+import type { ReleaseGateResult } from './release-gate.js';
 
 /** Markdown and console renderings of a comparison (and of a gate verdict). */
 
@@ -94,7 +94,7 @@ export function changesByMetric(
   }).filter((g) => g.regressions.length + g.improvements.length + g.changes.length > 0);
 }
 
-function gateLines(gate: GateResult): string[] {
+function gateLines(gate: ReleaseGateResult): string[] {
   return [
     `Gate ${gate.file}: ${gate.passed ? 'PASSED' : 'FAILED'} (${gate.checks.filter((c) => !c.passed).length} of ${gate.checks.length} rules failed)`,
     ...gate.checks.map((c) => `${c.passed ? 'pass' : 'FAIL'}  ${c.message}`),
@@ -102,7 +102,7 @@ function gateLines(gate: GateResult): string[] {
 }
 
 /** The comparison as a markdown document. */
-export function comparisonMarkdown(cmp: Comparison, gate?: GateResult): string {
+export function comparisonMarkdown(cmp: Comparison, gate?: ReleaseGateResult): string {
   const t = runsTable(cmp.rows);
   const out = [
     '# Comparison',
@@ -154,7 +154,7 @@ export function comparisonMarkdown(cmp: Comparison, gate?: GateResult): string {
 }
 
 /** The comparison for the console: the table, the factors, the statistics, the regressions named. */
-export function comparisonText(cmp: Comparison, gate?: GateResult, maxListed = 15): string {
+export function comparisonText(cmp: Comparison, gate?: ReleaseGateResult, maxListed = 15): string {
   const t = runsTable(cmp.rows);
   const out = [
     textTable(

@@ -1,6 +1,6 @@
 import { showChange } from './compare-format.js';
 import type { Comparison } from './compare.js';
-import type { GateResult } from './gate.js';
+import type { ReleaseGateResult } from './release-gate.js';
 
 /**
  * JUnit XML for CI: one testsuite with a testcase per gate rule and run, one with a testcase per
@@ -43,7 +43,7 @@ function suite(name: string, cases: readonly TestCase[]): string {
 }
 
 /** The JUnit XML document of a gate verdict over a comparison. */
-export function junitXml(cmp: Comparison, gate: GateResult): string {
+export function junitXml(cmp: Comparison, gate: ReleaseGateResult): string {
   const rules: TestCase[] = gate.checks.map((c) => ({
     classname: `ragaudit.gate.${c.run}`,
     name: c.rule,

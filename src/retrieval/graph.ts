@@ -5,7 +5,7 @@ import type { Reranker } from '../rerank/types.js';
 import type { Embedder } from '../embedding/embedder.js';
 import { vectorLiteral } from '../embedding/hash-embedder.js';
 import { rrf, type RankedList } from './rrf.js';
-import type { TitleGate } from './title-gate.js';
+import type { TitleFilter } from './title-filter.js';
 
 /** One node of the retrieval graph: a channel (possibly size-routed), a fusion or the rerank. */
 export type NodeSpec =
@@ -36,7 +36,7 @@ export interface GraphDeps {
   profile: DiscourseProfile;
   embedder: Embedder;
   reranker?: Reranker;
-  titleGate?: TitleGate;
+  titleFilter?: TitleFilter;
 }
 
 /** Expands the config into nodes, in an order where every node follows its inputs. */
@@ -163,7 +163,8 @@ export class RetrievalGraph {
             node.grain === 'post' ? await this.deps.profile.keywordPosts(q) : await this.deps.profile.keywordTopics(q);
         }
         let gatedOut: number | undefined;
-        if (ch.title_gate && this.deps.titleGate) ({ items, gatedOut } = this.deps.titleGate.apply(question, items));
+        if (ch.title_gate && this.deps.titleFilter)
+          ({ items, gatedOut } = this.deps.titleFilter.apply(question, items));
         result = { grain: node.grain, items, ...(gatedOut !== undefined ? { gatedOut } : {}) };
         own[node.name] = performance.now() - t0 - inWindow;
         deps[node.name] = new Set(node.kind === 'semantic' ? [node.name, EMBED] : [node.name]);

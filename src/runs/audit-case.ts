@@ -1,5 +1,5 @@
-import type { Case, GateRule } from '../cases/schema.js';
-import { matchGate } from '../cases/gate.js';
+import type { Case, IntentRule } from '../cases/schema.js';
+import { matchIntentRule } from '../cases/intent-rules.js';
 import { buildSources, systemPrompt } from '../evidence/block.js';
 import { addNeighbourhood } from '../evidence/neighbourhood.js';
 import { evidenceZone } from '../model/zones.js';
@@ -18,7 +18,7 @@ export interface AuditDeps {
   ctx: RunContext;
   generator: ChatModel;
   promptsDir: string;
-  gateRules: readonly GateRule[];
+  intentRules: readonly IntentRule[];
   forumName: string;
   /** Clauses appended to the system prompt (config + --system-append). */
   clauses: readonly string[];
@@ -95,7 +95,7 @@ export async function auditCase(deps: AuditDeps, c: Case): Promise<CaseRecord> {
 /** {@link auditCase}, also returning what ended the case when a stage failed. */
 export async function auditCaseOutcome(deps: AuditDeps, c: Case): Promise<CaseOutcome> {
   const record = baseRecord(c);
-  const rule = matchGate(deps.gateRules, c.question);
+  const rule = matchIntentRule(deps.intentRules, c.question);
   if (rule) {
     record.status = 'gated';
     record.gate = { intent: rule.intent, pattern: rule.pattern };

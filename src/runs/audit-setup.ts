@@ -1,4 +1,4 @@
-import { loadGateRules } from '../cases/load.js';
+import { loadIntentRules } from '../cases/load.js';
 import { resolveFrom } from '../config/load.js';
 import { createJudgeSetup, type JudgeSetup } from './judge-setup.js';
 import { PROMPTS_DIR } from '../paths.js';
@@ -35,12 +35,12 @@ export function buildAuditSetup(
     ...(opts.mustNotLeak ? { mustNotLeak: opts.mustNotLeak } : {}),
   });
   if (judge) ctx.components.judge = judge.component;
-  const gateRules = config.input_gate ? loadGateRules(resolveFrom(ctx.loaded, config.input_gate)) : [];
+  const intentRules = config.input_gate ? loadIntentRules(resolveFrom(ctx.loaded, config.input_gate)) : [];
   const deps: AuditDeps = {
     ctx,
     generator,
     promptsDir: PROMPTS_DIR,
-    gateRules,
+    intentRules,
     forumName: config.evidence.forum_name,
     clauses: config.evidence.system_append,
     ...(opts.clauseVars ? { clauseVars: opts.clauseVars } : {}),

@@ -7,7 +7,7 @@ import { checkRetrievalSetup } from '../corpus/retrieval-setup.js';
 import { connectPostgres, type SqlClient } from '../corpus/sql-client.js';
 import type { Embedder } from '../embedding/embedder.js';
 import { RetrievalGraph } from '../retrieval/graph.js';
-import { TitleGate } from '../retrieval/title-gate.js';
+import { TitleFilter } from '../retrieval/title-filter.js';
 import type { Reranker } from '../rerank/types.js';
 import { createEmbedder, createReranker } from './providers.js';
 import { rememberSecrets } from '../errors.js';
@@ -99,8 +99,8 @@ export async function createRunContext(loaded: LoadedConfig, opts: ContextOption
     const embedder: Embedder = createEmbedder(config, opts.env);
     const reranker = config.rerank?.enabled ? createReranker(config, opts.env) : undefined;
     const needsGate = config.retrieval.channels.some((c) => c.title_gate);
-    const titleGate = needsGate
-      ? new TitleGate(
+    const titleFilter = needsGate
+      ? new TitleFilter(
           (await profile.publicTopicTitles()).map((t) => t.title),
           config.retrieval.title_gate_max_df,
         )
@@ -109,7 +109,7 @@ export async function createRunContext(loaded: LoadedConfig, opts: ContextOption
       profile,
       embedder,
       ...(reranker ? { reranker } : {}),
-      ...(titleGate ? { titleGate } : {}),
+      ...(titleFilter ? { titleFilter } : {}),
     });
     const components: Record<string, ComponentInfo> = {
       database: { id: db.label, offline: !dbUrl, label: dbUrl ? db.label : `${db.label} (embedded demo forum)` },

@@ -24,7 +24,7 @@ interface GateMetric {
 }
 
 /** Every metric a gate file may name. */
-export const GATE_METRICS: Record<string, GateMetric> = {
+export const RELEASE_GATE_METRICS: Record<string, GateMetric> = {
   hit_at_5: { read: (r) => r.hit_at_5.mean, doc: 'topic Hit@5 at the compared node' },
   post_hit_at_5: {
     read: (r) => r.post_hit_at_5.mean,
@@ -66,29 +66,29 @@ const RuleSchema = z
     message: 'a rule needs at least one of min, max, max_drop, max_increase',
     when: (p) => !p.issues.length,
   });
-export type GateRule = z.infer<typeof RuleSchema>;
+export type IntentRule = z.infer<typeof RuleSchema>;
 
 const GateFileSchema = z
   .object({
     max_regressions: z.number().int().min(0).optional(),
-    ...Object.fromEntries(Object.keys(GATE_METRICS).map((k) => [k, RuleSchema.optional()])),
+    ...Object.fromEntries(Object.keys(RELEASE_GATE_METRICS).map((k) => [k, RuleSchema.optional()])),
   })
   .strict();
 
 /** A validated gate file. */
-export interface GateRules {
+export interface ReleaseGateRules {
   file: string;
-  metrics: Record<string, GateRule>;
+  metrics: Record<string, IntentRule>;
   max_regressions?: number;
 }
 
 /** Reads and validates a gate file; every problem names file:line (exit 2). */
-export function loadGate(file: string, text?: string): GateRules {
+export function loadReleaseGate(file: string, text?: string): ReleaseGateRules {
   const src = readYaml(file, text);
   if (src.data === null || src.data === undefined) throw new InputError(`${file}: the gate file has no rules`);
   if (typeof src.data !== 'object' || Array.isArray(src.data))
     throw new InputError(`${file}:1: expected a mapping of metric → rule`);
-  const known = [...Object.keys(GATE_METRICS), 'max_regressions'];
+  const known = [...Object.keys(RELEASE_GATE_METRICS), 'max_regressions'];
   const unknown = Object.keys(src.data).filter((k) => !known.includes(k));
   const problems = unknown.map((k) => `${file}:${src.lineOf([k])}: ${k}: unknown metric (known: ${known.join(', ')})`);
   const known_only = Object.fromEntries(Object.entries(src.data).filter(([k]) => known.includes(k)));
@@ -101,7 +101,7 @@ export function loadGate(file: string, text?: string): GateRules {
   const data = parsed.data! as Record<string, unknown>;
   const metrics = Object.fromEntries(
     Object.entries(data).filter(([k, v]) => k !== 'max_regressions' && v !== undefined),
-  ) as Record<string, GateRule>;
+  ) as Record<string, IntentRule>;
   if (!Object.keys(metrics).length && data.max_regressions === undefined)
     throw new InputError(`${file}: the gate file has no rules`);
   return {
@@ -124,7 +124,7 @@ export interface GateCheck {
   message: string;
 }
 
-export interface GateResult {
+export interface ReleaseGateResult {
   file: string;
   passed: boolean;
   checks: GateCheck[];
@@ -135,17 +135,17 @@ const show = (v: number | null | undefined) =>
   v === null || v === undefined ? '–' : Number.isInteger(v) ? String(v) : fmt(v);
 
 /** Checks every rule on every run compared against the baseline. */
-export function evaluateGate(rules: GateRules, cmp: Comparison): GateResult {
+export function evaluateReleaseGate(rules: ReleaseGateRules, cmp: Comparison): ReleaseGateResult {
   const checks: GateCheck[] = [];
   const base = cmp.rows.find((r) => r.baseline)!;
   for (const v of cmp.versus) {
     const row = cmp.rows.find((r) => r.label === v.label)!;
     for (const [metric, rule] of Object.entries(rules.metrics)) {
-      const m = GATE_METRICS[metric]!;
+      const m = RELEASE_GATE_METRICS[metric]!;
       const value = m.read(row);
       const before = m.read(base);
       const check = (
-        kind: keyof GateRule,
+        kind: keyof IntentRule,
         limit: number,
         test: () => { ok: boolean; text: string },
         withBaseline = false,

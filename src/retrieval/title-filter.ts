@@ -6,7 +6,7 @@ import type { RetrievedItem } from '../corpus/discourse.js';
  * distinctive word of the question, a content word whose document frequency over all public
  * topic titles is below `maxDf` (a share, e.g. 0.05).
  */
-export class TitleGate {
+export class TitleFilter {
   private readonly df = new Map<string, number>();
   private readonly total: number;
 
