@@ -1,0 +1,366 @@
+import type { Located } from '../cases/load.js';
+import type { Case } from '../cases/schema.js';
+import type { Config } from '../config/schema.js';
+import { DatabaseError } from '../errors.js';
+import { PUBLIC_POST, type DiscourseProfile } from './discourse.js';
+import { textSearchConfigs } from './retrieval-setup.js';
+
+/**
+ * What a database offers the configured audit, checked in plain sentences before anyone runs it:
+ * the server, the Discourse tables and columns read, the text-search configuration, pgvector,
+ * discourse-ai's embeddings (type, dimensions, which model/strategy pairs, their coverage of
+ * public content), visibility counts, the goldens' visibility, one sample query per channel, and
+ * whether the role could write. Every statement is a read; each check catches its own database
+ * errors, so one failing check does not hide the others.
+ */
+
+export type Mark = 'pass' | 'warn' | 'fail';
+
+export interface DoctorCheck {
+  /** Stable key, e.g. `server`, `tables`, `channel:semantic_posts`. */
+  id: string;
+  mark: Mark;
+  sentence: string;
+  /** Further lines (missing columns, ids, pairs). */
+  details?: string[];
+  /** Measured latency of a sample query, ms. */
+  latency_ms?: number;
+}
+
+/** The columns each table must have for the profile's queries (src/corpus/discourse.ts). */
+export const COLUMNS_READ: Readonly<Record<string, readonly string[]>> = {
+  posts: ['id', 'topic_id', 'post_number', 'raw', 'post_type', 'hidden', 'deleted_at', 'reply_to_post_number'],
+  topics: ['id', 'title', 'slug', 'category_id', 'posts_count', 'visible', 'deleted_at', 'archetype'],
+  categories: ['id', 'name', 'read_restricted'],
+  post_search_data: ['post_id', 'search_data'],
+  topic_search_data: ['topic_id', 'search_data'],
+  ai_posts_embeddings: ['post_id', 'model_id', 'strategy_id', 'embeddings'],
+  ai_topics_embeddings: ['topic_id', 'model_id', 'strategy_id', 'embeddings'],
+};
+
+/** The visibility rule, in words, as every query applies it. */
+export const PUBLIC_RULE =
+  'a regular post (post_type 1), not hidden, not deleted, in a visible, not deleted topic that is not a private message, in a category that is not read-restricted';
+
+/** The lowest pgvector with `halfvec`, which the semantic queries cast to. */
+const PGVECTOR_MIN = [0, 7, 0] as const;
+
+export interface DoctorOptions {
+  /** Cases whose golden ids must be public. */
+  cases?: readonly Located<Case>[];
+  /** Milliseconds since some origin (tests pass a fake); default performance.now. */
+  now?: () => number;
+}
+
+type Query = <T extends object>(sql: string, params?: unknown[]) => Promise<T[]>;
+
+function versionAtLeast(version: string, min: readonly number[]): boolean {
+  const parts = version.split('.').map((p) => parseInt(p, 10) || 0);
+  for (let i = 0; i < min.length; i++) {
+    const a = parts[i] ?? 0;
+    if (a !== min[i]) return a > min[i]!;
+  }
+  return true;
+}
+
+const pct = (n: number, d: number) => (d === 0 ? 'n/a' : `${((100 * n) / d).toFixed(1)} %`);
+
+function failed(id: string, what: string, e: unknown): DoctorCheck {
+  if (!(e instanceof DatabaseError)) throw e;
+  return { id, mark: 'fail', sentence: `${what}: the database refused the check: ${e.message}` };
+}
+
+/** Which tables the configured channels read, beside posts, topics and categories. */
+function tablesNeeded(config: Config): string[] {
+  const out = new Set(['posts', 'topics', 'categories']);
+  for (const ch of config.retrieval.channels)
+    out.add(ch.kind === 'keyword' ? `${ch.grain}_search_data` : `ai_${ch.grain}s_embeddings`);
+  return [...out];
+}
+
+/** Runs every check; the order is the order of the report. */
+export async function diagnose(
+  profile: DiscourseProfile,
+  config: Config,
+  opts: DoctorOptions = {},
+): Promise<DoctorCheck[]> {
+  const query: Query = (sql, params) => profile.db.query(sql, params);
+  const now = opts.now ?? (() => performance.now());
+  const checks: DoctorCheck[] = [];
+  const attempt = async (id: string, what: string, run: () => Promise<DoctorCheck | DoctorCheck[]>) => {
+    try {
+      const c = await run();
+      checks.push(...(Array.isArray(c) ? c : [c]));
+    } catch (e) {
+      checks.push(failed(id, what, e));
+    }
+  };
+
+  await attempt('server', 'server version', async () => {
+    const [row] = await query<{ v: string; n: string }>(
+      "SELECT current_setting('server_version') AS v, current_setting('server_version_num') AS n",
+    );
+    const num = Number(row?.n ?? 0);
+    return num >= 130000
+      ? { id: 'server', mark: 'pass', sentence: `PostgreSQL ${row?.v} at ${profile.db.label}.` }
+      : { id: 'server', mark: 'warn', sentence: `PostgreSQL ${row?.v}: versions before 13 are not tested.` };
+  });
+
+  const present = new Map<string, Set<string>>();
+  await attempt('tables', 'tables and columns', async () => {
+    const needed = tablesNeeded(config);
+    const rows = await query<{ t: string; c: string }>(
+      `SELECT table_name AS t, column_name AS c FROM information_schema.columns
+       WHERE table_schema = ANY (current_schemas(false)) AND table_name = ANY ($1::text[])`,
+      [needed],
+    );
+    for (const r of rows) (present.get(r.t) ?? present.set(r.t, new Set()).get(r.t)!).add(r.c);
+    const details: string[] = [];
+    for (const t of needed) {
+      const cols = present.get(t);
+      if (!cols) details.push(`table ${t} is missing`);
+      else {
+        const missing = (COLUMNS_READ[t] ?? []).filter((c) => !cols.has(c));
+        if (missing.length)
+          details.push(`table ${t} lacks column${missing.length > 1 ? 's' : ''} ${missing.join(', ')}`);
+      }
+    }
+    return details.length
+      ? {
+          id: 'tables',
+          mark: 'fail',
+          sentence: 'Some tables or columns the configured channels read are missing.',
+          details,
+        }
+      : {
+          id: 'tables',
+          mark: 'pass',
+          sentence: `The tables the configured channels read are there: ${needed.join(', ')}.`,
+        };
+  });
+  const hasTable = (t: string) => present.has(t);
+
+  if (config.retrieval.channels.some((c) => c.kind === 'keyword')) {
+    await attempt('text_search', 'text-search configuration', async () => {
+      const name = config.database.text_search_config;
+      const known = await textSearchConfigs(query);
+      return known.includes(name)
+        ? { id: 'text_search', mark: 'pass', sentence: `The text-search configuration '${name}' exists.` }
+        : {
+            id: 'text_search',
+            mark: 'fail',
+            sentence: `The text-search configuration '${name}' (database.text_search_config) does not exist; available: ${known.join(', ') || '(none)'}.`,
+          };
+    });
+  }
+
+  const semantic = config.retrieval.channels.filter((c) => c.kind === 'semantic');
+  let pgvector: string | undefined;
+  await attempt('pgvector', 'pgvector', async () => {
+    const [row] = await query<{ v: string }>("SELECT extversion AS v FROM pg_extension WHERE extname = 'vector'");
+    pgvector = row?.v;
+    const need = semantic.length ? 'fail' : 'warn';
+    if (!pgvector)
+      return {
+        id: 'pgvector',
+        mark: need,
+        sentence: `pgvector is not installed in this database${semantic.length ? ': the semantic channels cannot run' : ' (only needed by semantic channels)'}.`,
+      };
+    return versionAtLeast(pgvector, PGVECTOR_MIN)
+      ? { id: 'pgvector', mark: 'pass', sentence: `pgvector ${pgvector} is installed.` }
+      : {
+          id: 'pgvector',
+          mark: need,
+          sentence: `pgvector ${pgvector} is installed; the semantic queries need ${PGVECTOR_MIN.join('.')} or later (halfvec).`,
+        };
+  });
+
+  for (const grain of ['post', 'topic'] as const) {
+    const table = `ai_${grain}s_embeddings`;
+    const channels = semantic.filter((c) => c.grain === grain);
+    if (!hasTable(table) || !pgvector) continue;
+    await attempt(`embeddings:${grain}`, table, async () => {
+      const [type] = await query<{ t: string }>(
+        `SELECT format_type(a.atttypid, a.atttypmod) AS t FROM pg_attribute a
+         WHERE a.attrelid = to_regclass($1::text) AND a.attname = 'embeddings' AND NOT a.attisdropped`,
+        [table],
+      );
+      const idCol = `${grain}_id`;
+      const pairs = await query<{ m: number; s: number; n: string; d: number | null }>(
+        `SELECT model_id AS m, strategy_id AS s, count(*) AS n, max(vector_dims(embeddings)) AS d
+         FROM ${table} GROUP BY 1, 2 ORDER BY 1, 2`,
+      );
+      const [totals] = await query<{ n: string }>(
+        grain === 'post'
+          ? `SELECT count(*) AS n FROM posts p JOIN topics t ON t.id = p.topic_id LEFT JOIN categories c ON c.id = t.category_id WHERE ${PUBLIC_POST}`
+          : `SELECT count(DISTINCT t.id) AS n FROM posts p JOIN topics t ON t.id = p.topic_id LEFT JOIN categories c ON c.id = t.category_id WHERE ${PUBLIC_POST}`,
+      );
+      const covered = await query<{ m: number; s: number; n: string }>(
+        `SELECT e.model_id AS m, e.strategy_id AS s, count(DISTINCT e.${idCol}) AS n FROM ${table} e
+         JOIN ${grain === 'post' ? 'posts p ON p.id = e.post_id JOIN topics t ON t.id = p.topic_id' : 'topics t ON t.id = e.topic_id JOIN posts p ON p.topic_id = t.id'}
+         LEFT JOIN categories c ON c.id = t.category_id WHERE ${PUBLIC_POST} GROUP BY 1, 2`,
+      );
+      const publicTotal = Number(totals?.n ?? 0);
+      const cover = new Map(covered.map((r) => [`${r.m}|${r.s}`, Number(r.n)]));
+      const details = pairs.map(
+        (p) =>
+          `model_id ${p.m}, strategy_id ${p.s}: ${Number(p.n)} rows, ${p.d ?? '?'} dimensions, ${pct(cover.get(`${p.m}|${p.s}`) ?? 0, publicTotal)} of ${publicTotal} public ${grain}s`,
+      );
+      const out: DoctorCheck[] = [
+        {
+          id: `embeddings:${grain}`,
+          mark: pairs.length ? 'pass' : channels.length ? 'fail' : 'warn',
+          sentence: pairs.length
+            ? `${table} (column embeddings: ${type?.t ?? 'unknown type'}) holds ${pairs.length} model/strategy pair${pairs.length > 1 ? 's' : ''}.`
+            : `${table} is empty.`,
+          details,
+        },
+      ];
+      for (const ch of channels) {
+        const p = pairs.find((x) => x.m === ch.model_id && x.s === ch.strategy_id);
+        const id = `embeddings:${ch.name}`;
+        const pair = `model_id ${ch.model_id}, strategy_id ${ch.strategy_id}`;
+        if (!p)
+          out.push({ id, mark: 'fail', sentence: `Channel ${ch.name} reads ${pair}, which has no rows in ${table}.` });
+        else if (p.d !== config.embedder.dimensions)
+          out.push({
+            id,
+            mark: 'fail',
+            sentence: `Channel ${ch.name}: the stored vectors for ${pair} have ${p.d} dimensions, the configured embedder makes ${config.embedder.dimensions}.`,
+          });
+        else {
+          const share = publicTotal ? (cover.get(`${p.m}|${p.s}`) ?? 0) / publicTotal : 0;
+          out.push({
+            id,
+            mark: share >= 0.95 ? 'pass' : 'warn',
+            sentence: `Channel ${ch.name} reads ${pair}: ${p.d} dimensions as configured, covering ${pct(cover.get(`${p.m}|${p.s}`) ?? 0, publicTotal)} of public ${grain}s${share >= 0.95 ? '' : ' (the rest can never be retrieved by this channel)'}.`,
+          });
+        }
+      }
+      return out;
+    });
+  }
+
+  if (hasTable('posts') && hasTable('topics') && hasTable('categories')) {
+    await attempt('visibility', 'public content', async () => {
+      const [r] = await query<{ all_posts: string; public_posts: string; all_topics: string; public_topics: string }>(
+        `SELECT (SELECT count(*) FROM posts) AS all_posts, (SELECT count(*) FROM topics) AS all_topics,
+           count(*) AS public_posts, count(DISTINCT t.id) AS public_topics
+         FROM posts p JOIN topics t ON t.id = p.topic_id LEFT JOIN categories c ON c.id = t.category_id WHERE ${PUBLIC_POST}`,
+      );
+      const pub = Number(r?.public_posts ?? 0);
+      return {
+        id: 'visibility',
+        mark: pub > 0 ? 'pass' : 'fail',
+        sentence: `${Number(r?.public_topics ?? 0)} of ${Number(r?.all_topics ?? 0)} topics and ${pub} of ${Number(r?.all_posts ?? 0)} posts are public; only public content is ever retrieved or cited.`,
+        details: [`public means ${PUBLIC_RULE}`],
+      };
+    });
+
+    if (opts.cases?.length) {
+      await attempt('goldens', 'golden ids', async () => {
+        const topicIds = [...new Set(opts.cases!.flatMap((c) => c.value.expected_topic_ids))];
+        const postIds = [...new Set(opts.cases!.flatMap((c) => c.value.expected_post_ids))];
+        const [topics, posts] = [await profile.publicTopicIds(topicIds), await profile.publicPostIds(postIds)];
+        const details: string[] = [];
+        for (const c of opts.cases!) {
+          const t = c.value.expected_topic_ids.filter((id) => !topics.has(id));
+          const p = c.value.expected_post_ids.filter((id) => !posts.has(id));
+          if (t.length || p.length)
+            details.push(
+              `${c.file}:${c.line}: case ${c.value.id}: ${[t.length ? `topic ${t.join(', ')}` : '', p.length ? `post ${p.join(', ')}` : ''].filter(Boolean).join('; ')} not public or missing`,
+            );
+        }
+        return details.length
+          ? {
+              id: 'goldens',
+              mark: 'fail',
+              sentence: `${details.length} case${details.length > 1 ? 's name' : ' names'} golden ids that are not public here: they could never be retrieved.`,
+              details,
+            }
+          : {
+              id: 'goldens',
+              mark: 'pass',
+              sentence: `Every golden id of the ${opts.cases!.length} cases is public (${topicIds.length} topics, ${postIds.length} posts).`,
+            };
+      });
+    }
+  }
+
+  for (const ch of config.retrieval.channels) {
+    const table = ch.kind === 'keyword' ? `${ch.grain}_search_data` : `ai_${ch.grain}s_embeddings`;
+    const id = `channel:${ch.name}`;
+    if (!hasTable(table) || !hasTable('posts') || (ch.kind === 'semantic' && !pgvector)) {
+      checks.push({
+        id,
+        mark: 'fail',
+        sentence: `Channel ${ch.name} was not tried: what it reads is missing (see above).`,
+      });
+      continue;
+    }
+    await attempt(id, `channel ${ch.name}`, async () => {
+      const limit = ch.top_k ?? config.retrieval.top_k;
+      let started: number;
+      let items: unknown[];
+      let asked: string;
+      if (ch.kind === 'semantic') {
+        // A stored vector as the query: the doctor needs no embedding model to time the channel.
+        const [v] = await query<{ v: string }>(
+          `SELECT embeddings::text AS v FROM ${table} WHERE model_id = $1 AND strategy_id = $2 LIMIT 1`,
+          [ch.model_id, ch.strategy_id],
+        );
+        if (!v) return { id, mark: 'fail', sentence: `Channel ${ch.name}: no stored vector to query with.` };
+        const q = {
+          vector: v.v,
+          dimensions: config.embedder.dimensions,
+          modelId: ch.model_id,
+          strategyId: ch.strategy_id,
+          operator: ch.operator,
+          limit,
+        };
+        asked = 'a stored vector';
+        started = now();
+        items = ch.grain === 'post' ? await profile.semanticPosts(q) : await profile.semanticTopics(q);
+      } else {
+        const [t] = await query<{ title: string }>(
+          `SELECT t.title FROM posts p JOIN topics t ON t.id = p.topic_id LEFT JOIN categories c ON c.id = t.category_id
+           WHERE ${PUBLIC_POST} ORDER BY t.id LIMIT 1`,
+        );
+        const q = { text: t?.title ?? '', config: config.database.text_search_config, limit };
+        asked = `the title "${q.text.slice(0, 60)}"`;
+        started = now();
+        items = ch.grain === 'post' ? await profile.keywordPosts(q) : await profile.keywordTopics(q);
+      }
+      const ms = now() - started;
+      return {
+        id,
+        mark: items.length ? 'pass' : 'warn',
+        sentence: `Channel ${ch.name} (${ch.kind}, ${ch.grain}) answered ${asked} with ${items.length} of ${limit} items in ${ms.toFixed(1)} ms.`,
+        latency_ms: Math.round(ms * 10) / 10,
+      };
+    });
+  }
+
+  await attempt('role', 'role privileges', async () => {
+    const [r] = await query<{ u: string; sup: boolean; w: boolean }>(
+      `SELECT current_user AS u, (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) AS sup,
+         coalesce((SELECT bool_or(has_table_privilege(c.oid, 'INSERT, UPDATE, DELETE'))
+           FROM pg_class c WHERE c.relname = ANY ($1::text[]) AND pg_table_is_visible(c.oid)), false) AS w`,
+      [Object.keys(COLUMNS_READ)],
+    );
+    return r?.sup || r?.w
+      ? {
+          id: 'role',
+          mark: 'warn',
+          sentence: `The role ${r.u} ${r.sup ? 'is a superuser' : 'may write to the forum tables'}: ragaudit only reads, and runs every statement in a read-only transaction, but a read-only role would make that a property of the server, not of this tool.`,
+        }
+      : { id: 'role', mark: 'pass', sentence: `The role ${r?.u ?? '?'} cannot write to the forum tables.` };
+  });
+
+  return checks;
+}
+
+/** The worst mark: what a CLI turns into its exit code. */
+export function worstMark(checks: readonly DoctorCheck[]): Mark {
+  return checks.some((c) => c.mark === 'fail') ? 'fail' : checks.some((c) => c.mark === 'warn') ? 'warn' : 'pass';
+}
