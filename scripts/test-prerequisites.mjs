@@ -3,13 +3,22 @@
  * What `npm test` needs beyond npm, checked before the tests start (the `pretest` step):
  *   - PostgreSQL's server binaries: the shared SqlClient suite starts a throwaway server;
  *   - Chromium (RAGAUDIT_CHROMIUM, default /usr/bin/chromium): the HTML report and JUnit XML
- *     are checked in a real browser.
+ *     are checked in a real browser;
+ *   - pgvector in that server: the semantic channels and the database checks run against a real
+ *     PostgreSQL with the extension, as production has it. Debian 12 packages no pgvector, so it is
+ *     built from Debian's own source package (pool/main/p/pgvector, checksum pinned, or the
+ *     version Debian's testing suite lists when the pinned one has left the pool) against
+ *     postgresql-server-dev-<version>, and installed with `make install`.
  * When something is missing and we are root on Debian/Ubuntu, it is installed with apt-get;
  * otherwise the exact command to run is printed and the tests do not start (exit 1), so a fresh
  * machine never reports skipped or failed suites for a missing tool.
  */
 import { accessSync, constants, existsSync, readdirSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 const CHROMIUM = process.env.RAGAUDIT_CHROMIUM || '/usr/bin/chromium';
 
@@ -41,8 +50,128 @@ function missing() {
   return out;
 }
 
+const DEBIAN = 'https://deb.debian.org/debian';
+/** Debian's pgvector source tarball, and its SHA-256 from Debian's Sources index. */
+const PGVECTOR = {
+  version: '0.8.0',
+  sha256: '867a2c328d4928a5a9d6f052cd3bc78c7d60228a9b914ad32aa3db88e9de27b0',
+};
+
+function postgresVersions() {
+  const root = '/usr/lib/postgresql';
+  if (!existsSync(root)) return [];
+  return readdirSync(root).filter((v) => executable(`${root}/${v}/bin/initdb`));
+}
+
+function hasPgvector(version) {
+  return existsSync(`/usr/share/postgresql/${version}/extension/vector.control`);
+}
+
+async function download(url) {
+  const res = await fetch(url, { signal: AbortSignal.timeout(60_000) });
+  if (!res.ok) throw new Error(`${url}: HTTP ${res.status}`);
+  return Buffer.from(await res.arrayBuffer());
+}
+
+/** The pinned tarball, else the version a Debian suite lists now (its checksum from the suite's index). */
+async function pgvectorSource() {
+  const tried = [];
+  const fetchChecked = async (file, sha256) => {
+    const url = `${DEBIAN}/pool/main/p/pgvector/${file}`;
+    try {
+      const body = await download(url);
+      if (createHash('sha256').update(body).digest('hex') === sha256) return body;
+      tried.push(`${url}: checksum mismatch`);
+    } catch (e) {
+      tried.push(e.message);
+    }
+    return undefined;
+  };
+  const pinned = await fetchChecked(`pgvector_${PGVECTOR.version}.orig.tar.gz`, PGVECTOR.sha256);
+  if (pinned) return pinned;
+  for (const suite of ['stable', 'testing']) {
+    try {
+      const index = await download(`${DEBIAN}/dists/${suite}/main/source/Sources.xz`);
+      const xz = spawnSync('xz', ['-dc'], { input: index, maxBuffer: 1 << 30 });
+      if (xz.status !== 0) throw new Error('cannot decompress Sources.xz (is xz-utils installed?)');
+      const entry = xz.stdout
+        .toString('utf8')
+        .split('\n\n')
+        .find((p) => p.startsWith('Package: pgvector\n'));
+      const m =
+        entry &&
+        /^ ([0-9a-f]{64}) \d+ (pgvector_[^ ]+\.orig\.tar\.gz)$/m.exec(entry.split('Checksums-Sha256:')[1] ?? '');
+      if (!m) {
+        tried.push(`Debian ${suite} lists no pgvector source tarball`);
+        continue;
+      }
+      const body = await fetchChecked(m[2], m[1]);
+      if (body) return body;
+    } catch (e) {
+      tried.push(`Debian ${suite}: ${e.message}`);
+    }
+  }
+  throw new Error(`no pgvector source could be fetched: ${tried.join('; ')}`);
+}
+
+/** Builds and installs pgvector for each PostgreSQL version that lacks it (root only). */
+async function ensurePgvector() {
+  const versions = postgresVersions().filter((v) => !hasPgvector(v));
+  if (versions.length === 0) return;
+  if (process.getuid?.() !== 0 || !executable('/usr/bin/apt-get')) {
+    process.stderr.write(
+      [
+        `npm test: pgvector is not installed for PostgreSQL ${versions.join(', ')}; the real-server suites need it.`,
+        'Install it (e.g. postgresql-<version>-pgvector from apt.postgresql.org, or build it from source with',
+        'postgresql-server-dev-<version>: make && sudo make install), then run npm test again.',
+        '',
+      ].join('\n'),
+    );
+    process.exit(1);
+  }
+  process.stderr.write(
+    `npm test: building pgvector for PostgreSQL ${versions.join(', ')} from Debian's source package\n`,
+  );
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  const pkgs = ['make', 'gcc', 'xz-utils', ...versions.map((v) => `postgresql-server-dev-${v}`)];
+  const apt = spawnSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...pkgs], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env,
+  });
+  if (apt.status !== 0) {
+    process.stderr.write(`npm test: 'apt-get install ${pkgs.join(' ')}' failed (exit ${apt.status ?? apt.signal})\n`);
+    process.exit(1);
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'ragaudit-pgvector-'));
+  try {
+    writeFileSync(join(dir, 'src.tar.gz'), await pgvectorSource());
+    const steps = [['tar', ['xzf', 'src.tar.gz', '--strip-components=1']]];
+    for (const v of versions) {
+      const pgConfig = `PG_CONFIG=/usr/lib/postgresql/${v}/bin/pg_config`;
+      // OPTFLAGS='' : no -march=native, so the build runs on any machine of this architecture.
+      steps.push(
+        ['make', ['-s', 'clean', pgConfig]],
+        ['make', ['-s', pgConfig, 'OPTFLAGS=']],
+        ['make', ['-s', 'install', pgConfig]],
+      );
+    }
+    for (const [cmd, args] of steps) {
+      const r = spawnSync(cmd, args, { cwd: dir, stdio: ['ignore', 'ignore', 'inherit'], env });
+      if (r.status !== 0) throw new Error(`'${cmd} ${args.join(' ')}' failed (exit ${r.status ?? r.signal})`);
+    }
+  } catch (e) {
+    process.stderr.write(`npm test: could not build pgvector: ${e.message}\n`);
+    process.exit(1);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 const need = missing();
-if (need.length === 0) process.exit(0);
+if (need.length === 0) {
+  await ensurePgvector();
+  process.exit(0);
+}
 
 const pkgs = need.filter((m) => !m.custom).map((m) => m.pkg);
 const canInstall = process.getuid?.() === 0 && executable('/usr/bin/apt-get') && pkgs.length === need.length;
@@ -62,7 +191,10 @@ if (canInstall) {
     }
   }
   const still = missing();
-  if (still.length === 0) process.exit(0);
+  if (still.length === 0) {
+    await ensurePgvector();
+    process.exit(0);
+  }
   need.splice(0, need.length, ...still);
 }
 
