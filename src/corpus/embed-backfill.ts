@@ -1,0 +1,275 @@
+import { createHash } from 'node:crypto';
+import pg from 'pg';
+import type { Embedder } from '../embedding/embedder.js';
+import { vectorLiteral } from '../embedding/hash-embedder.js';
+import { ConfigError, DatabaseError, InputError } from '../errors.js';
+import { PUBLIC_POST } from './discourse.js';
+import { postEmbeddingText, topicEmbeddingText } from './embedding-text.js';
+import { APPLICATION_NAME, CONNECT_TIMEOUT_MS, describeUrl, type SqlClient } from './sql-client.js';
+
+/**
+ * `ragaudit embed`: vectors for a new embedding model or strategy, computed from the forum's
+ * public posts and topics and written in discourse-ai's shape into a separate target (another
+ * database, or another schema of the same one), never into the source, which is only read. A team
+ * measures the new vectors before deploying them. Batches are committed one by one with a digest
+ * of the embedded text, so a killed run resumes where it stopped and an edited post is embedded
+ * again.
+ */
+
+export interface EmbedTarget {
+  /** Where the vectors go (written with this connection; the source connection stays read-only). */
+  url: string;
+  /** Schema in the target (default `public`); with the source's own database, a schema of its own. */
+  schema?: string;
+}
+
+export interface BackfillOptions {
+  /** The forum, read-only. */
+  source: SqlClient;
+  target: EmbedTarget;
+  embedder: Embedder;
+  model_id: number;
+  strategies: readonly number[];
+  /** Also embed topics (discourse-ai's topic table), default true. */
+  topics?: boolean;
+  /** Posts read, embedded and committed at once (default 256). */
+  batch_size?: number;
+  onProgress?: (done: number, total: number) => void;
+  /** Stops after the batch in flight is committed. */
+  signal?: AbortSignal;
+}
+
+export interface BackfillReport {
+  target: string;
+  schema: string;
+  model_id: number;
+  dimensions: number;
+  /** Per table and strategy: rows written, rows already current, public items in all. */
+  tables: { table: string; strategy_id: number; written: number; current: number; total: number }[];
+  stopped: boolean;
+}
+
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/** An identity of a database: cluster, database and the schema vectors would go to. */
+interface Identity {
+  cluster: string;
+  database: string;
+}
+
+async function identityOf(query: (sql: string) => Promise<Record<string, unknown>[]>): Promise<Identity> {
+  let cluster: string | undefined;
+  try {
+    const [r] = await query('SELECT system_identifier::text AS id FROM pg_control_system()');
+    if (r?.id) cluster = String(r.id);
+  } catch {
+    // Not every role may read the control file: the server's address and port identify it then.
+  }
+  const [r] = await query(
+    "SELECT current_database() AS db, coalesce(host(inet_server_addr()), 'socket') || ':' || coalesce(inet_server_port()::text, current_setting('port')) AS at",
+  );
+  return { cluster: cluster ?? String(r?.at), database: String(r?.db) };
+}
+
+const ident = (schema: string, table: string) => `"${schema}"."${table}"`;
+
+function ddl(schema: string): string {
+  const table = (name: string, idCol: string) => `CREATE TABLE IF NOT EXISTS ${ident(schema, name)} (
+    ${idCol} integer NOT NULL, model_id integer NOT NULL, model_version integer NOT NULL DEFAULT 1,
+    strategy_id integer NOT NULL, strategy_version integer NOT NULL DEFAULT 1, digest text,
+    embeddings halfvec NOT NULL, created_at timestamp NOT NULL DEFAULT now(), updated_at timestamp NOT NULL DEFAULT now(),
+    UNIQUE (model_id, strategy_id, ${idCol}))`;
+  return [
+    `CREATE SCHEMA IF NOT EXISTS "${schema}"`,
+    table('ai_posts_embeddings', 'post_id'),
+    table('ai_topics_embeddings', 'topic_id'),
+  ].join(';\n');
+}
+
+const digestOf = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex').slice(0, 32);
+
+interface PostRow {
+  id: number;
+  topic_id: number;
+  post_number: number;
+  raw: string;
+  title: string;
+  category: string | null;
+  tags: string[] | null;
+  first_raw: string | null;
+  parent_raw: string | null;
+}
+
+/** Fills the target; returns what it wrote. */
+export async function backfillEmbeddings(o: BackfillOptions): Promise<BackfillReport> {
+  const schema = o.target.schema ?? 'public';
+  if (!SCHEMA_NAME.test(schema))
+    throw new InputError(`--target-schema ${schema}: a schema name is lowercase letters, digits and _`);
+  for (const s of o.strategies)
+    if (!Number.isInteger(s) || s < 1) throw new InputError(`--strategy ${s}: a strategy id is a positive integer`);
+  const batchSize = o.batch_size ?? 256;
+  const label = describeUrl(o.target.url);
+  const target = new pg.Client({
+    connectionString: o.target.url,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    application_name: `${APPLICATION_NAME} embed`,
+  });
+  try {
+    await target.connect();
+  } catch (e) {
+    throw new DatabaseError(`cannot connect to the embedding target ${label}: ${(e as Error).message}`);
+  }
+  const source = o.source;
+  try {
+    const sourceQuery = (sql: string) => source.query<Record<string, unknown>>(sql);
+    const targetQuery = async (sql: string) => (await target.query(sql)).rows as Record<string, unknown>[];
+    const [a, b] = [await identityOf(sourceQuery), await identityOf(targetQuery)];
+    const [srcSchema] = await source.query<{ s: string }>('SELECT current_schema() AS s');
+    if (a.cluster === b.cluster && a.database === b.database && schema === (srcSchema?.s ?? 'public'))
+      throw new InputError(
+        `the embedding target ${label} (schema ${schema}) is the source database itself: ragaudit never writes into the forum; give another database, or --target-schema for a schema of its own`,
+      );
+
+    try {
+      await target.query('CREATE EXTENSION IF NOT EXISTS vector');
+      await target.query(ddl(schema));
+    } catch (e) {
+      throw new ConfigError(
+        `cannot prepare the embedding target ${label}: ${(e as Error).message} (the target needs pgvector and a role that may create tables in schema ${schema})`,
+      );
+    }
+
+    const hasTags = (await source.query<{ ok: boolean }>("SELECT to_regclass('topic_tags') IS NOT NULL AS ok"))[0]?.ok;
+    const tagsSql = hasTags
+      ? '(SELECT array_agg(tg.name ORDER BY tg.name) FROM topic_tags tt JOIN tags tg ON tg.id = tt.tag_id WHERE tt.topic_id = t.id)'
+      : 'NULL::text[]';
+    const FROM = 'posts p JOIN topics t ON t.id = p.topic_id LEFT JOIN categories c ON c.id = t.category_id';
+    const [counts] = await source.query<{ posts: string; topics: string }>(
+      `SELECT count(*) AS posts, count(DISTINCT t.id) AS topics FROM ${FROM} WHERE ${PUBLIC_POST}`,
+    );
+    const totalPosts = Number(counts?.posts ?? 0);
+    const totalTopics = o.topics === false ? 0 : Number(counts?.topics ?? 0);
+    const total = (totalPosts + totalTopics) * o.strategies.length;
+    const report: BackfillReport = {
+      target: label,
+      schema,
+      model_id: o.model_id,
+      dimensions: o.embedder.dimensions,
+      tables: [],
+      stopped: false,
+    };
+    let done = 0;
+    o.onProgress?.(0, total);
+
+    const upsert = async (
+      table: string,
+      idCol: string,
+      strategy: number,
+      items: { id: number; text: string }[],
+      tally: { written: number; current: number },
+    ) => {
+      const digests = items.map((i) => digestOf(i.text));
+      const present = await target.query<{ id: number; digest: string | null }>(
+        `SELECT ${idCol} AS id, digest FROM ${ident(schema, table)} WHERE model_id = $1 AND strategy_id = $2 AND ${idCol} = ANY($3::int[])`,
+        [o.model_id, strategy, items.map((i) => i.id)],
+      );
+      const have = new Map(present.rows.map((r) => [Number(r.id), r.digest]));
+      const todo = items
+        .map((item, i) => ({ ...item, digest: digests[i]! }))
+        .filter((i) => have.get(i.id) !== i.digest);
+      tally.current += items.length - todo.length;
+      if (todo.length) {
+        const vectors = await o.embedder.embed(todo.map((t) => t.text));
+        if (vectors.length !== todo.length)
+          throw new DatabaseError(`the embedder returned ${vectors.length} vectors for ${todo.length} texts`);
+        const params: unknown[] = [];
+        const tuples = todo.map((t, i) => {
+          params.push(t.id, o.model_id, strategy, t.digest, vectorLiteral(vectors[i]!));
+          const n = params.length;
+          return `($${n - 4}, $${n - 3}, $${n - 2}, $${n - 1}, $${n}::halfvec)`;
+        });
+        await target.query('BEGIN');
+        try {
+          await target.query(
+            `INSERT INTO ${ident(schema, table)} (${idCol}, model_id, strategy_id, digest, embeddings) VALUES ${tuples.join(', ')}
+             ON CONFLICT (model_id, strategy_id, ${idCol}) DO UPDATE SET digest = EXCLUDED.digest, embeddings = EXCLUDED.embeddings, updated_at = now()`,
+            params,
+          );
+          await target.query('COMMIT');
+        } catch (e) {
+          await target.query('ROLLBACK').catch(() => undefined);
+          throw e;
+        }
+        tally.written += todo.length;
+      }
+      done += items.length;
+      o.onProgress?.(done, total);
+    };
+
+    outer: for (const strategy of o.strategies) {
+      const posts = { table: 'ai_posts_embeddings', strategy_id: strategy, written: 0, current: 0, total: totalPosts };
+      report.tables.push(posts);
+      for (let last = 0; ;) {
+        if (o.signal?.aborted) {
+          report.stopped = true;
+          break outer;
+        }
+        const rows = await source.query<PostRow>(
+          `SELECT p.id, p.topic_id, p.post_number, p.raw, t.title, c.name AS category, ${tagsSql} AS tags,
+             (SELECT f.raw FROM posts f WHERE f.topic_id = p.topic_id AND f.post_number = 1) AS first_raw,
+             (SELECT r.raw FROM posts r WHERE r.topic_id = p.topic_id AND r.post_number = p.reply_to_post_number) AS parent_raw
+           FROM ${FROM} WHERE ${PUBLIC_POST} AND p.id > $1 ORDER BY p.id LIMIT $2`,
+          [last, batchSize],
+        );
+        if (!rows.length) break;
+        last = Number(rows[rows.length - 1]!.id);
+        await upsert(
+          'ai_posts_embeddings',
+          'post_id',
+          strategy,
+          rows.map((r) => ({
+            id: Number(r.id),
+            text: postEmbeddingText({ ...r, category: r.category ?? '', tags: r.tags ?? [] }, strategy),
+          })),
+          posts,
+        );
+      }
+      if (o.topics === false) continue;
+      const topics = {
+        table: 'ai_topics_embeddings',
+        strategy_id: strategy,
+        written: 0,
+        current: 0,
+        total: totalTopics,
+      };
+      report.tables.push(topics);
+      for (let last = 0; ;) {
+        if (o.signal?.aborted) {
+          report.stopped = true;
+          break outer;
+        }
+        // A topic's text: its header and its first public post.
+        const rows = await source.query<PostRow>(
+          `SELECT DISTINCT ON (t.id) t.id, t.title, c.name AS category, ${tagsSql} AS tags, p.raw
+           FROM ${FROM} WHERE ${PUBLIC_POST} AND t.id > $1 ORDER BY t.id, p.post_number LIMIT $2`,
+          [last, batchSize],
+        );
+        if (!rows.length) break;
+        last = Number(rows[rows.length - 1]!.id);
+        await upsert(
+          'ai_topics_embeddings',
+          'topic_id',
+          strategy,
+          rows.map((r) => ({
+            id: Number(r.id),
+            text: topicEmbeddingText({ ...r, category: r.category ?? '', tags: r.tags ?? [] }),
+          })),
+          topics,
+        );
+      }
+    }
+    return report;
+  } finally {
+    await target.end().catch(() => undefined);
+  }
+}
