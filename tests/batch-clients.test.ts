@@ -467,6 +467,16 @@ describe('AnthropicBatchClient', () => {
     });
   });
 
+  it('a per-request error that echoes the key reaches the caller without it', async () => {
+    server.script = { errored: { q1: `bad key ${ANTHROPIC_KEY}` } };
+    const { c } = client();
+    const reqs = requests(1);
+    const { batchId } = await c.submit(reqs);
+    const e = err((await collect(c.wait(batchId, reqs))).get('q1'));
+    expect(e.message).toContain('request failed: bad key ***');
+    expect(e.message).not.toContain(ANTHROPIC_KEY);
+  });
+
   it('a structured answer without the tool call, or off the schema, fails that request only', async () => {
     server.script = { toolInput: () => ({ verdict: 'perhaps' }) };
     const { c } = client();

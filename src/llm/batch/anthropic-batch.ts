@@ -5,7 +5,7 @@
  * `results_url`, read line by line and matched back by custom_id.
  */
 import { z } from 'zod';
-import { ConfigError, JudgeParseError, ProviderError, redactSecretValues } from '../../errors.js';
+import { ConfigError, JudgeParseError, ProviderError, redact, redactSecretValues } from '../../errors.js';
 import type { Completion, CompletionRequest } from '../types.js';
 import { checkMessage } from '../anthropic.js';
 import { joinUrl, splitQuery } from '../http.js';
@@ -201,7 +201,7 @@ export class AnthropicBatchClient extends BatchClientBase {
         return outcomeOf(() => this.completion(result.message, req, endpoint));
       case 'errored': {
         const e = result.error?.error;
-        const text = `${this.label}: ${e?.message ?? 'request errored'}${e ? ` (${e.type})` : ''}`;
+        const text = redact(`${this.label}: ${e?.message ?? 'request errored'}${e ? ` (${e.type})` : ''}`);
         return requestError(e?.type === 'invalid_request_error' ? 'invalid' : 'failed', text);
       }
       case 'canceled':

@@ -5,7 +5,7 @@
  * (`GET /files/{id}/content`) are read line by line and matched back by custom_id.
  */
 import { z } from 'zod';
-import { ConfigError, ProviderError, redactSecretValues } from '../../errors.js';
+import { ConfigError, ProviderError, redact, redactSecretValues } from '../../errors.js';
 import type { Completion, CompletionRequest } from '../types.js';
 import { joinUrl, splitQuery } from '../http.js';
 import { checkChatResponse, parseJsonText, parseStructured, wireSchema } from '../openai.js';
@@ -213,7 +213,8 @@ export class OpenAIBatchClient extends BatchClientBase {
       out.error?.message ??
       (body.success ? body.data.error.message : undefined) ??
       `status ${res?.status_code ?? 'none'}`;
-    const text = `${this.label}: ${res ? `${res.status_code}: ` : ''}${message}${code ? ` (${code})` : ''}`;
+    // The server's own words, which may echo the key: redacted like any provider message.
+    const text = redact(`${this.label}: ${res ? `${res.status_code}: ` : ''}${message}${code ? ` (${code})` : ''}`);
     if (code === 'batch_expired') return requestError('expired', text);
     if (code === 'batch_cancelled') return requestError('canceled', text);
     if (res?.status_code === 400 || code === 'invalid_request_error') return requestError('invalid', text);
