@@ -76,7 +76,7 @@ function headersFor(t: Transport, url: string, body: Body): Record<string, strin
 
 const where = (method: Method, url: string) => `${method} ${url}`;
 
-/** The `problem` of a wire answer as a malformed-answer error naming provider and endpoint. */
+/** A wire answer that is not in the expected format: a malformed-answer error naming provider and endpoint. */
 export function malformed(t: Transport, endpoint: string, detail: string): ProviderError {
   return answerError(t.provider, 'malformed', detail, endpoint);
 }
