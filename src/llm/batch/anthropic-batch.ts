@@ -1,0 +1,244 @@
+/**
+ * Anthropic Message Batches client: `POST /v1/messages/batches` with `requests: [{custom_id,
+ * params}]`, each `params` the body AnthropicChatModel sends (structured output as a forced
+ * tool); `GET /v1/messages/batches/{id}` polls; the results are a JSONL file at the batch's
+ * `results_url`, read line by line and matched back by custom_id.
+ */
+import { z } from 'zod';
+import { ConfigError, JudgeParseError, ProviderError, redact, redactSecretValues } from '../../errors.js';
+import type { Completion, CompletionRequest } from '../types.js';
+import { checkMessage } from '../anthropic.js';
+import { joinUrl, splitQuery } from '../http.js';
+import { parseStructured, wireSchema } from '../openai.js';
+import { refuseUrlCredentials } from '../remote.js';
+import { BatchClientBase, checkSubmission, outcomeOf, requestError } from './base.js';
+import { callJson, checkLine, jsonlLines, malformed, transport, type Transport } from './transport.js';
+import type { BatchClientOptions, BatchOutcome, BatchRequest, BatchResult, BatchStatus } from './types.js';
+
+const ANTHROPIC_URL = 'https://api.anthropic.com';
+
+/** Options of {@link AnthropicBatchClient}; `baseURL` is the API root without `/v1`. */
+export interface AnthropicBatchClientOptions extends BatchClientOptions {
+  /** `max_tokens` when a request gives none (default 1024), as AnthropicChatModel's. */
+  maxTokens?: number;
+  /** `anthropic-version` header (default `2023-06-01`). */
+  anthropicVersion?: string;
+}
+
+const Counts = z.object({
+  processing: z.number(),
+  succeeded: z.number(),
+  errored: z.number(),
+  canceled: z.number(),
+  expired: z.number(),
+});
+const MessageBatch = z.object({
+  id: z.string().min(1),
+  processing_status: z.enum(['in_progress', 'canceling', 'ended']),
+  request_counts: Counts,
+  results_url: z.string().nullish(),
+});
+
+/** One line of the results file. */
+const ResultLine = z.object({
+  custom_id: z.string(),
+  result: z.discriminatedUnion('type', [
+    z.object({ type: z.literal('succeeded'), message: z.unknown() }),
+    z.object({
+      type: z.literal('errored'),
+      error: z.object({ error: z.object({ type: z.string(), message: z.string().nullish() }).nullish() }).nullish(),
+    }),
+    z.object({ type: z.literal('canceled') }),
+    z.object({ type: z.literal('expired') }),
+  ]),
+});
+type ResultLine = z.infer<typeof ResultLine>;
+
+/** A client of Anthropic's Message Batches API for one model. Id: `anthropic:MODEL`. */
+export class AnthropicBatchClient extends BatchClientBase {
+  readonly id: string;
+  readonly maxRequests = 100_000;
+  protected readonly label = 'anthropic batch';
+  private readonly baseURL: string;
+  private readonly query: Record<string, string>;
+  private readonly t: Transport;
+
+  constructor(private readonly opts: AnthropicBatchClientOptions) {
+    super(opts);
+    this.id = `anthropic:${opts.model}`;
+    const { url, query } = splitQuery(opts.baseURL ?? ANTHROPIC_URL);
+    this.baseURL = url;
+    this.query = query;
+    if (!opts.apiKey && !opts.baseURL) {
+      throw new ConfigError(`${this.label}: no API key given for ${this.id} at ${ANTHROPIC_URL}`);
+    }
+    refuseUrlCredentials(this.id, url, 'ANTHROPIC_API_KEY');
+    this.t = transport({
+      provider: this.label,
+      baseURL: url,
+      apiKey: opts.apiKey,
+      authHeaders: opts.apiKey ? { 'x-api-key': opts.apiKey } : {},
+      headers: { 'anthropic-version': opts.anthropicVersion ?? '2023-06-01' },
+      keyEnv: 'ANTHROPIC_API_KEY',
+      timeoutMs: opts.timeoutMs,
+      retries: opts.retries,
+      minDelayMs: opts.minDelayMs,
+      maxRetryAfterMs: opts.maxRetryAfterMs,
+      sleep: opts.sleep,
+    });
+  }
+
+  private url(path: string): string {
+    const u = new URL(joinUrl(this.baseURL, path));
+    for (const [k, v] of Object.entries(this.query)) u.searchParams.set(k, v);
+    return u.toString();
+  }
+
+  /** The messages body AnthropicChatModel sends for `req` (kept in step with it). */
+  messageParams(req: CompletionRequest): Record<string, unknown> {
+    const wire = req.schema ? wireSchema(req.schema as { name: string; zod: z.ZodType }) : undefined;
+    return {
+      model: this.opts.model,
+      max_tokens: req.maxTokens ?? this.opts.maxTokens ?? 1024,
+      messages: req.messages.map((m) => ({ role: m.role, content: m.content })),
+      ...(req.system && { system: req.system }),
+      ...(req.temperature !== undefined && { temperature: req.temperature }),
+      ...(wire && {
+        tools: [
+          {
+            name: wire.name,
+            description: `Give the answer as the input of this tool (${wire.name}).`,
+            input_schema: wire.jsonSchema,
+          },
+        ],
+        tool_choice: { type: 'tool', name: wire.name },
+      }),
+    };
+  }
+
+  async submit(requests: readonly BatchRequest[]): Promise<{ batchId: string }> {
+    checkSubmission(this.label, requests, this.maxRequests);
+    const body = JSON.stringify({
+      requests: requests.map((r) => ({ custom_id: r.custom_id, params: this.messageParams(r.request) })),
+    });
+    const batch = await callJson(this.t, 'POST', this.url('/v1/messages/batches'), body, MessageBatch, {
+      idempotent: false,
+    });
+    return { batchId: batch.id };
+  }
+
+  private retrieve(batchId: string) {
+    return callJson(
+      this.t,
+      'GET',
+      this.url(`/v1/messages/batches/${encodeURIComponent(batchId)}`),
+      undefined,
+      MessageBatch,
+      { idempotent: true },
+    );
+  }
+
+  async poll(batchId: string): Promise<BatchStatus> {
+    const b = await this.retrieve(batchId);
+    const c = b.request_counts;
+    return {
+      status: b.processing_status === 'ended' ? 'ended' : 'in_progress',
+      counts: {
+        total: c.processing + c.succeeded + c.errored + c.canceled + c.expired,
+        processing: c.processing,
+        succeeded: c.succeeded,
+        failed: c.errored,
+        canceled: c.canceled,
+        expired: c.expired,
+      },
+      providerStatus: b.processing_status,
+    };
+  }
+
+  async *results<T = unknown>(batchId: string, requests: readonly BatchRequest<T>[]): AsyncGenerator<BatchResult<T>> {
+    const b = await this.retrieve(batchId);
+    if (b.processing_status !== 'ended' || !b.results_url) {
+      throw new ProviderError(
+        `${this.label}: batch ${batchId} has ${b.processing_status === 'ended' ? 'no results_url' : `not ended (status ${b.processing_status})`}; wait for it first`,
+        { provider: this.label, retryable: false, fault: 'client' },
+      );
+    }
+    let url: string;
+    try {
+      url = new URL(b.results_url, this.baseURL).toString();
+    } catch {
+      throw malformed(this.t, `GET ${this.url(`/v1/messages/batches/${batchId}`)}`, 'results_url is not a URL');
+    }
+    const byId = new Map(requests.map((r) => [r.custom_id, r.request]));
+    const seen = new Set<string>();
+    let lineNo = 0;
+    for await (const line of jsonlLines(this.t, url)) {
+      const out = checkLine(this.t, url, ++lineNo, line, ResultLine);
+      const req = byId.get(out.custom_id);
+      const endpoint = `GET ${url} (line ${lineNo})`;
+      if (!req) throw malformed(this.t, endpoint, `custom_id '${out.custom_id}' is not a request of this batch`);
+      if (seen.has(out.custom_id)) throw malformed(this.t, endpoint, `second result for custom_id '${out.custom_id}'`);
+      seen.add(out.custom_id);
+      yield { custom_id: out.custom_id, outcome: this.outcome(out.result, req, endpoint, batchId) };
+    }
+    for (const r of requests) {
+      if (seen.has(r.custom_id)) continue;
+      yield {
+        custom_id: r.custom_id,
+        outcome: requestError('failed', `${this.label}: batch ${batchId} ended without a result for this request`),
+      };
+    }
+  }
+
+  private outcome<T>(
+    result: ResultLine['result'],
+    req: CompletionRequest<T>,
+    endpoint: string,
+    batchId: string,
+  ): BatchOutcome<T> {
+    switch (result.type) {
+      case 'succeeded':
+        return outcomeOf(() => this.completion(result.message, req, endpoint));
+      case 'errored': {
+        const e = result.error?.error;
+        const text = redact(`${this.label}: ${e?.message ?? 'request errored'}${e ? ` (${e.type})` : ''}`);
+        return requestError(e?.type === 'invalid_request_error' ? 'invalid' : 'failed', text);
+      }
+      case 'canceled':
+        return requestError(
+          'canceled',
+          `${this.label}: batch ${batchId} was cancelled before this request was processed`,
+        );
+      case 'expired':
+        return requestError('expired', `${this.label}: batch ${batchId} expired before this request was processed`);
+    }
+  }
+
+  /** A Completion from a message, validated as AnthropicChatModel validates one. */
+  private completion<T>(message: unknown, req: CompletionRequest<T>, endpoint: string): Completion<T> {
+    const wire = req.schema ? wireSchema(req.schema as { name: string; zod: z.ZodType }) : undefined;
+    const res = checkMessage(message, endpoint, wire?.name);
+    const prose = redactSecretValues(
+      res.content.flatMap((b) => (b.type === 'text' && 'text' in b ? [b.text] : [])).join(''),
+    );
+    const completion: Completion<T> = {
+      text: prose,
+      usage: { inputTokens: res.usage?.input_tokens ?? 0, outputTokens: res.usage?.output_tokens ?? 0 },
+      latencyMs: 0,
+      model: res.model || this.opts.model,
+    };
+    if (req.schema && wire) {
+      const call = res.content.find((b) => b.type === 'tool_use' && 'name' in b && b.name === wire.name);
+      if (!call || !('input' in call)) {
+        throw new JudgeParseError(
+          `${req.schema.name}: the model answered without calling the ${wire.name} tool`,
+          prose,
+        );
+      }
+      const raw = redactSecretValues(JSON.stringify(call.input) ?? 'null');
+      completion.text = raw;
+      completion.json = parseStructured(req.schema, JSON.parse(raw) as unknown, raw, wire.wrapped);
+    }
+    return completion;
+  }
+}

@@ -1,0 +1,116 @@
+/**
+ * What both batch clients share: checking a submission, waiting with backoff, and turning an
+ * answer into a Completion or a per-request error.
+ */
+import { InputError, JudgeParseError, ProviderError } from '../../errors.js';
+import type { Completion } from '../types.js';
+import { sleep as timerSleep, type Sleep } from '../retry.js';
+import type {
+  BatchClient,
+  BatchClientOptions,
+  BatchErrorKind,
+  BatchOutcome,
+  BatchRequest,
+  BatchResult,
+  BatchStatus,
+  WaitOptions,
+} from './types.js';
+
+/** The custom_id both providers accept (Anthropic's rule; OpenAI takes any string). */
+const CUSTOM_ID = /^[a-zA-Z0-9_-]{1,64}$/;
+
+/** Refuses an empty, oversized or ambiguous submission before anything is sent. */
+export function checkSubmission(label: string, requests: readonly BatchRequest[], maxRequests: number): void {
+  if (requests.length === 0) throw new InputError(`${label}: a batch needs at least one request`);
+  if (requests.length > maxRequests) {
+    throw new InputError(
+      `${label}: ${requests.length} requests exceed the ${maxRequests} one batch may hold; split them`,
+    );
+  }
+  const seen = new Set<string>();
+  const problems: string[] = [];
+  for (const r of requests) {
+    if (!CUSTOM_ID.test(r.custom_id)) problems.push(`custom_id '${r.custom_id}' is not 1-64 of [a-zA-Z0-9_-]`);
+    else if (seen.has(r.custom_id)) problems.push(`custom_id '${r.custom_id}' is used twice`);
+    seen.add(r.custom_id);
+  }
+  if (problems.length) throw new InputError(`${label}: the batch cannot be submitted`, problems.slice(0, 10));
+}
+
+/** A per-request error (the message as the synchronous client would have thrown it). */
+export function requestError(kind: BatchErrorKind, message: string, raw?: string): BatchOutcome<never> {
+  return { error: { kind, message, ...(raw !== undefined && { raw }) } };
+}
+
+/**
+ * Runs `make` (which validates an answer like the synchronous client does) and returns its
+ * Completion, or the error it throws as a `failed` outcome: an unusable answer or a schema
+ * mismatch fails that request only, never the batch.
+ */
+export function outcomeOf<T>(make: () => Completion<T>): BatchOutcome<T> {
+  try {
+    return { ok: make() };
+  } catch (e) {
+    if (e instanceof JudgeParseError) return requestError('failed', e.message, e.raw);
+    if (e instanceof ProviderError) return requestError('failed', e.message);
+    throw e;
+  }
+}
+
+const fmt = (ms: number) => (ms < 60_000 ? `${Math.round(ms / 1000)} s` : `${Math.round(ms / 60_000)} min`);
+
+/** Polling and waiting, on top of a provider's `poll` and `results`. */
+export abstract class BatchClientBase implements BatchClient {
+  abstract readonly id: string;
+  abstract readonly maxRequests: number;
+  protected abstract readonly label: string;
+  private readonly pollMinMs: number;
+  private readonly pollMaxMs: number;
+  private readonly maxWaitMs: number;
+  private readonly wait_: Sleep;
+  private readonly now: () => number;
+
+  constructor(opts: BatchClientOptions) {
+    this.pollMinMs = opts.pollMinMs ?? 10_000;
+    this.pollMaxMs = Math.max(this.pollMinMs, opts.pollMaxMs ?? 300_000);
+    this.maxWaitMs = opts.maxWaitMs ?? 25 * 3_600_000;
+    this.wait_ = opts.sleep ?? timerSleep;
+    this.now = opts.now ?? Date.now;
+  }
+
+  abstract submit(requests: readonly BatchRequest[]): Promise<{ batchId: string }>;
+  abstract poll(batchId: string): Promise<BatchStatus>;
+  abstract results<T = unknown>(batchId: string, requests: readonly BatchRequest<T>[]): AsyncIterable<BatchResult<T>>;
+
+  /**
+   * Polls at once, then after `pollMinMs`, doubling the wait after every poll up to
+   * `pollMaxMs`; the last wait is cut so that one poll falls on the `maxWaitMs` limit.
+   */
+  async waitUntilEnded(batchId: string, opts: WaitOptions = {}): Promise<BatchStatus> {
+    const start = this.now();
+    let delay = this.pollMinMs;
+    for (let n = 1; ; n++) {
+      const status = await this.poll(batchId);
+      opts.onPoll?.(status, n);
+      if (status.status === 'ended') return status;
+      const waited = this.now() - start;
+      if (waited >= this.maxWaitMs) {
+        throw new ProviderError(
+          `${this.label}: batch ${batchId} is still ${status.providerStatus} after ${fmt(waited)} of waiting (limit ${fmt(this.maxWaitMs)}); the batch goes on: wait for the same id again later`,
+          { provider: this.label, retryable: true, fault: 'server' },
+        );
+      }
+      await this.wait_(Math.min(delay, this.maxWaitMs - waited), opts.signal);
+      delay = Math.min(this.pollMaxMs, delay * 2);
+    }
+  }
+
+  async *wait<T = unknown>(
+    batchId: string,
+    requests: readonly BatchRequest<T>[],
+    opts: WaitOptions = {},
+  ): AsyncGenerator<BatchResult<T>> {
+    await this.waitUntilEnded(batchId, opts);
+    yield* this.results(batchId, requests);
+  }
+}
