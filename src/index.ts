@@ -92,6 +92,7 @@ export {
   type ComponentInfo,
   type GivenComponents,
 } from './runs/context.js';
+export { createAudit, type Audit, type AuditRun, type CreateAuditOptions } from './runs/create-audit.js';
 export { runRetrieval, type OnProgress } from './runs/retrieval-run.js';
 export { runAudit, type AuditRunOptions } from './runs/audit-run.js';
 export { buildAuditSetup, type AuditSetup, type AuditSetupOptions } from './runs/audit-setup.js';
