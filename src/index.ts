@@ -27,6 +27,12 @@ export { logit, type Reranker } from './rerank/types.js';
 export { LexicalReranker } from './rerank/lexical.js';
 export { CohereReranker, JinaReranker, TeiReranker } from './rerank/http-rerankers.js';
 export type { ChatModel, Completion, CompletionRequest } from './llm/types.js';
+export type { Component, Provider, ProviderEnv } from './providers/registry.js';
+export { CHAT_PROVIDERS, type ChatProvider, type ChatSettings } from './providers/chat.js';
+export { RERANK_PROVIDERS, type RerankerProvider, type RerankerSettings } from './providers/rerankers.js';
+export { EMBEDDING_PROVIDERS, type EmbedderProvider, type EmbedderSettings } from './providers/embedders.js';
+export { providerHelp, providerList, type ProviderKind, type ProviderListing } from './providers/catalog.js';
+export { settingsFromEnv, type Environment } from './providers/env.js';
 export { OpenAIChatModel } from './llm/openai.js';
 export { AnthropicChatModel } from './llm/anthropic.js';
 export { OfflineResponder } from './llm/offline-responder.js';
@@ -84,10 +90,12 @@ export {
   type RunContext,
   type ContextOptions,
   type ComponentInfo,
+  type GivenComponents,
 } from './runs/context.js';
+export { createAudit, type Audit, type AuditRun, type CreateAuditOptions } from './runs/create-audit.js';
 export { runRetrieval, type OnProgress } from './runs/retrieval-run.js';
 export { runAudit, type AuditRunOptions } from './runs/audit-run.js';
-export { buildAuditSetup, type AuditSetup } from './runs/audit-setup.js';
+export { buildAuditSetup, type AuditSetup, type AuditSetupOptions } from './runs/audit-setup.js';
 export { goldenWarnings } from './runs/golden-check.js';
 export { auditCase, type AuditDeps } from './runs/audit-case.js';
 export type { CaseJudge } from './judge/case-scores.js';

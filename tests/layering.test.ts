@@ -22,12 +22,13 @@ const LAYERS: readonly string[] = [
   'model', // the results model and the zone rule: imports only zod, so every stage can speak it
   SHARED, // error classes, text normalisation, package paths, YAML reading: no stage of their own
   'io', // the one artifact writer: knows files and secrets, not what they hold
-  'config', // the config schema and loading: needs the model's zone thresholds, nothing of the pipeline
-  'cases', // question sets, probes, input-gate rules: input data, read before anything runs
   'llm', // chat clients and the HTTP/retry/preflight layer that every remote provider reuses
   'embedding', // embedders (remote over llm's HTTP layer, offline hash): needed to load a corpus and to search it
-  'corpus', // the SQL clients, the Discourse profile and the forum loader (embeds posts on load)
   'rerank', // cross-encoder clients over llm's HTTP layer; knows nothing of the corpus
+  'providers', // one registry per kind (chat, reranker, embedder): names, help, offline or not, factories
+  'config', // the config schema and loading: provider names from the registries, zone thresholds from the model
+  'cases', // question sets, probes, input-gate rules: input data, read before anything runs
+  'corpus', // the SQL clients, the Discourse profile and the forum loader (embeds posts on load)
   'retrieval', // the retrieval graph over the corpus with embedder and reranker
   'evidence', // the evidence block and prompts built from retrieved posts
   'scoring', // deterministic measurement of records: metrics, citations, stance, calibration, TREC

@@ -28,6 +28,9 @@ describe('library entry', () => {
       'writeResults',
       'reportHtml',
       'metricsMarkdown',
+      'createAudit',
+      'providerHelp',
+      'settingsFromEnv',
     );
     for (const name of names) expect(typeof (lib as Record<string, unknown>)[name], name).toBe('function');
     // The CLI is the bin and the `ragaudit/cli` subpath: the library carries no argv handling.

@@ -71,7 +71,7 @@ describe('ragaudit matrix configs/A–G on the demo', () => {
       for (const [i, name] of CONFIGS.entries()) {
         const file = stdout.match(new RegExp(`^${name}: (.*\\.json)$`, 'm'))![1]!;
         const r = readResults(file);
-        const config = loadConfig(files[i]).config;
+        const config = loadConfig(files[i], process.env).config;
         expect(r).toMatchObject({ kind: 'run', name, note: config.note, config_source: files[i] });
         expect(r.config).toMatchObject({ name, retrieval: JSON.parse(JSON.stringify(config.retrieval)) });
         const s = r.summary.retrieval as RetrievalSummary;

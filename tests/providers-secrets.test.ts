@@ -156,8 +156,9 @@ describe('the embedder and OPENAI_API_KEY', () => {
     own.embedder.api_key = 'sk-other-host-0123456789';
     await createEmbedder(own as unknown as Parameters<typeof createEmbedder>[0], env).embed(['a']);
     expect(other.last(EMBEDDINGS).headers.authorization).toBe('Bearer sk-other-host-0123456789');
-    // Built directly, the embedder applies the same rule to the process environment.
-    await new OpenAIEmbedder({ model: 'test-embedder', dimensions: 4, baseURL: `${otherServed.url}/v1` }).embed(['a']);
-    expect(other.last(EMBEDDINGS).headers.authorization).toBeUndefined();
+    // Built directly, the embedder reads no environment: without a key it sends none, even to
+    // the host OPENAI_API_KEY belongs to (the process environment holds it, stubbed above).
+    await new OpenAIEmbedder({ model: 'test-embedder', dimensions: 4, baseURL: `${chatServed.url}/v1` }).embed(['a']);
+    expect(chat.last(EMBEDDINGS).headers.authorization).toBeUndefined();
   });
 });

@@ -184,8 +184,8 @@ describe('embedding strategy per channel', () => {
 
   it('the shipped configs B and C differ only in the strategy their post channel reads', () => {
     const dir = join(import.meta.dirname, '..', 'configs');
-    const b = loadConfig(join(dir, 'B-native-posts.yml')).config;
-    const c = loadConfig(join(dir, 'C-enriched-posts.yml')).config;
+    const b = loadConfig(join(dir, 'B-native-posts.yml'), process.env).config;
+    const c = loadConfig(join(dir, 'C-enriched-posts.yml'), process.env).config;
     expect(b.retrieval.channels[0]).toMatchObject({ grain: 'post', model_id: 1, strategy_id: 1 });
     expect(c.retrieval.channels[0]).toMatchObject({ grain: 'post', model_id: 1, strategy_id: 2 });
     const strip = (x: typeof b) => ({ ...x.retrieval, channels: x.retrieval.channels.slice(1) });

@@ -4,6 +4,7 @@ import { ConfigError, InputError } from '../errors.js';
 import { formatPath, readYaml, zodProblems, type YamlSource } from '../yaml-file.js';
 import { PACKAGE_ROOT, PROMPTS_DIR } from '../paths.js';
 import { zoneThresholdProblems } from '../model/zones.js';
+import { RERANK_PROVIDERS } from '../providers/rerankers.js';
 import { ConfigSchema, type Config } from './schema.js';
 import { DEFAULT_CONFIG } from './defaults.js';
 
@@ -93,7 +94,7 @@ export function crossFieldProblems(c: Config): FieldProblem[] {
       problems.push({ path: ['rerank', 'node'], message: `unknown node '${c.rerank.node}'` });
     if (known.has(c.rerank.name))
       problems.push({ path: ['rerank', 'name'], message: `duplicate node name '${c.rerank.name}'` });
-    if (c.rerank.provider !== 'offline' && !c.rerank.url)
+    if (!RERANK_PROVIDERS[c.rerank.provider].offline && !c.rerank.url)
       problems.push({ path: ['rerank', 'url'], message: `required for provider '${c.rerank.provider}'` });
     known.add(c.rerank.name);
   }
@@ -200,7 +201,7 @@ export function validateConfig(
  */
 export function loadConfig(
   file: string | undefined,
-  env: NodeJS.ProcessEnv = process.env,
+  env: NodeJS.ProcessEnv,
   overrides: readonly ConfigOverride[] = [],
 ): LoadedConfig {
   if (!file)

@@ -1,5 +1,9 @@
 import { z } from 'zod';
 import { ZonesConfigSchema } from '../model/zones.js';
+import { CHAT_PROVIDERS } from '../providers/chat.js';
+import { EMBEDDING_PROVIDERS } from '../providers/embedders.js';
+import { providerNames } from '../providers/registry.js';
+import { RERANK_PROVIDERS } from '../providers/rerankers.js';
 
 const name = z
   .string()
@@ -88,7 +92,7 @@ export const ConfigSchema = z
     input_gate: z.string().optional(),
     embedder: z
       .object({
-        provider: z.enum(['offline', 'openai']).default('offline'),
+        provider: z.enum(providerNames(EMBEDDING_PROVIDERS)).default('offline'),
         model: z.string().default('hash-384'),
         dimensions: z.number().int().positive().default(384),
         batch_size: z.number().int().positive().default(64),
@@ -125,7 +129,7 @@ export const ConfigSchema = z
         candidates: z.number().int().positive().default(25),
         /** Keep only the best post of each topic after reranking. */
         dedupe_topics: z.boolean().default(true),
-        provider: z.enum(['offline', 'tei', 'vllm', 'cohere']).default('offline'),
+        provider: z.enum(providerNames(RERANK_PROVIDERS)).default('offline'),
         model: z.string().default('lexical'),
         url: httpUrl.optional(),
         api_key: z.string().optional(),
@@ -175,7 +179,7 @@ export const ConfigSchema = z
       }),
     generator: z
       .object({
-        provider: z.enum(['offline', 'openai', 'anthropic']).default('offline'),
+        provider: z.enum(providerNames(CHAT_PROVIDERS)).default('offline'),
         model: z.string().default('extractive'),
         temperature: z.number().min(0).max(2).default(0),
         max_tokens: z.number().int().positive().default(700),
@@ -195,7 +199,7 @@ export const ConfigSchema = z
       }),
     judge: z
       .object({
-        provider: z.enum(['offline', 'openai', 'anthropic', 'none']).default('offline'),
+        provider: z.enum([...providerNames(CHAT_PROVIDERS), 'none']).default('offline'),
         model: z.string().default('heuristic'),
         temperature: z.number().min(0).max(2).default(0),
         max_tokens: z.number().int().positive().default(1500),

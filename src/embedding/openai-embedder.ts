@@ -21,7 +21,7 @@ export interface OpenAIEmbedderOptions {
   dimensions: number;
   /** API root including `/v1` (default OpenAI's). */
   baseURL?: string;
-  /** Defaults to OPENAI_API_KEY; not needed when `baseURL` points at a local server. */
+  /** Sent as `Authorization: Bearer …`; needed for OpenAI itself, not when `baseURL` points at a local server. */
   apiKey?: string;
   /** Inputs per request (default 64). */
   batchSize?: number;
@@ -41,24 +41,6 @@ const EmbeddingsResponse = z.object({
   data: z.array(z.object({ index: z.number().int(), embedding: z.array(z.number()) })),
 });
 
-function origin(url: string): string | undefined {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * OPENAI_API_KEY, when it belongs to `baseURL`: the key is OPENAI_BASE_URL's (or OpenAI's own
- * when that is unset), and is never sent to another host unless configured as that host's key.
- */
-export function openAIKeyFor(baseURL: string | undefined, env: NodeJS.ProcessEnv): string | undefined {
-  if (!baseURL) return env.OPENAI_API_KEY;
-  const home = origin(env.OPENAI_BASE_URL ?? OPENAI_URL);
-  return home !== undefined && origin(baseURL) === home ? env.OPENAI_API_KEY : undefined;
-}
-
 /** An Embedder over an OpenAI-compatible server. Id: `openai:MODEL@URL`. */
 export class OpenAIEmbedder implements Embedder {
   readonly id: string;
@@ -72,7 +54,7 @@ export class OpenAIEmbedder implements Embedder {
     this.endpoint = joinUrl(base, '/embeddings');
     this.dimensions = opts.dimensions;
     this.id = `openai:${opts.model}@${redact(base.replace(/\/+$/, ''))}`;
-    this.apiKey = opts.apiKey ?? openAIKeyFor(opts.baseURL, process.env);
+    this.apiKey = opts.apiKey;
     if (!this.apiKey && !opts.baseURL) {
       throw new ConfigError(
         `OPENAI_API_KEY is not set (needed for embeddings with ${opts.model}); set it or give a baseURL`,

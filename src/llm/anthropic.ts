@@ -17,7 +17,7 @@ import { parseStructured, wireSchema } from './openai.js';
 const ANTHROPIC_URL = 'https://api.anthropic.com';
 
 /** Options of {@link AnthropicChatModel}. */
-/** `baseURL` is the API root without `/v1`; the key defaults to ANTHROPIC_API_KEY. */
+/** `baseURL` is the API root without `/v1`; the key is `apiKey` (the runner passes ANTHROPIC_API_KEY when the config gives none). */
 export interface AnthropicChatModelOptions extends RemoteModelOptions {
   /** `max_tokens` when the request gives none (default 1024; the API requires one). */
   maxTokens?: number;
@@ -86,7 +86,7 @@ export class AnthropicChatModel implements ChatModel {
     this.id = `anthropic:${opts.model}`;
     const { url, query } = splitQuery(opts.baseURL ?? ANTHROPIC_URL);
     this.baseURL = url;
-    const key = opts.apiKey ?? process.env.ANTHROPIC_API_KEY;
+    const key = opts.apiKey;
     if (!key && !opts.baseURL) {
       throw new ConfigError(`ANTHROPIC_API_KEY is not set (needed for ${this.id}); set it or give a baseURL`);
     }

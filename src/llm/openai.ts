@@ -16,7 +16,7 @@ import { canonicalScope, refuseUrlCredentials, urlSecrets } from './remote.js';
 const OPENAI_URL = 'https://api.openai.com/v1';
 
 /** Options of {@link OpenAIChatModel}. */
-/** `baseURL` includes `/v1` (e.g. `http://localhost:8000/v1`); the key defaults to OPENAI_API_KEY. */
+/** `baseURL` includes `/v1` (e.g. `http://localhost:8000/v1`); the key is `apiKey` (the runner passes OPENAI_API_KEY when the config gives none). */
 export interface OpenAIChatModelOptions extends RemoteModelOptions {
   /** Extra fields merged into every request body (e.g. vLLM's `top_k`, Ollama's `options`). */
   extraBody?: Record<string, unknown>;
@@ -157,7 +157,7 @@ export class OpenAIChatModel implements ChatModel {
     // `?api-version=`) goes to defaultQuery so it stays after the path.
     const { url, query } = splitQuery(opts.baseURL ?? OPENAI_URL);
     this.baseURL = url;
-    const key = opts.apiKey ?? process.env.OPENAI_API_KEY;
+    const key = opts.apiKey;
     if (!key && !opts.baseURL) {
       throw new ConfigError(
         `OPENAI_API_KEY is not set (needed for ${this.id} at ${OPENAI_URL}); set it or give a baseURL`,

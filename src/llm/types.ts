@@ -61,7 +61,7 @@ export interface RemoteModelOptions {
   model: string;
   /** API root (default the provider's own). */
   baseURL?: string;
-  /** Defaults to the provider's key variable; not needed when `baseURL` points at a local server. */
+  /** The API key (the runner fills it from the provider's key variable); not needed when `baseURL` points at a local server. */
   apiKey?: string;
   /** Per-request timeout, ms (default 60 000). */
   timeoutMs?: number;

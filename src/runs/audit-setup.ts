@@ -6,6 +6,9 @@ import type { AuditDeps } from './audit-case.js';
 import { describeComponent, type RunContext } from './context.js';
 import { createGenerator } from './generator.js';
 import type { CaseRecord } from '../model/results.js';
+import type { Judge } from '../judge/schemas.js';
+import type { ChatModel } from '../llm/types.js';
+import type { Environment } from '../providers/env.js';
 
 /** What generating and judging cases needs, built once per run. */
 export interface AuditSetup {
@@ -13,18 +16,26 @@ export interface AuditSetup {
   judge?: JudgeSetup;
 }
 
+/** Options of {@link buildAuditSetup}. */
+export interface AuditSetupOptions {
+  repeat?: number;
+  mustNotLeak?: (record: CaseRecord) => string;
+  clauseVars?: Record<string, string>;
+  /** A generator passed in, used as it is (no response cache), instead of the one the config names. */
+  generator?: ChatModel | undefined;
+  /** A judge (or a chat model to judge with) passed in instead of the one the config names; see JudgeSetupOptions. */
+  judge?: Judge | ChatModel | undefined;
+}
+
 /**
- * Builds the generator and the judge a config names (recorded, labelled, in the run's
- * components), loads the input-gate rules, and assembles the deps `auditCase` takes. Shared by
- * `run`, `matrix`, `probe` and `calibrate --answer`.
+ * Builds the generator and the judge a config names, or takes the ones passed in (recorded,
+ * labelled, in the run's components either way), loads the input-gate rules, and assembles the
+ * deps `auditCase` takes. Shared by `run`, `matrix`, `probe`, `calibrate --answer` and
+ * `createAudit`.
  */
-export function buildAuditSetup(
-  ctx: RunContext,
-  env: NodeJS.ProcessEnv,
-  opts: { repeat?: number; mustNotLeak?: (record: CaseRecord) => string; clauseVars?: Record<string, string> } = {},
-): AuditSetup {
+export function buildAuditSetup(ctx: RunContext, env: Environment, opts: AuditSetupOptions = {}): AuditSetup {
   const config = ctx.config;
-  const generator = createGenerator(config, env, PROMPTS_DIR, ctx.cacheDir);
+  const generator = opts.generator ?? createGenerator(config, env, PROMPTS_DIR, ctx.cacheDir);
   ctx.components.generator = describeComponent(generator, 'language model');
   const judge = createJudgeSetup(config.judge, {
     env,
@@ -33,6 +44,7 @@ export function buildAuditSetup(
     cta: config.evidence.cta,
     ...(opts.repeat ? { repeat: opts.repeat } : {}),
     ...(opts.mustNotLeak ? { mustNotLeak: opts.mustNotLeak } : {}),
+    ...(opts.judge ? { judge: opts.judge } : {}),
   });
   if (judge) ctx.components.judge = judge.component;
   const intentRules = config.input_gate ? loadIntentRules(resolveFrom(ctx.loaded, config.input_gate)) : [];

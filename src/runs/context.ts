@@ -10,8 +10,11 @@ import { RetrievalGraph } from '../retrieval/graph.js';
 import { TitleFilter } from '../retrieval/title-filter.js';
 import type { Reranker } from '../rerank/types.js';
 import { createEmbedder, createReranker } from './providers.js';
-import { rememberSecrets } from '../errors.js';
+import { ConfigError, rememberSecrets } from '../errors.js';
 import { urlSecrets } from '../llm/remote.js';
+import { providerEnvVariables } from '../providers/catalog.js';
+import type { Environment } from '../providers/env.js';
+import type { Component } from '../providers/registry.js';
 
 /** A component of a run, as recorded in results: offline stand-ins are labelled. */
 export interface ComponentInfo {
@@ -20,7 +23,8 @@ export interface ComponentInfo {
   label: string;
 }
 
-export function describeComponent(c: { id: string; offline: boolean }, what: string): ComponentInfo {
+/** How a component is recorded: its id, and an offline stand-in labelled as one (`what` it is not). */
+export function describeComponent(c: Component, what: string): ComponentInfo {
   return { id: c.id, offline: c.offline, label: c.offline ? `${c.id} (OFFLINE STAND-IN, not a ${what})` : c.id };
 }
 
@@ -40,10 +44,23 @@ export interface RunContext {
   close(): Promise<void>;
 }
 
-export interface ContextOptions {
+/**
+ * Components a program passes in instead of the ones the config names. Each says what it is
+ * (`id`) and whether it is an offline stand-in, and is recorded in the results like a built one.
+ */
+export interface GivenComponents {
+  /** A database client, used as it is and left open by `close()` (its owner closes it). */
+  db?: SqlClient | undefined;
+  embedder?: Embedder | undefined;
+  /** Needs an enabled `rerank:` section in the config (which node it reranks). */
+  reranker?: Reranker | undefined;
+}
+
+export interface ContextOptions extends GivenComponents {
   /** `--db` / DATABASE_URL: a real PostgreSQL instead of the config's. */
   dbUrl?: string;
-  env: NodeJS.ProcessEnv;
+  /** The environment the providers' variables come from (the CLI passes `process.env`). */
+  env: Environment;
   cwd: string;
   onProgress?: (message: string) => void;
 }
@@ -52,15 +69,15 @@ export interface ContextOptions {
  * Secret values from the config and environment: API keys, and what URLs carry (a password, a
  * token as a web URL's user name, `?api-key=`, `?access-token=`, `?sig=`, `?auth=` …).
  */
-export function collectSecrets(config: Config, env: NodeJS.ProcessEnv, dbUrl?: string): string[] {
+export function collectSecrets(config: Config, env: Environment, dbUrl?: string): string[] {
+  // Every variable a provider reads (OPENAI_API_KEY, ANTHROPIC_API_KEY, RERANKER_API_KEY, their base URLs).
+  const vars = providerEnvVariables();
   const out = [
     config.embedder.api_key,
     config.generator.api_key,
     config.judge.api_key,
     config.rerank?.api_key,
-    env.OPENAI_API_KEY,
-    env.ANTHROPIC_API_KEY,
-    env.RERANKER_API_KEY,
+    ...vars.keys.map((k) => env[k]),
   ];
   const urls = [
     dbUrl,
@@ -69,8 +86,7 @@ export function collectSecrets(config: Config, env: NodeJS.ProcessEnv, dbUrl?: s
     config.generator.base_url,
     config.judge.base_url,
     config.embedder.base_url,
-    env.OPENAI_BASE_URL,
-    env.ANTHROPIC_BASE_URL,
+    ...vars.urls.map((k) => env[k]),
     env.DATABASE_URL,
   ];
   for (const url of urls) out.push(...urlSecrets(url));
@@ -79,25 +95,33 @@ export function collectSecrets(config: Config, env: NodeJS.ProcessEnv, dbUrl?: s
   return secrets;
 }
 
-/** Opens the database and builds the retrieval graph for a config. */
+/**
+ * Opens the database and builds the retrieval graph for a config, with the embedder and reranker
+ * it names or the ones passed in.
+ */
 export async function createRunContext(loaded: LoadedConfig, opts: ContextOptions): Promise<RunContext> {
   const config = loaded.config;
+  if (opts.reranker && !config.rerank?.enabled)
+    throw new ConfigError('a reranker was passed in, but the config has no enabled rerank section (rerank.node)');
   const cacheDir = resolve(opts.cwd, config.cache_dir);
   const dbUrl = opts.dbUrl ?? config.database.url;
-  const db = dbUrl
-    ? await connectPostgres(dbUrl, { statementTimeoutMs: config.database.statement_timeout_ms })
-    : await openDemoDatabase({
-        cacheDir: join(cacheDir, 'demo-db'),
-        textSearchConfig: config.database.text_search_config,
-        statementTimeoutMs: config.database.statement_timeout_ms,
-        onProgress: opts.onProgress,
-      });
+  const givenDb = opts.db;
+  const db = givenDb
+    ? givenDb
+    : dbUrl
+      ? await connectPostgres(dbUrl, { statementTimeoutMs: config.database.statement_timeout_ms })
+      : await openDemoDatabase({
+          cacheDir: join(cacheDir, 'demo-db'),
+          textSearchConfig: config.database.text_search_config,
+          statementTimeoutMs: config.database.statement_timeout_ms,
+          onProgress: opts.onProgress,
+        });
   try {
     const profile = new DiscourseProfile(db);
     // Before the first case: a database that cannot serve the channels ends the command here (exit 2).
     await checkRetrievalSetup(profile, config);
-    const embedder: Embedder = createEmbedder(config, opts.env);
-    const reranker = config.rerank?.enabled ? createReranker(config, opts.env) : undefined;
+    const embedder: Embedder = opts.embedder ?? createEmbedder(config, opts.env);
+    const reranker = config.rerank?.enabled ? (opts.reranker ?? createReranker(config, opts.env)) : undefined;
     const needsGate = config.retrieval.channels.some((c) => c.title_gate);
     const titleFilter = needsGate
       ? new TitleFilter(
@@ -112,7 +136,9 @@ export async function createRunContext(loaded: LoadedConfig, opts: ContextOption
       ...(titleFilter ? { titleFilter } : {}),
     });
     const components: Record<string, ComponentInfo> = {
-      database: { id: db.label, offline: !dbUrl, label: dbUrl ? db.label : `${db.label} (embedded demo forum)` },
+      database: givenDb
+        ? { id: db.label, offline: false, label: db.label }
+        : { id: db.label, offline: !dbUrl, label: dbUrl ? db.label : `${db.label} (embedded demo forum)` },
       embedder: describeComponent(embedder, 'semantic embedding model'),
     };
     if (reranker) components.reranker = describeComponent(reranker, 'cross-encoder');
@@ -127,10 +153,10 @@ export async function createRunContext(loaded: LoadedConfig, opts: ContextOption
       components,
       secrets: collectSecrets(config, opts.env, dbUrl),
       cacheDir,
-      close: () => db.close(),
+      close: () => (givenDb ? Promise.resolve() : db.close()),
     };
   } catch (e) {
-    await db.close().catch(() => undefined);
+    if (!givenDb) await db.close().catch(() => undefined);
     throw e;
   }
 }

@@ -1,14 +1,17 @@
 /**
  * Builds the judge a config names (`judge:` section, or --judge PROVIDER:MODEL): the offline
- * heuristic stand-in, or an LLM judge over an OpenAI-compatible or Anthropic model with its own
- * model and parameters, behind the on-disk response cache keyed with the judge prompt versions.
+ * heuristic stand-in, or an LLM judge over a chat provider's model with its own model and
+ * parameters, behind the on-disk response cache keyed with the judge prompt versions. A program
+ * that embeds the audit may pass its own judge, or its own chat model to judge with.
  */
 import { join } from 'node:path';
 import type { Config } from '../config/schema.js';
 import { ConfigError } from '../errors.js';
 import { cachedModel, ResponseCache } from '../llm/cache.js';
 import { describeComponent, type ComponentInfo } from './context.js';
-import { createRemoteChatModel } from './providers.js';
+import type { ChatModel } from '../llm/types.js';
+import type { Environment } from '../providers/env.js';
+import { createRemoteChatModel, isOfflineChatProvider } from './providers.js';
 import type { CaseRecord } from '../model/results.js';
 import { makeCaseJudge, type CaseJudge } from '../judge/case-scores.js';
 import { HeuristicJudge } from '../judge/heuristic-judge.js';
@@ -28,7 +31,7 @@ export interface JudgeSetup {
 }
 
 export interface JudgeSetupOptions {
-  env: NodeJS.ProcessEnv;
+  env: Environment;
   promptsDir: string;
   /** The run's cache directory (responses are cached under `responses/`). */
   cacheDir: string;
@@ -38,17 +41,30 @@ export interface JudgeSetupOptions {
   repeat?: number;
   /** Probes: what must not appear in a reply (the canary, a planted marker). */
   mustNotLeak?: (record: CaseRecord) => string;
+  /**
+   * A judge passed in instead of the one the config names: a `Judge`, used as it is, or a
+   * `ChatModel`, asked with the judge prompts (not cached: the caller owns it). Used even when
+   * `judge.provider` is `none`.
+   */
+  judge?: Judge | ChatModel | undefined;
 }
 
 /** The judge of a config, or undefined when `judge.provider` is `none`. */
 export function createJudgeSetup(settings: Config['judge'], opts: JudgeSetupOptions): JudgeSetup | undefined {
-  if (settings.provider === 'none') return undefined;
+  const given = opts.judge;
+  if (settings.provider === 'none' && !given) return undefined;
   const repeat = opts.repeat ?? 1;
   if (!Number.isInteger(repeat) || repeat < 1)
     throw new ConfigError(`--repeat: expected a positive integer, got ${repeat}`);
   let judges: Judge[];
   let preflight: (() => Promise<void>) | undefined;
-  if (settings.provider === 'offline') {
+  if (given && 'complete' in given) {
+    if (given.preflight) preflight = () => given.preflight!();
+    const options = { promptsDir: opts.promptsDir, temperature: settings.temperature, maxTokens: settings.max_tokens };
+    judges = Array.from({ length: repeat }, () => new LlmJudge(given, options));
+  } else if (given) {
+    judges = Array.from({ length: repeat }, () => given);
+  } else if (isOfflineChatProvider(settings.provider)) {
     if (settings.model !== 'heuristic')
       throw new ConfigError(`judge: the offline judge is offline:heuristic, not offline:${settings.model}`);
     const heuristic = new HeuristicJudge();
@@ -74,7 +90,9 @@ export function createJudgeSetup(settings: Config['judge'], opts: JudgeSetupOpti
     judges,
     component: describeComponent(first, 'language model judge'),
     caseJudge: makeCaseJudge({ judges, cta: opts.cta, ...(opts.mustNotLeak ? { mustNotLeak: opts.mustNotLeak } : {}) }),
-    summarise: (records) => summariseJudge(records, { judge: first, prices: settings.prices, model: settings.model }),
+    // A judge passed in has no configured model name: its prices are looked up by its id.
+    summarise: (records) =>
+      summariseJudge(records, { judge: first, prices: settings.prices, ...(given ? {} : { model: settings.model }) }),
     ...(preflight ? { preflight } : {}),
   };
 }

@@ -1,53 +1,34 @@
+/**
+ * Builds the components a config names through the provider registries (src/providers/): the
+ * environment becomes settings in one step (`settingsFromEnv`, with the environment passed in),
+ * then the provider's factory builds the client.
+ */
 import type { Config } from '../config/schema.js';
 import { ConfigError } from '../errors.js';
-import { AnthropicChatModel } from '../llm/anthropic.js';
-import { OpenAIChatModel } from '../llm/openai.js';
 import type { ChatModel } from '../llm/types.js';
+import type { OfflineResponderOptions } from '../llm/offline-responder.js';
 import type { Embedder } from '../embedding/embedder.js';
-import { HashEmbedder } from '../embedding/hash-embedder.js';
-import { OpenAIEmbedder, openAIKeyFor } from '../embedding/openai-embedder.js';
-import { CohereReranker, JinaReranker, TeiReranker } from '../rerank/http-rerankers.js';
-import { LexicalReranker } from '../rerank/lexical.js';
 import type { Reranker } from '../rerank/types.js';
+import { CHAT_PROVIDERS } from '../providers/chat.js';
+import { EMBEDDING_PROVIDERS } from '../providers/embedders.js';
+import { settingsFromEnv, type Environment } from '../providers/env.js';
+import { findProvider, providerNames } from '../providers/registry.js';
+import { RERANK_PROVIDERS } from '../providers/rerankers.js';
 
 /**
  * Builds the embedder a config names; the base URL falls back to OPENAI_BASE_URL, the key to
  * OPENAI_API_KEY only when the embedder talks to the host that key belongs to.
  */
-export function createEmbedder(config: Config, env: NodeJS.ProcessEnv): Embedder {
-  const e = config.embedder;
-  if (e.provider === 'offline') return new HashEmbedder(e.dimensions);
-  const baseURL = e.base_url ?? env.OPENAI_BASE_URL;
-  const apiKey = e.api_key ?? openAIKeyFor(baseURL, env);
-  return new OpenAIEmbedder({
-    model: e.model,
-    dimensions: e.dimensions,
-    batchSize: e.batch_size,
-    timeoutMs: e.timeout_ms,
-    retries: e.retries,
-    maxRetryAfterMs: e.max_retry_after_ms,
-    ...(baseURL ? { baseURL } : {}),
-    ...(apiKey ? { apiKey } : {}),
-  });
+export function createEmbedder(config: Config, env: Environment): Embedder {
+  const provider = EMBEDDING_PROVIDERS[config.embedder.provider];
+  return provider.create(settingsFromEnv(provider, config.embedder, env));
 }
 
 /** Builds the reranker a config names (`RERANKER_API_KEY` when the config has no key). */
-export function createReranker(config: Config, env: NodeJS.ProcessEnv): Reranker {
+export function createReranker(config: Config, env: Environment): Reranker {
   const r = config.rerank!;
-  if (r.provider === 'offline') return new LexicalReranker();
-  if (!r.url) throw new ConfigError(`rerank.url is required for provider '${r.provider}'`);
-  const apiKey = r.api_key ?? env.RERANKER_API_KEY;
-  const opts = {
-    url: r.url,
-    model: r.model,
-    maxBatch: r.max_batch,
-    timeoutMs: r.timeout_ms,
-    retries: r.retries,
-    ...(apiKey ? { apiKey } : {}),
-  };
-  if (r.provider === 'tei') return new TeiReranker(opts);
-  if (r.provider === 'vllm') return new JinaReranker(opts);
-  return new CohereReranker(opts);
+  const provider = RERANK_PROVIDERS[r.provider];
+  return provider.create(settingsFromEnv(provider, r, env));
 }
 
 /** The model settings shared by the generator and the judge. */
@@ -62,23 +43,30 @@ export interface ModelSettings {
 }
 
 /**
- * Builds an OpenAI-compatible or Anthropic ChatModel; base URLs and keys come from the settings
- * or the providers' usual variables (OPENAI_BASE_URL, OPENAI_API_KEY, ANTHROPIC_BASE_URL,
- * ANTHROPIC_API_KEY). Offline stand-ins are built by their own modules.
+ * Builds the chat model a generator or judge section names; base URLs and keys come from the
+ * settings or the provider's variables (OPENAI_BASE_URL, OPENAI_API_KEY, ANTHROPIC_BASE_URL,
+ * ANTHROPIC_API_KEY). `responder` is what the offline stand-in needs; without it only remote
+ * providers can be built.
  */
-export function createRemoteChatModel(s: ModelSettings, env: NodeJS.ProcessEnv): ChatModel {
-  const common = { model: s.model, timeoutMs: s.timeout_ms, retries: s.retries, maxRetryAfterMs: s.max_retry_after_ms };
-  if (s.provider === 'openai') {
-    const baseURL = s.base_url ?? env.OPENAI_BASE_URL;
-    const apiKey = s.api_key ?? env.OPENAI_API_KEY;
-    return new OpenAIChatModel({ ...common, ...(baseURL ? { baseURL } : {}), ...(apiKey ? { apiKey } : {}) });
+export function createChatModel(s: ModelSettings, env: Environment, responder?: OfflineResponderOptions): ChatModel {
+  const provider = findProvider(CHAT_PROVIDERS, s.provider);
+  if (!provider || (provider.offline && !responder)) {
+    const names = providerNames(CHAT_PROVIDERS);
+    const remote = names.filter((n) => !CHAT_PROVIDERS[n].offline).join(', ');
+    const offline = names.filter((n) => CHAT_PROVIDERS[n].offline).join(', ');
+    throw new ConfigError(`unknown model provider '${s.provider}' (expected ${remote} or ${offline})`);
   }
-  if (s.provider === 'anthropic') {
-    const baseURL = s.base_url ?? env.ANTHROPIC_BASE_URL;
-    const apiKey = s.api_key ?? env.ANTHROPIC_API_KEY;
-    return new AnthropicChatModel({ ...common, ...(baseURL ? { baseURL } : {}), ...(apiKey ? { apiKey } : {}) });
-  }
-  throw new ConfigError(`unknown model provider '${s.provider}' (expected openai, anthropic or offline)`);
+  return provider.create({ ...settingsFromEnv(provider, s, env), ...(responder ? { responder } : {}) });
+}
+
+/** Builds an OpenAI-compatible or Anthropic ChatModel (remote providers only; offline stand-ins are built by their own modules). */
+export function createRemoteChatModel(s: ModelSettings, env: Environment): ChatModel {
+  return createChatModel(s, env);
+}
+
+/** Whether a chat provider name is an offline stand-in (the judge's is the heuristic judge, not a chat model). */
+export function isOfflineChatProvider(name: string): boolean {
+  return findProvider(CHAT_PROVIDERS, name)?.offline ?? false;
 }
 
 /** Parses `PROVIDER:MODEL` (`--generator`, `--judge`). */
