@@ -73,6 +73,34 @@ export function checkMessage(res: unknown, endpoint: string, tool?: string): Mes
   return m;
 }
 
+/**
+ * The Messages API parameters for a request: what AnthropicChatModel sends, and each request of a
+ * Message Batch carries. A schema becomes one forced tool whose input is the answer.
+ */
+export function anthropicMessageParams(
+  req: CompletionRequest,
+  o: { model: string; maxTokens?: number | undefined },
+): Anthropic.MessageCreateParamsNonStreaming {
+  const wire = req.schema ? wireSchema(req.schema as { name: string; zod: z.ZodType }) : undefined;
+  return {
+    model: o.model,
+    max_tokens: req.maxTokens ?? o.maxTokens ?? 1024,
+    messages: req.messages.map((m) => ({ role: m.role, content: m.content })),
+    ...(req.system && { system: req.system }),
+    ...(req.temperature !== undefined && { temperature: req.temperature }),
+    ...(wire && {
+      tools: [
+        {
+          name: wire.name,
+          description: `Give the answer as the input of this tool (${wire.name}).`,
+          input_schema: wire.jsonSchema as Anthropic.Tool.InputSchema,
+        },
+      ],
+      tool_choice: { type: 'tool', name: wire.name },
+    }),
+  };
+}
+
 /** A ChatModel over Anthropic's `/v1/messages`. Id: `anthropic:MODEL`. */
 export class AnthropicChatModel implements ChatModel {
   readonly id: string;
@@ -110,23 +138,7 @@ export class AnthropicChatModel implements ChatModel {
 
   async complete<T = unknown>(req: CompletionRequest<T>): Promise<Completion<T>> {
     const wire = req.schema ? wireSchema(req.schema as { name: string; zod: z.ZodType }) : undefined;
-    const params: Anthropic.MessageCreateParamsNonStreaming = {
-      model: this.opts.model,
-      max_tokens: req.maxTokens ?? this.opts.maxTokens ?? 1024,
-      messages: req.messages.map((m) => ({ role: m.role, content: m.content })),
-      ...(req.system && { system: req.system }),
-      ...(req.temperature !== undefined && { temperature: req.temperature }),
-      ...(wire && {
-        tools: [
-          {
-            name: wire.name,
-            description: `Give the answer as the input of this tool (${wire.name}).`,
-            input_schema: wire.jsonSchema as Anthropic.Tool.InputSchema,
-          },
-        ],
-        tool_choice: { type: 'tool', name: wire.name },
-      }),
-    };
+    const params = anthropicMessageParams(req, { model: this.opts.model, maxTokens: this.opts.maxTokens });
 
     const endpoint = `${this.baseURL}/v1/messages`;
     const { value: res, latencyMs } = await timedCall(

@@ -141,6 +141,34 @@ export function checkChatResponse(res: unknown, endpoint: string): ChatResponse 
   return parsed.data;
 }
 
+/**
+ * The chat-completions body for a request: what OpenAIChatModel sends, and each line of a batch
+ * file carries (one definition, so a batched answer is the answer to the same request).
+ */
+export function openaiChatBody(
+  req: CompletionRequest,
+  o: {
+    model: string;
+    maxTokensField: 'max_tokens' | 'max_completion_tokens';
+    extraBody?: Record<string, unknown> | undefined;
+  },
+): Record<string, unknown> {
+  const wire = req.schema ? wireSchema(req.schema as { name: string; zod: z.ZodType }) : undefined;
+  return {
+    model: o.model,
+    messages: [...(req.system ? [{ role: 'system', content: req.system }] : []), ...req.messages],
+    ...(req.temperature !== undefined && { temperature: req.temperature }),
+    ...(req.maxTokens !== undefined && { [o.maxTokensField]: req.maxTokens }),
+    ...(wire && {
+      response_format: {
+        type: 'json_schema',
+        json_schema: { name: wire.name, schema: wire.jsonSchema, strict: true },
+      },
+    }),
+    ...o.extraBody,
+  };
+}
+
 /** A ChatModel over an OpenAI-compatible `/v1/chat/completions`. Id: `openai:MODEL`. */
 export class OpenAIChatModel implements ChatModel {
   readonly id: string;
@@ -185,19 +213,11 @@ export class OpenAIChatModel implements ChatModel {
 
   async complete<T = unknown>(req: CompletionRequest<T>): Promise<Completion<T>> {
     const wire = req.schema ? wireSchema(req.schema as { name: string; zod: z.ZodType }) : undefined;
-    const body: Record<string, unknown> = {
+    const body = openaiChatBody(req, {
       model: this.opts.model,
-      messages: [...(req.system ? [{ role: 'system', content: req.system }] : []), ...req.messages],
-      ...(req.temperature !== undefined && { temperature: req.temperature }),
-      ...(req.maxTokens !== undefined && { [this.maxTokensField]: req.maxTokens }),
-      ...(wire && {
-        response_format: {
-          type: 'json_schema',
-          json_schema: { name: wire.name, schema: wire.jsonSchema, strict: true },
-        },
-      }),
-      ...this.opts.extraBody,
-    };
+      maxTokensField: this.maxTokensField,
+      extraBody: this.opts.extraBody,
+    });
 
     const endpoint = `${this.baseURL}/chat/completions`;
     const { value: res, latencyMs } = await timedCall(

@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { ConfigError, JudgeParseError, ProviderError, redact, redactSecretValues } from '../../errors.js';
 import type { Completion, CompletionRequest } from '../types.js';
-import { checkMessage } from '../anthropic.js';
+import { anthropicMessageParams, checkMessage } from '../anthropic.js';
 import { joinUrl, splitQuery } from '../http.js';
 import { parseStructured, wireSchema } from '../openai.js';
 import { refuseUrlCredentials } from '../remote.js';
@@ -94,26 +94,9 @@ export class AnthropicBatchClient extends BatchClientBase {
     return u.toString();
   }
 
-  /** The messages body AnthropicChatModel sends for `req` (kept in step with it). */
+  /** The messages body AnthropicChatModel sends for `req` (the same function builds both). */
   messageParams(req: CompletionRequest): Record<string, unknown> {
-    const wire = req.schema ? wireSchema(req.schema as { name: string; zod: z.ZodType }) : undefined;
-    return {
-      model: this.opts.model,
-      max_tokens: req.maxTokens ?? this.opts.maxTokens ?? 1024,
-      messages: req.messages.map((m) => ({ role: m.role, content: m.content })),
-      ...(req.system && { system: req.system }),
-      ...(req.temperature !== undefined && { temperature: req.temperature }),
-      ...(wire && {
-        tools: [
-          {
-            name: wire.name,
-            description: `Give the answer as the input of this tool (${wire.name}).`,
-            input_schema: wire.jsonSchema,
-          },
-        ],
-        tool_choice: { type: 'tool', name: wire.name },
-      }),
-    };
+    return { ...anthropicMessageParams(req, { model: this.opts.model, maxTokens: this.opts.maxTokens }) };
   }
 
   async submit(requests: readonly BatchRequest[]): Promise<{ batchId: string }> {

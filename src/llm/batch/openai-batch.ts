@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { ConfigError, ProviderError, redact, redactSecretValues } from '../../errors.js';
 import type { Completion, CompletionRequest } from '../types.js';
 import { joinUrl, splitQuery } from '../http.js';
-import { checkChatResponse, parseJsonText, parseStructured, wireSchema } from '../openai.js';
+import { checkChatResponse, openaiChatBody, parseJsonText, parseStructured, wireSchema } from '../openai.js';
 import { refuseUrlCredentials } from '../remote.js';
 import { BatchClientBase, checkSubmission, outcomeOf, requestError } from './base.js';
 import { callJson, checkLine, jsonlLines, malformed, transport, type Transport } from './transport.js';
@@ -116,22 +116,13 @@ export class OpenAIBatchClient extends BatchClientBase {
     return u.toString();
   }
 
-  /** The chat completions body OpenAIChatModel sends for `req` (kept in step with it). */
+  /** The chat completions body OpenAIChatModel sends for `req` (the same function builds both). */
   chatBody(req: CompletionRequest): Record<string, unknown> {
-    const wire = req.schema ? wireSchema(req.schema as { name: string; zod: z.ZodType }) : undefined;
-    return {
+    return openaiChatBody(req, {
       model: this.opts.model,
-      messages: [...(req.system ? [{ role: 'system', content: req.system }] : []), ...req.messages],
-      ...(req.temperature !== undefined && { temperature: req.temperature }),
-      ...(req.maxTokens !== undefined && { [this.maxTokensField]: req.maxTokens }),
-      ...(wire && {
-        response_format: {
-          type: 'json_schema',
-          json_schema: { name: wire.name, schema: wire.jsonSchema, strict: true },
-        },
-      }),
-      ...this.opts.extraBody,
-    };
+      maxTokensField: this.maxTokensField,
+      extraBody: this.opts.extraBody,
+    });
   }
 
   async submit(requests: readonly BatchRequest[]): Promise<{ batchId: string }> {
