@@ -35,6 +35,7 @@ const LAYERS: readonly string[] = [
   'judge', // verdicts on an answer: builds on scoring and llm, does not run anything itself
   'runs', // orchestration: composes every stage, runs cases, writes results, re-judges
   'reports', // renders results (digests, HTML, compare, gate, JUnit); reads run summaries
+  'app', // one handler per command: validated inputs in, results and written files out; no argv, no console
   'cli', // argv, console and exit codes: the outermost shell, imported by nothing
   INDEX, // the public library entry re-exports every stage except the CLI
 ];

@@ -1,7 +1,8 @@
 /** A real database queried with the offline hash embedder is called out, not silently ranked. */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openPipeline, loadWithOverrides } from '../src/cli/common.js';
+import { openPipeline } from '../src/app/pipeline.js';
+import { cliHooks, loadWithOverrides } from '../src/cli/common.js';
 import { readForum } from '../src/corpus/forum.js';
 import { loadForum } from '../src/corpus/load-forum.js';
 import { PACKAGE_ROOT } from '../src/paths.js';
@@ -17,7 +18,8 @@ describe('offline embedder on a real database', () => {
     const err: string[] = [];
     const io = { out: () => undefined, err: (t: string) => void err.push(t), isTTY: false, cwd: PACKAGE_ROOT, env: {} };
     const args = { db: fresh.url, cases: [join(PACKAGE_ROOT, 'tests', 'fixtures', 'audit', 'questions.yml')] };
-    const { ctx, warnings } = await openPipeline(args, loadWithOverrides(args, io), io);
+    const loaded = loadWithOverrides(args, io);
+    const { ctx, warnings } = await openPipeline({ ...args, loaded, cwd: io.cwd, env: io.env }, cliHooks(io));
     await ctx.close();
     expect(warnings.some((w) => w.includes("OFFLINE hash embedder's vectors"))).toBe(true);
     // The fixture forum has none of the demo's goldens: each is a warning naming file:line and case.

@@ -1,4 +1,5 @@
 import { InputError } from '../errors.js';
+import type { OptionSpecs } from './options.js';
 
 /** Where a command writes; tests pass buffers, the CLI passes the process streams. */
 export interface CliIO {
@@ -14,7 +15,9 @@ export interface CliIO {
 export interface Command {
   name: string;
   summary: string;
-  /** Full `--help` text. */
+  /** Every option the command reads: parsed from argv and listed in the help from this one declaration. */
+  options: OptionSpecs;
+  /** Full `--help` text: hand-written prose around the options' generated lines. */
   help: string;
   run(argv: string[], io: CliIO): Promise<number>;
 }

@@ -1,36 +1,54 @@
 import { realpathSync } from 'node:fs';
-import { basename, join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { basename, resolve } from 'node:path';
+import { compareAndWrite } from '../app/compare.js';
+import { checkOutputDir, checkOutputFile } from '../app/output-paths.js';
 import { InputError } from '../errors.js';
-import { compareRuns, type LoadedRun } from '../reports/compare.js';
-import { comparisonMarkdown, comparisonText } from '../reports/compare-format.js';
-import {
-  evaluateReleaseGate,
-  RELEASE_GATE_METRICS,
-  gatePairingProblem,
-  gatePairings,
-  loadReleaseGate,
-  type ReleaseGateResult,
-} from '../reports/release-gate.js';
-import { checkOutputDir, checkOutputFile } from './output-paths.js';
-import { junitXml } from '../reports/junit.js';
-import { writeArtifact, writeJsonArtifact } from '../io/artifacts.js';
-import { timestamp } from '../runs/results-file.js';
-import { readRunResults } from './results-input.js';
 import { displayPath } from '../paths.js';
-import { numberFlag, parseOrThrow, type CliIO, type Command } from './command.js';
+import { comparisonText } from '../reports/compare-format.js';
+import { loadReleaseGate, RELEASE_GATE_METRICS } from '../reports/release-gate.js';
+import { numberFlag, type Command } from './command.js';
+import { HELP_OPTION, optionsHelp, parseCommand, type OptionSpecs } from './options.js';
 
 const OPTIONS = {
-  baseline: { type: 'string' },
-  out: { type: 'string' },
-  gate: { type: 'string' },
-  junit: { type: 'string' },
-  seed: { type: 'string' },
-  node: { type: 'string' },
-  'min-overlap': { type: 'string' },
-  'allow-partial': { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
-} as const;
+  baseline: {
+    type: 'string',
+    value: 'FILE',
+    doc: `the run the others are compared against (default: the first file;
+added to the list when not already in it)`,
+  },
+  node: {
+    type: 'string',
+    value: 'NAME',
+    doc: "retrieval node to compare (default: each run's rerank node, else its last)",
+  },
+  out: { type: 'string', value: 'DIR', doc: 'where the markdown and JSON go (default: results)' },
+  gate: {
+    type: 'string',
+    value: 'FILE',
+    doc: `release gate (YAML). Rules per metric: min, max, max_drop, max_increase;
+and max_regressions: N (questions with any regression, per run). Metrics:
+${Object.entries(RELEASE_GATE_METRICS)
+  .map(([k, m]) => `  ${k.padEnd(24)} ${m.doc}`)
+  .join('\n')}
+Example: cases/demo/gate.yml. A rule on a figure a run does not measure fails.`,
+  },
+  junit: {
+    type: 'string',
+    value: 'FILE',
+    doc: `also write JUnit XML: a testcase per rule and run, and per regressed
+question (a failure only when that run breaks max_regressions, so the
+XML's failures agree with the exit code)`,
+  },
+  'min-overlap': {
+    type: 'string',
+    value: 'S',
+    doc: `a gate needs each run to pair (by case id) at least this share of the
+baseline's cases (default 1: all of them); below it, exit 2`,
+  },
+  'allow-partial': { type: 'boolean', doc: 'gate on the paired cases even below --min-overlap (never with 0 paired)' },
+  seed: { type: 'string', value: 'N', doc: 'bootstrap seed (default 1): same inputs and seed, same figures' },
+  ...HELP_OPTION,
+} as const satisfies OptionSpecs;
 
 const HELP = `ragaudit compare A.json B.json … [options]
 
@@ -49,24 +67,7 @@ Compares runs one factor at a time (the seeds' method: same set, same metrics, o
 Writes <stamp>-compare.md and .json to --out and prints the tables.
 
 Options:
-      --baseline FILE  the run the others are compared against (default: the first file;
-                       added to the list when not already in it)
-      --node NAME      retrieval node to compare (default: each run's rerank node, else its last)
-      --out DIR        where the markdown and JSON go (default: results)
-      --gate FILE      release gate (YAML). Rules per metric: min, max, max_drop, max_increase;
-                       and max_regressions: N (questions with any regression, per run). Metrics:
-${Object.entries(RELEASE_GATE_METRICS)
-  .map(([k, m]) => `                         ${k.padEnd(24)} ${m.doc}`)
-  .join('\n')}
-                       Example: cases/demo/gate.yml. A rule on a figure a run does not measure fails.
-      --junit FILE     also write JUnit XML: a testcase per rule and run, and per regressed
-                       question (a failure only when that run breaks max_regressions, so the
-                       XML's failures agree with the exit code)
-      --min-overlap S  a gate needs each run to pair (by case id) at least this share of the
-                       baseline's cases (default 1: all of them); below it, exit 2
-      --allow-partial  gate on the paired cases even below --min-overlap (never with 0 paired)
-      --seed N         bootstrap seed (default 1): same inputs and seed, same figures
-  -h, --help           this help
+${optionsHelp(OPTIONS)}
 
 Exit codes: 0 done (and every gate rule passed), 1 a gate rule failed, 2 bad input.`;
 
@@ -87,11 +88,10 @@ function realPath(file: string): string {
 export const compareCommand: Command = {
   name: 'compare',
   summary: 'compare runs one factor at a time: table, config differences, per-question changes, CIs, gate',
+  options: OPTIONS,
   help: HELP,
-  async run(argv: string[], io: CliIO): Promise<number> {
-    const { values, positionals } = parseOrThrow('compare', () =>
-      parseArgs({ args: argv, options: OPTIONS, allowPositionals: true }),
-    );
+  async run(argv, io) {
+    const { values, positionals } = parseCommand('compare', argv, OPTIONS, { positionals: true });
     if (values.help) {
       io.out(`${HELP}\n`);
       return 0;
@@ -123,45 +123,27 @@ export const compareCommand: Command = {
     const gate = gateFile ? { ...loadReleaseGate(gateFile), file: displayPath(gateFile, io.cwd) } : undefined;
     // Outputs are checked before any work: none may overwrite an input or hang on a special path.
     const outDir = resolve(io.cwd, values.out ?? 'results');
-    const junitFile = values.junit ? resolve(io.cwd, values.junit) : undefined;
+    const junit = values.junit ? resolve(io.cwd, values.junit) : undefined;
     const inputs = [...files, ...(gateFile ? [gateFile] : [])];
-    if (junitFile) checkOutputFile(junitFile, '--junit', inputs);
+    if (junit) checkOutputFile(junit, '--junit', inputs);
     checkOutputDir(outDir, '--out');
-    const names = labels(files);
-    const runs: LoadedRun[] = files.map((file, i) => ({
-      label: names[i]!,
-      file: displayPath(file, io.cwd),
-      result: readRunResults(file, 'compare'),
-    }));
-    const cmp = compareRuns(runs, { baseline, seed, ...(values.node ? { node: values.node } : {}) });
-    const pairings = gatePairings(cmp);
-    if (gate) {
-      const problem = gatePairingProblem(pairings, { minShare, allowPartial: Boolean(values['allow-partial']) });
-      if (problem)
-        throw new InputError(
-          `compare --gate: ${problem}`,
-          pairings.map((p) => p.line),
-        );
-    }
-    const verdict: ReleaseGateResult | undefined = gate ? evaluateReleaseGate(gate, cmp) : undefined;
-
-    const base = join(outDir, `${timestamp()}-compare`);
-    for (const ext of ['.md', '.json']) checkOutputFile(`${base}${ext}`, '--out', inputs);
-    writeArtifact(`${base}.md`, comparisonMarkdown(cmp, verdict));
-    const json = {
-      schema_version: 1,
-      kind: 'compare',
-      ...cmp,
-      pairing: pairings.map(({ line: _line, ...p }) => p),
-      ...(verdict ? { gate: verdict } : {}),
-    };
-    writeJsonArtifact(`${base}.json`, json, { trailingNewline: true });
-    // Without a gate the XML still lists the regressed questions (none fails).
-    if (junitFile) writeArtifact(junitFile, junitXml(cmp, verdict ?? { file: '(no gate)', passed: true, checks: [] }));
-
+    const { cmp, pairings, verdict, base } = compareAndWrite({
+      files,
+      labels: labels(files),
+      baseline,
+      seed,
+      node: values.node,
+      gate,
+      minShare,
+      allowPartial: Boolean(values['allow-partial']),
+      outDir,
+      junit,
+      inputs,
+      cwd: io.cwd,
+    });
     io.out(`pairing (by case id):\n${pairings.map((p) => `  ${p.line}`).join('\n')}\n\n`);
     io.out(comparisonText(cmp, verdict));
-    io.out(`\ncomparison: ${base}.md\n            ${base}.json\n${junitFile ? `junit:      ${junitFile}\n` : ''}`);
+    io.out(`\ncomparison: ${base}.md\n            ${base}.json\n${junit ? `junit:      ${junit}\n` : ''}`);
     return verdict && !verdict.passed ? 1 : 0;
   },
 };

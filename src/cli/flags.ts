@@ -1,5 +1,7 @@
 import type { ConfigOverride } from '../config/load.js';
-import { InputError } from '../errors.js';
+import { ConfigSchema, type Config } from '../config/schema.js';
+import { ConfigError, InputError } from '../errors.js';
+import { zoneThresholdProblems, type ZoneThresholds } from '../model/zones.js';
 import { parseModelSpec } from '../runs/providers.js';
 import { numberFlag } from './command.js';
 
@@ -116,4 +118,46 @@ export function judgeOverrides(v: JudgeFlags): ConfigOverride[] {
     { path: ['judge', 'provider'], flag, value: provider },
     { path: ['judge', 'model'], flag, value: model },
   ];
+}
+
+/** --repeat (default 1). */
+export function repeatFlag(v: { repeat?: string | undefined }): number {
+  const k = numberFlag('repeat', v.repeat) ?? 1;
+  if (!Number.isInteger(k) || k < 1) throw new InputError(`--repeat: expected a positive integer, got ${v.repeat}`);
+  return k;
+}
+
+/** Applies --judge / --no-judge to a stored run's config, checked by the config schema; returns --repeat. */
+export function applyJudgeFlags(config: Config, v: JudgeFlags & { repeat?: string | undefined }): number {
+  const overrides = judgeOverrides(v);
+  if (overrides.length) {
+    const parsed = ConfigSchema.shape.judge.safeParse({
+      ...config.judge,
+      ...Object.fromEntries(overrides.map((o) => [o.path[1]!, o.value])),
+    });
+    if (!parsed.success)
+      throw new ConfigError(
+        `invalid judge flags`,
+        parsed.error.issues.map((i) => `${overrides[0]!.flag}: judge.${i.path.join('.')}: ${i.message}`),
+      );
+    config.judge = parsed.data;
+  }
+  return repeatFlag(v);
+}
+
+/** Parses `--candidates "-4:0,-5:1"` into threshold pairs. */
+export function parseCandidates(text: string): ZoneThresholds[] {
+  return text
+    .split(/[,;]\s*/)
+    .filter(Boolean)
+    .map((pair) => {
+      const [a, w] = pair.split(':').map(Number);
+      if (
+        !Number.isFinite(a) ||
+        !Number.isFinite(w) ||
+        zoneThresholdProblems({ abstain_below: a!, weak_below: w! }).length
+      )
+        throw new InputError(`--candidates: '${pair}' is not ABSTAIN:WEAK with ABSTAIN < WEAK (e.g. -4:0)`);
+      return { abstain_below: a!, weak_below: w! };
+    });
 }

@@ -1,26 +1,31 @@
-import { join, relative, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
-import { loadCases } from '../cases/load.js';
+import { resolve } from 'node:path';
+import { runMatrix } from '../app/matrix.js';
 import { InputError } from '../errors.js';
 import { markdownTable } from '../reports/format.js';
-import { MATRIX_HEADER, matrixMarkdown, matrixRows } from '../reports/matrix-table.js';
-import { TOOL_VERSION } from '../runs/header.js';
-import { assertSameCases, matrixLabels, matrixNodes, type MatrixEntry } from '../runs/matrix.js';
-import { writeArtifact } from '../io/artifacts.js';
-import { timestamp } from '../runs/results-file.js';
-import type { RetrievalSummary } from '../runs/summary.js';
-import { parseOrThrow, type Command } from './command.js';
-import { configCasePaths, loadWithOverrides, openPipeline, outputDir, PIPELINE_OPTIONS } from './common.js';
-import { checkOutputDir } from './output-paths.js';
-import { retrieveAndWrite } from './retrieval.js';
-import { auditAndWrite } from './run.js';
+import { MATRIX_HEADER, matrixRows } from '../reports/matrix-table.js';
+import type { Command } from './command.js';
+import { cliHooks, loadWithOverrides, resolvePaths } from './common.js';
+import { HELP_OPTION, optionsHelp, parseCommand, PIPELINE_OPTIONS, type OptionSpecs } from './options.js';
 
-const { cases, out, db, verbose, help } = PIPELINE_OPTIONS;
-const MATRIX_OPTIONS = { 'retrieval-only': { type: 'boolean' }, cases, out, db, verbose, help } as const;
+const OPTIONS = {
+  'retrieval-only': { type: 'boolean', doc: 'retrieval only: no generator is built and no model is called' },
+  cases: {
+    ...PIPELINE_OPTIONS.cases,
+    doc: "case file or directory for every config (repeatable); default: the configs'",
+  },
+  out: {
+    ...PIPELINE_OPTIONS.out,
+    doc: "results directory for every config and the table (default: each config's output_dir)",
+  },
+  db: { ...PIPELINE_OPTIONS.db, doc: "a real PostgreSQL for every config; default: DATABASE_URL, else each config's" },
+  verbose: PIPELINE_OPTIONS.verbose,
+  ...HELP_OPTION,
+} as const satisfies OptionSpecs;
 
 export const matrixCommand: Command = {
   name: 'matrix',
   summary: "run several configs on the same cases (e.g. configs/A–G) and print the seeds' comparison table",
+  options: OPTIONS,
   help: `ragaudit matrix CONFIG... [options]
 
 Runs each config on the same cases, one after the other, writes one results file per config
@@ -36,18 +41,11 @@ variants of that node. The shipped configs/A-*.yml … G-*.yml reproduce the see
 (configs/README.md). Every config must resolve to the same cases unless --cases is given.
 
 Options:
-      --retrieval-only  retrieval only: no generator is built and no model is called
-      --cases PATH      case file or directory for every config (repeatable); default: the configs'
-      --out DIR         results directory for every config and the table (default: each config's output_dir)
-      --db URL          a real PostgreSQL for every config; default: DATABASE_URL, else each config's
-  -v, --verbose         stack traces on errors
-  -h, --help            this help
+${optionsHelp(OPTIONS)}
 
 Exit codes: 0 all cases of all configs completed, 1 some cases ended in error, 2 bad input, config or database.`,
   async run(argv, io) {
-    const { values, positionals } = parseOrThrow('matrix', () =>
-      parseArgs({ args: argv, options: MATRIX_OPTIONS, allowPositionals: true }),
-    );
+    const { values, positionals } = parseCommand('matrix', argv, OPTIONS, { positionals: true });
     if (values.help) {
       io.out(`${this.help}\n`);
       return 0;
@@ -56,62 +54,27 @@ Exit codes: 0 all cases of all configs completed, 1 some cases ended in error, 2
       throw new InputError(
         "name at least one config file, e.g. 'ragaudit matrix configs/*.yml' (see 'ragaudit matrix --help')",
       );
-    const loadeds = positionals.map((config) =>
+    const configs = positionals.map((config) =>
       loadWithOverrides(
         { config, ...(values.out ? { out: values.out } : {}), ...(values.db ? { db: values.db } : {}) },
         io,
       ),
     );
-    const labels = matrixLabels(loadeds.map((l) => ({ name: l.config.name, source: l.source })));
-    loadeds.forEach((l, i) => (l.config.name = labels[i]!));
-    // Case problems surface before any database is opened.
-    if (values.cases?.length) loadCases(values.cases.map((p) => resolve(io.cwd, p)));
-    else {
-      assertSameCases(
-        loadeds.map((l) => {
-          const paths = configCasePaths(l);
-          return { source: l.source, paths, cases: loadCases(paths) };
-        }),
-      );
-    }
-
-    const entries: MatrixEntry[] = [];
-    const secrets: string[] = [];
-    let errors = 0;
-    for (const [i, loaded] of loadeds.entries()) {
-      const label = labels[i]!;
-      io.err(`[${i + 1}/${loadeds.length}] ${label} — ${loaded.source}\n`);
-      const { ctx, cases, warnings } = await openPipeline(values, loaded, io);
-      try {
-        const opts = { outputDir: outputDir(loaded, io), label };
-        const { result, files } = values['retrieval-only']
-          ? await retrieveAndWrite(ctx, cases, warnings, io, opts)
-          : await auditAndWrite(ctx, cases, warnings, io, { ...opts, kind: 'run' });
-        entries.push({ label, source: loaded.source, result, files, ...matrixNodes(ctx) });
-        secrets.push(...ctx.secrets);
-        errors += (result.summary.retrieval as RetrievalSummary).errors;
-      } finally {
-        await ctx.close();
-      }
-    }
-
-    const createdAt = new Date();
-    const casesLabel = (
-      values.cases?.length ? values.cases.map((p) => resolve(io.cwd, p)) : configCasePaths(loadeds[0]!)
-    )
-      .map((p) => relative(io.cwd, p) || '.')
-      .join(', ');
-    const md = matrixMarkdown(entries, {
-      cases: casesLabel,
-      createdAt: createdAt.toISOString(),
-      version: TOOL_VERSION,
-    });
-    const dir = values.out ? resolve(io.cwd, values.out) : outputDir(loadeds[0]!, io);
-    checkOutputDir(dir, values.out ? '--out' : 'output_dir');
-    const file = writeArtifact(join(dir, `${timestamp(createdAt)}-matrix.md`), md, { secrets });
+    const { entries, table, errors } = await runMatrix(
+      {
+        configs,
+        cases: resolvePaths(io, values.cases),
+        db: values.db,
+        out: values.out ? resolve(io.cwd, values.out) : undefined,
+        retrievalOnly: Boolean(values['retrieval-only']),
+        cwd: io.cwd,
+        env: io.env,
+      },
+      cliHooks(io),
+    );
     io.out(`${markdownTable(MATRIX_HEADER, matrixRows(entries))}\n\n`);
     for (const e of entries) io.out(`${e.label}: ${e.files.json}\n`);
-    io.out(`table: ${file}\n`);
+    io.out(`table: ${table}\n`);
     return errors > 0 ? 1 : 0;
   },
 };

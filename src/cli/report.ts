@@ -1,12 +1,18 @@
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { writeHtmlReport } from '../app/report.js';
 import { InputError } from '../errors.js';
-import { pickNode } from '../reports/compare-metrics.js';
-import { reportPathFor, writeReport } from '../reports/html.js';
-import type { RunResult } from '../model/results.js';
-import { readRunResults } from './results-input.js';
-import { checkOutputFile } from './output-paths.js';
-import { parseOrThrow, type CliIO, type Command } from './command.js';
+import type { Command } from './command.js';
+import { HELP_OPTION, optionsHelp, parseCommand, type OptionSpecs } from './options.js';
+
+const OPTIONS = {
+  out: { type: 'string', value: 'FILE', doc: "the HTML file (default: the results file's name with .html)" },
+  node: {
+    type: 'string',
+    value: 'NAME',
+    doc: 'node of the summary cards and case lines (default: the rerank node, else the last)',
+  },
+  ...HELP_OPTION,
+} as const satisfies OptionSpecs;
 
 const HELP = `ragaudit report RUN.json [--out report.html]
 
@@ -23,31 +29,17 @@ run, retrieval and calibrate write this report beside their results file by defa
 (--no-report to skip).
 
 Options:
-      --out FILE    the HTML file (default: the results file's name with .html)
-      --node NAME   node of the summary cards and case lines (default: the rerank node, else the last)
-  -h, --help        this help
+${optionsHelp(OPTIONS, 20)}
 
 Exit codes: 0 written, 2 bad input.`;
-
-/** Writes the report beside a results file (used by the commands that write results). */
-export function reportBeside(resultsFile: string, result: RunResult, io: CliIO): string {
-  const file = writeReport(result, reportPathFor(resultsFile));
-  io.out(`report:  ${file}\n`);
-  return file;
-}
 
 export const reportCommand: Command = {
   name: 'report',
   summary: 'write a self-contained HTML report of a results file',
+  options: OPTIONS,
   help: HELP,
-  async run(argv: string[], io: CliIO): Promise<number> {
-    const { values, positionals } = parseOrThrow('report', () =>
-      parseArgs({
-        args: argv,
-        options: { out: { type: 'string' }, node: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-        allowPositionals: true,
-      }),
-    );
+  async run(argv, io) {
+    const { values, positionals } = parseCommand('report', argv, OPTIONS, { positionals: true });
     if (values.help) {
       io.out(`${HELP}\n`);
       return 0;
@@ -56,12 +48,12 @@ export const reportCommand: Command = {
       throw new InputError(
         `report: expected one results file, got ${positionals.length} (see 'ragaudit report --help')`,
       );
-    const input = resolve(io.cwd, positionals[0]!);
-    const result = readRunResults(input, 'report');
-    const node = values.node ? pickNode(result, values.node, positionals[0]!) : undefined;
-    const out = values.out ? resolve(io.cwd, values.out) : reportPathFor(input);
-    checkOutputFile(out, '--out', [input]);
-    writeReport(result, out, node ? { node } : {});
+    const out = writeHtmlReport({
+      input: resolve(io.cwd, positionals[0]!),
+      inputName: positionals[0]!,
+      out: values.out ? resolve(io.cwd, values.out) : undefined,
+      node: values.node,
+    });
     io.out(`report: ${out}\n`);
     return 0;
   },

@@ -1,63 +1,36 @@
-import { parseArgs } from 'node:util';
-import { RagauditError } from '../errors.js';
-import { DEFAULT_ZONE_THRESHOLDS } from '../model/zones.js';
-import { retrievalMarkdown } from '../reports/digest.js';
-import { generationMarkdown, generationRows } from '../reports/generation-digest.js';
+import { runAuditCommand } from '../app/audit.js';
+import type { JudgeSummary } from '../judge/summary.js';
 import { textTable } from '../reports/format.js';
+import { generationRows } from '../reports/generation-digest.js';
+import { judgeRows } from '../reports/judge-digest.js';
 import { retrievalTable } from '../reports/retrieval-table.js';
-import { runAudit } from '../runs/audit-run.js';
-import { buildAuditSetup } from '../runs/audit-setup.js';
-import { type RunContext } from '../runs/context.js';
-import { writeResults } from '../runs/results-file.js';
 import type { GenerationSummary } from '../runs/generation-summary.js';
 import type { RetrievalSummary } from '../runs/summary.js';
-import { parseOrThrow, type CliIO, type Command } from './command.js';
+import type { Command } from './command.js';
+import { cliHooks, loadWithOverrides, resolvePaths } from './common.js';
+import { generationOverrides, judgeOverrides, repeatFlag } from './flags.js';
 import {
-  announceComponents,
-  loadWithOverrides,
-  openPipeline,
-  outputDir,
-  PIPELINE_HELP,
+  GENERATION_COLUMN,
+  GENERATION_OPTIONS,
+  JUDGE_OPTIONS,
+  optionsHelp,
+  parseCommand,
+  PIPELINE_COLUMN,
   PIPELINE_OPTIONS,
-} from './common.js';
-import { progressBar } from './progress.js';
-import { resumeHint, setResumeHint } from './interrupt.js';
-import { reportBeside } from './report.js';
-import { JUDGE_HELP, JUDGE_OPTIONS, repeatFlag, type JudgeArgs } from './judge.js';
-import { generationOverrides, joinNegativeNumbers, judgeOverrides, type GenerationFlags } from './flags.js';
-import { judgeMarkdown, judgeRows } from '../reports/judge-digest.js';
-import type { JudgeSummary } from '../judge/summary.js';
-import type { Located } from '../cases/load.js';
-import type { Case } from '../cases/schema.js';
-import type { RunResult } from '../model/results.js';
+} from './options.js';
 
-/** Options of the commands that generate answers (run, probe). */
-export const GENERATION_OPTIONS = {
-  ...PIPELINE_OPTIONS,
-  generator: { type: 'string' },
-  reranker: { type: 'string' },
-  'abstain-below': { type: 'string' },
-  'weak-below': { type: 'string' },
-  'system-append': { type: 'string', multiple: true },
-  concurrency: { type: 'string' },
-  resume: { type: 'string' },
+const OWN_OPTIONS = {
+  ...GENERATION_OPTIONS,
+  ...JUDGE_OPTIONS,
+  'no-report': { type: 'boolean', doc: 'do not write the HTML report (<results>.html) beside the results file' },
 } as const;
 
-export const GENERATION_HELP = `${PIPELINE_HELP}
-      --generator PROVIDER:MODEL   openai:MODEL (OpenAI, vLLM, Ollama: OPENAI_BASE_URL, OPENAI_API_KEY),
-                                   anthropic:MODEL (ANTHROPIC_API_KEY), offline:extractive (default)
-      --reranker KIND:URL          tei:URL, vllm:URL, cohere:URL or offline:lexical (default)
-      --abstain-below X            empty-evidence zone below this top-1 logit (default ${DEFAULT_ZONE_THRESHOLDS.abstain_below})
-      --weak-below X               weak-evidence zone below this top-1 logit (default ${DEFAULT_ZONE_THRESHOLDS.weak_below})
-      --system-append NAME         add prompts/clauses/NAME.md to the system prompt (repeatable)
-      --concurrency N              cases generated at once (default: generator.concurrency, 4)
-      --resume RUN                 finish an interrupted run (its .ledger.jsonl path or run id)`;
-
-type GenerationArgs = GenerationFlags;
+const OPTIONS = { ...PIPELINE_OPTIONS, ...OWN_OPTIONS } as const;
 
 export const runCommand: Command = {
   name: 'run',
   summary: 'the full audit: retrieval, rerank, zones, evidence, generation, citations, judge',
+  options: OPTIONS,
   help: `ragaudit run [options]
 
 Replays the whole pipeline for every case: retrieval by node, cross-encoder rerank, the evidence
@@ -68,99 +41,34 @@ CTA, stance and off-topic citations. Each finished case is appended to a ledger 
 cached on disk, so a re-run with an unchanged config makes no model call.
 
 Options:
-${GENERATION_HELP}
-${JUDGE_HELP}
-      --no-report                  do not write the HTML report (<results>.html) beside the results file
+${optionsHelp(PIPELINE_OPTIONS, PIPELINE_COLUMN)}
+${optionsHelp(OWN_OPTIONS, GENERATION_COLUMN)}
 
 Exit codes: 0 all cases completed, 1 some cases ended in error, 2 bad input or config.`,
   async run(argv, io) {
-    const { values } = parseOrThrow('run', () =>
-      parseArgs({
-        args: joinNegativeNumbers(argv, GENERATION_OPTIONS),
-        options: { ...GENERATION_OPTIONS, ...JUDGE_OPTIONS, 'no-report': { type: 'boolean' } },
-        allowPositionals: false,
-      }),
-    );
+    const { values } = parseCommand('run', argv, OPTIONS, {
+      positionals: false,
+      negatives: { ...PIPELINE_OPTIONS, ...GENERATION_OPTIONS },
+    });
     if (values.help) {
       io.out(`${this.help}\n`);
       return 0;
     }
-    return runPipelineCommand(values, io, 'run');
-  },
-};
-
-/** What an audit over one context produced: the results and the files written. */
-export interface AuditOutcome {
-  result: RunResult;
-  files: { json: string; md: string };
-}
-
-/**
- * Builds the generator (announced with the other components), runs the audit over the cases
- * and writes the results file and its digest. Shared by `run` and `matrix`.
- */
-export async function auditAndWrite(
-  ctx: RunContext,
-  cases: readonly Located<Case>[],
-  warnings: string[],
-  io: CliIO,
-  opts: { kind: 'run'; outputDir: string; resume?: string; label?: string; repeat?: number },
-): Promise<AuditOutcome> {
-  const { deps, judge } = buildAuditSetup(ctx, io.env, opts.repeat ? { repeat: opts.repeat } : {});
-  announceComponents(ctx, io);
-  const bar = progressBar(io, opts.label ?? opts.kind);
-  let run: Awaited<ReturnType<typeof runAudit>>;
-  try {
-    run = await runAudit(deps, cases, warnings, {
-      outputDir: opts.outputDir,
-      kind: opts.kind,
-      onProgress: bar.update,
-      onLedger: (f) => (io.err(`ledger: ${f} (resume with --resume ${f})\n`), setResumeHint(resumeHint(opts.kind, f))),
-      onWarning: (w) => io.err(`warning: ${w}\n`),
-      ...(opts.resume ? { resume: opts.resume } : {}),
-      ...(judge ? { summarisers: { judge: judge.summarise } } : {}),
-    });
-  } finally {
-    bar.stop();
-  }
-  const { result, stamp, ledger } = run;
-  try {
-    const files = writeResults(
-      opts.outputDir,
-      result,
-      `${retrievalMarkdown(result)}\n${generationMarkdown(result)}\n${judgeMarkdown(result)}`,
-      { secrets: ctx.secrets, stamp },
+    const loaded = loadWithOverrides(values, io, [...generationOverrides(values), ...judgeOverrides(values)]);
+    const repeat = repeatFlag(values);
+    const { result, files, report } = await runAuditCommand(
+      {
+        loaded,
+        db: values.db,
+        cases: resolvePaths(io, values.cases),
+        cwd: io.cwd,
+        env: io.env,
+        repeat,
+        resume: values.resume,
+        report: !values['no-report'],
+      },
+      cliHooks(io),
     );
-    setResumeHint(undefined);
-    return { result, files };
-  } catch (e) {
-    // Every case is in the ledger: the results can be written again without redoing any.
-    if (!(e instanceof RagauditError)) throw e;
-    throw new RagauditError(
-      `${e.message}\nevery case is kept in ${ledger}: run again with the same options and --resume ${ledger} to write the results without redoing any case`,
-      { cause: e },
-    );
-  }
-}
-
-/** Shared by `run` and `probe`: builds the deps, runs, writes and prints. */
-export async function runPipelineCommand(
-  values: GenerationArgs &
-    JudgeArgs &
-    Parameters<typeof loadWithOverrides>[0] & { resume?: string; 'no-report'?: boolean },
-  io: CliIO,
-  kind: 'run',
-): Promise<number> {
-  const loaded = loadWithOverrides(values, io, [...generationOverrides(values), ...judgeOverrides(values)]);
-  const repeat = repeatFlag(values);
-  const { ctx, cases, warnings } = await openPipeline(values, loaded, io);
-  try {
-    const { result, files } = await auditAndWrite(ctx, cases, warnings, io, {
-      kind,
-      outputDir: outputDir(loaded, io),
-      repeat,
-      ...(values.resume ? { resume: values.resume } : {}),
-    });
     const r = result.summary.retrieval as RetrievalSummary;
     const t = retrievalTable(r, { compact: true });
     io.out(
@@ -175,7 +83,7 @@ export async function runPipelineCommand(
     io.out(
       `cases ${r.cases} · ok ${r.ok} · gated ${r.gated} · errors ${r.errors}\nresults: ${files.json}\ndigest:  ${files.md}\n`,
     );
-    if (!values['no-report']) reportBeside(files.json, result, io);
+    if (report) io.out(`report:  ${report}\n`);
     // A verdict the judge could not give is a failure of the audit, not a pass (exit 1).
     const judgeErrors = (result.summary.judge as JudgeSummary | undefined)?.judge_errors ?? 0;
     if (judgeErrors > 0)
@@ -183,7 +91,5 @@ export async function runPipelineCommand(
         `judge errors: ${judgeErrors} ${judgeErrors === 1 ? 'verdict' : 'verdicts'} could not be given (see the digest)\n`,
       );
     return r.errors > 0 || judgeErrors > 0 ? 1 : 0;
-  } finally {
-    await ctx.close();
-  }
-}
+  },
+};

@@ -1,15 +1,27 @@
-import path from 'node:path';
-import { parseArgs } from 'node:util';
+import { evaluateTrecFiles } from '../app/trec.js';
 import { InputError } from '../errors.js';
-import {
-  DEFAULT_TREC_MEASURES,
-  evaluateTrec,
-  formatTrecEvalChunks,
-  parseTrecMeasures,
-  readQrelsFile,
-  readRunFile,
-} from '../scoring/trec.js';
-import { parseOrThrow, type Command } from './command.js';
+import { DEFAULT_TREC_MEASURES, parseTrecMeasures } from '../scoring/trec.js';
+import type { Command } from './command.js';
+import { optionsHelp, parseCommand, type OptionSpecs } from './options.js';
+
+const OPTIONS = {
+  'per-query': { type: 'boolean', short: 'q', doc: "also print each query's values (before the 'all' lines)" },
+  complete: {
+    type: 'boolean',
+    short: 'c',
+    doc: `average over every query in QRELS; queries missing from RUN score 0
+(default: only queries in both files; RUN queries absent from QRELS
+are always ignored)`,
+  },
+  measure: {
+    type: 'string',
+    short: 'm',
+    multiple: true,
+    value: 'M',
+    doc: 'a measure to print; repeat for several. Cutoff lists: P.5,10',
+  },
+  help: { type: 'boolean', short: 'h', doc: 'this text' },
+} as const satisfies OptionSpecs;
 
 const HELP = `Usage: ragaudit trec QRELS RUN [-q] [-c] [-m MEASURE]...
 
@@ -23,12 +35,7 @@ Files:
   in one query, is an error naming file:line.
 
 Options:
-  -q, --per-query     also print each query's values (before the 'all' lines)
-  -c, --complete      average over every query in QRELS; queries missing from RUN score 0
-                      (default: only queries in both files; RUN queries absent from QRELS
-                      are always ignored)
-  -m, --measure M     a measure to print; repeat for several. Cutoff lists: P.5,10
-  -h, --help          this text
+${optionsHelp(OPTIONS, 22)}
 
 Measures (printed in trec_eval's order: num_q, recip_rank, P, recall, ndcg_cut, success):
   num_q          number of queries averaged over
@@ -50,21 +57,10 @@ A query whose judgements are all 0 is evaluated (and scores 0).
 export const trecCommand: Command = {
   name: 'trec',
   summary: 'evaluate a TREC run against qrels, exactly as trec_eval does',
+  options: OPTIONS,
   help: HELP,
   async run(argv, io) {
-    const { values, positionals } = parseOrThrow('trec', () =>
-      parseArgs({
-        args: argv,
-        options: {
-          'per-query': { type: 'boolean', short: 'q' },
-          complete: { type: 'boolean', short: 'c' },
-          measure: { type: 'string', short: 'm', multiple: true },
-          help: { type: 'boolean', short: 'h' },
-        },
-        allowPositionals: true,
-        strict: true,
-      }),
-    );
+    const { values, positionals } = parseCommand('trec', argv, OPTIONS, { positionals: true });
     if (values.help) {
       io.out(HELP);
       return 0;
@@ -76,13 +72,16 @@ export const trecCommand: Command = {
     }
     const measures = values.measure ?? [];
     parseTrecMeasures(measures); // a bad -m fails before the files are read
-    const [qrelsFile, runFile] = positionals as [string, string];
-    const [qrels, run] = await Promise.all([
-      readQrelsFile(path.resolve(io.cwd, qrelsFile), { name: qrelsFile }),
-      readRunFile(path.resolve(io.cwd, runFile), { name: runFile }),
-    ]);
-    const evaluation = evaluateTrec(qrels, run, { measures, complete: values.complete === true });
-    for (const text of formatTrecEvalChunks(evaluation, { perQuery: values['per-query'] === true })) io.out(text);
+    const [qrels, run] = positionals as [string, string];
+    const chunks = await evaluateTrecFiles({
+      cwd: io.cwd,
+      qrels,
+      run,
+      measures,
+      complete: values.complete === true,
+      perQuery: values['per-query'] === true,
+    });
+    for (const text of chunks) io.out(text);
     return 0;
   },
 };

@@ -1,36 +1,19 @@
 import { join, resolve } from 'node:path';
 import type { Case } from '../cases/schema.js';
-import { storedZoneThresholds, zoneOf, zoneThresholdProblems, type ZoneThresholds } from '../model/zones.js';
+import { storedZoneThresholds, zoneOf, type ZoneThresholds } from '../model/zones.js';
 import { InputError } from '../errors.js';
-import { markdownTable, textTable, fmt } from '../reports/format.js';
+import { markdownTable, fmt } from '../reports/format.js';
 import { auditCase } from '../runs/audit-case.js';
 import { forEachConcurrent } from '../runs/pool.js';
 import { refuseSecrets, writeArtifact, writeJsonArtifact } from '../io/artifacts.js';
 import { timestamp } from '../runs/results-file.js';
 import type { CaseRecord, RunResult } from '../model/results.js';
 import { meanN } from '../scoring/retrieval-metrics.js';
-import type { CliIO } from './command.js';
-import { loadWithOverrides, openContext, type PipelineArgs } from './common.js';
-import { checkOutputDir } from './output-paths.js';
 import { buildAuditSetup } from '../runs/audit-setup.js';
-import { progressBar } from './progress.js';
-
-/** Parses `--candidates "-4:0,-5:1"` into threshold pairs. */
-export function parseCandidates(text: string): ZoneThresholds[] {
-  return text
-    .split(/[,;]\s*/)
-    .filter(Boolean)
-    .map((pair) => {
-      const [a, w] = pair.split(':').map(Number);
-      if (
-        !Number.isFinite(a) ||
-        !Number.isFinite(w) ||
-        zoneThresholdProblems({ abstain_below: a!, weak_below: w! }).length
-      )
-        throw new InputError(`--candidates: '${pair}' is not ABSTAIN:WEAK with ABSTAIN < WEAK (e.g. -4:0)`);
-      return { abstain_below: a!, weak_below: w! };
-    });
-}
+import type { LoadedConfig } from '../config/load.js';
+import type { AppEnv, AppHooks } from './hooks.js';
+import { checkOutputDir } from './output-paths.js';
+import { openContext } from './pipeline.js';
 
 /** Per zone and kind: stance counts (the judge's when present, else the pattern's) and faithfulness. */
 export interface ZoneCell {
@@ -72,29 +55,49 @@ export function zoneCells(records: readonly CaseRecord[]): Record<string, ZoneCe
   return out;
 }
 
+/** The base of `calibrate --answer`: a 'run' file, and a config to call the models again. */
+export function checkZoneABBase(base: RunResult, basePath: string, configGiven: boolean): void {
+  if (base.kind !== 'run')
+    throw new InputError(`${basePath}: --answer needs a 'run' results file (with answers), got '${base.kind}'`);
+  if (!configGiven && base.config_source !== '(built-in demo)')
+    throw new InputError(
+      `calibrate --answer: pass --config (the results file keeps its config without secrets, so it cannot call the models again)`,
+    );
+}
+
+export interface ZoneABInputs extends AppEnv {
+  base: RunResult;
+  basePath: string;
+  candidates: ZoneThresholds[];
+  /** The config that calls the models (checked with checkZoneABBase first). */
+  loaded: LoadedConfig;
+  db?: string | undefined;
+  /** The directory given with --out, as given; default: the config's output_dir. */
+  out?: string | undefined;
+}
+
+export interface ZoneABOutcome {
+  /** One line per candidate: the cases that changed zone and were regenerated. */
+  changed: string[];
+  header: string[];
+  rows: string[][];
+  /** The zone A/B file (its .md digest beside it). */
+  json: string;
+  /** Some regenerated case ended in error. */
+  errors: boolean;
+}
+
 /**
  * `calibrate RUN.json --answer`: for each candidate (abstain_below, weak_below), the cases whose
  * zone changes against the base run are generated and judged again (the response cache serves
  * anything already asked); the others keep their base records. Reports stance and faithfulness
  * per zone for the base and each setting.
  */
-export async function runZoneAB(
-  base: RunResult,
-  basePath: string,
-  candidates: ZoneThresholds[],
-  values: PipelineArgs,
-  io: CliIO,
-): Promise<number> {
-  if (base.kind !== 'run')
-    throw new InputError(`${basePath}: --answer needs a 'run' results file (with answers), got '${base.kind}'`);
-  if (!values.config && base.config_source !== '(built-in demo)')
-    throw new InputError(
-      `calibrate --answer: pass --config (the results file keeps its config without secrets, so it cannot call the models again)`,
-    );
-  const loaded = loadWithOverrides({ ...values, cases: undefined } as PipelineArgs, io);
-  const { ctx, warnings } = await openContext(values, loaded, io);
+export async function runZoneAB(inputs: ZoneABInputs, hooks: AppHooks): Promise<ZoneABOutcome> {
+  const { base, candidates } = inputs;
+  const { ctx, warnings } = await openContext(inputs, hooks);
   try {
-    const setup = buildAuditSetup(ctx, io.env);
+    const setup = buildAuditSetup(ctx, inputs.env);
     const generator = setup.deps.generator;
     const judge = setup.judge;
     const baseZones = storedZoneThresholds(base.config.zones);
@@ -112,7 +115,7 @@ export async function runZoneAB(
       );
       const records = new Map(base.cases.map((r) => [r.id, r] as const));
       const deps = { ...setup.deps, ctx: { ...ctx, config: { ...ctx.config, zones: { ...zones } } } };
-      const bar = progressBar(io, `zones ${zones.abstain_below}:${zones.weak_below}`);
+      const bar = hooks.progress(`zones ${zones.abstain_below}:${zones.weak_below}`);
       let done = 0;
       await forEachConcurrent(moved, ctx.config.generator.concurrency, async (r) => {
         const c: Case = {
@@ -162,20 +165,20 @@ export async function runZoneAB(
         (s) =>
           `${s.setting}: ${s.regenerated.length} cases change zone and were regenerated${s.regenerated.length ? ` (${s.regenerated.join(', ')})` : ''}${s.errors.length ? `; errors: ${s.errors.join(', ')}` : ''}`,
       );
-    const outDir = resolve(io.cwd, values.out ?? ctx.config.output_dir);
-    checkOutputDir(outDir, values.out ? '--out' : 'output_dir');
+    const outDir = resolve(inputs.cwd, inputs.out ?? ctx.config.output_dir);
+    checkOutputDir(outDir, inputs.out ? '--out' : 'output_dir');
     const stem = join(outDir, `${timestamp()}-${base.name}-zone-ab`);
     const json = {
       schema_version: 1,
       kind: 'zone-ab',
-      base: basePath,
+      base: inputs.basePath,
       judge: judge?.component ?? null,
       generator: { id: generator.id, offline: generator.offline },
       warnings,
       settings: report,
     };
     const md = [
-      `# Zone A/B from ${basePath}`,
+      `# Zone A/B from ${inputs.basePath}`,
       '',
       ...changed.map((l) => `- ${l}`),
       '',
@@ -186,8 +189,7 @@ export async function runZoneAB(
     refuseSecrets(`${stem}.md`, md, ctx.secrets);
     writeJsonArtifact(`${stem}.json`, json, { secrets: ctx.secrets });
     writeArtifact(`${stem}.md`, md, { secrets: ctx.secrets });
-    io.out(`${changed.join('\n')}\n\n${textTable(header, rows)}\n\nzone A/B: ${stem}.json\n`);
-    return report.some((s) => s.errors.length) ? 1 : 0;
+    return { changed, header, rows, json: `${stem}.json`, errors: report.some((s) => s.errors.length > 0) };
   } finally {
     await ctx.close();
   }

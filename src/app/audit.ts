@@ -1,0 +1,101 @@
+import type { Located } from '../cases/load.js';
+import type { Case } from '../cases/schema.js';
+import { RagauditError } from '../errors.js';
+import type { RunResult } from '../model/results.js';
+import { retrievalMarkdown } from '../reports/digest.js';
+import { generationMarkdown } from '../reports/generation-digest.js';
+import { judgeMarkdown } from '../reports/judge-digest.js';
+import { runAudit } from '../runs/audit-run.js';
+import { buildAuditSetup } from '../runs/audit-setup.js';
+import type { RunContext } from '../runs/context.js';
+import { writeResults } from '../runs/results-file.js';
+import type { AppHooks } from './hooks.js';
+import { announceComponents, openPipeline, outputDir, type PipelineInputs } from './pipeline.js';
+import { reportBeside } from './report.js';
+
+/** What an audit over one context produced: the results and the files written. */
+export interface AuditOutcome {
+  result: RunResult;
+  files: { json: string; md: string };
+}
+
+/**
+ * Builds the generator (announced with the other components), runs the audit over the cases
+ * and writes the results file and its digest. Shared by `run` and `matrix`.
+ */
+export async function auditAndWrite(
+  ctx: RunContext,
+  cases: readonly Located<Case>[],
+  warnings: string[],
+  hooks: AppHooks,
+  opts: { kind: 'run'; outputDir: string; env: NodeJS.ProcessEnv; resume?: string; label?: string; repeat?: number },
+): Promise<AuditOutcome> {
+  const { deps, judge } = buildAuditSetup(ctx, opts.env, opts.repeat ? { repeat: opts.repeat } : {});
+  announceComponents(ctx, hooks);
+  const bar = hooks.progress(opts.label ?? opts.kind);
+  let run: Awaited<ReturnType<typeof runAudit>>;
+  try {
+    run = await runAudit(deps, cases, warnings, {
+      outputDir: opts.outputDir,
+      kind: opts.kind,
+      onProgress: bar.update,
+      onLedger: (file) => hooks.event({ kind: 'ledger', command: opts.kind, file }),
+      onWarning: (text) => hooks.event({ kind: 'warning', text }),
+      ...(opts.resume ? { resume: opts.resume } : {}),
+      ...(judge ? { summarisers: { judge: judge.summarise } } : {}),
+    });
+  } finally {
+    bar.stop();
+  }
+  const { result, stamp, ledger } = run;
+  try {
+    const files = writeResults(
+      opts.outputDir,
+      result,
+      `${retrievalMarkdown(result)}\n${generationMarkdown(result)}\n${judgeMarkdown(result)}`,
+      { secrets: ctx.secrets, stamp },
+    );
+    hooks.event({ kind: 'results-written', file: files.json });
+    return { result, files };
+  } catch (e) {
+    // Every case is in the ledger: the results can be written again without redoing any.
+    if (!(e instanceof RagauditError)) throw e;
+    throw new RagauditError(
+      `${e.message}\nevery case is kept in ${ledger}: run again with the same options and --resume ${ledger} to write the results without redoing any case`,
+      { cause: e },
+    );
+  }
+}
+
+export interface RunInputs extends PipelineInputs {
+  /** Judge verdicts asked per case (--repeat). */
+  repeat: number;
+  /** The ledger of an interrupted run to finish. */
+  resume?: string | undefined;
+  /** Write the HTML report beside the results file. */
+  report: boolean;
+}
+
+/** `run`: the whole pipeline over the cases; the results, their files and the HTML report. */
+export async function runAuditCommand(
+  inputs: RunInputs,
+  hooks: AppHooks,
+): Promise<AuditOutcome & { warnings: string[]; report?: string }> {
+  const { ctx, cases, warnings } = await openPipeline(inputs, hooks);
+  try {
+    const outcome = await auditAndWrite(ctx, cases, warnings, hooks, {
+      kind: 'run',
+      outputDir: outputDir(inputs.loaded, inputs.cwd),
+      env: inputs.env,
+      repeat: inputs.repeat,
+      ...(inputs.resume ? { resume: inputs.resume } : {}),
+    });
+    return {
+      ...outcome,
+      warnings,
+      ...(inputs.report ? { report: reportBeside(outcome.files.json, outcome.result) } : {}),
+    };
+  } finally {
+    await ctx.close();
+  }
+}

@@ -1,0 +1,60 @@
+import { resolve } from 'node:path';
+import type { Config } from '../config/schema.js';
+import { InputError } from '../errors.js';
+import type { RunResult } from '../model/results.js';
+import { PROMPTS_DIR } from '../paths.js';
+import { retrievalMarkdown } from '../reports/digest.js';
+import { generationMarkdown } from '../reports/generation-digest.js';
+import { judgeMarkdown } from '../reports/judge-digest.js';
+import { collectSecrets } from '../runs/context.js';
+import { createJudgeSetup } from '../runs/judge-setup.js';
+import { rejudgeResults } from '../runs/rejudge.js';
+import { writeResults } from '../runs/results-file.js';
+import type { AppEnv, AppHooks } from './hooks.js';
+import { reportBeside } from './report.js';
+
+export interface RejudgeInputs extends AppEnv {
+  /** The stored run and its file (resolved). */
+  stored: RunResult;
+  file: string;
+  /** The stored run's config with the judge flags applied and checked. */
+  config: Config;
+  repeat: number;
+}
+
+export interface RejudgeOutcome {
+  result: RunResult;
+  files: { json: string; md: string };
+  report: string;
+}
+
+/**
+ * `judge`: re-judges the answers of a stored run (no generator, no database) and writes a new
+ * results file, its digest and the HTML report.
+ */
+export async function rejudge(inputs: RejudgeInputs, hooks: AppHooks): Promise<RejudgeOutcome> {
+  const { config, stored, file } = inputs;
+  const setup = createJudgeSetup(config.judge, {
+    env: inputs.env,
+    promptsDir: PROMPTS_DIR,
+    cacheDir: resolve(inputs.cwd, config.cache_dir),
+    cta: config.evidence.cta,
+    repeat: inputs.repeat,
+  });
+  if (!setup) throw new InputError('judge: the judge is disabled (judge.provider: none); give --judge PROVIDER:MODEL');
+  hooks.event({ kind: 'judge', label: setup.component.label });
+  const bar = hooks.progress('judge');
+  const result = await rejudgeResults(stored, {
+    source: file,
+    config,
+    judge: setup,
+    concurrency: config.judge.concurrency,
+    onProgress: bar.update,
+  });
+  bar.stop();
+  const md = `${retrievalMarkdown(result)}\nRe-judged from \`${file}\`.\n\n${generationMarkdown(result)}\n${judgeMarkdown(result)}`;
+  const files = writeResults(resolve(inputs.cwd, config.output_dir), result, md, {
+    secrets: collectSecrets(config, inputs.env),
+  });
+  return { result, files, report: reportBeside(files.json, result) };
+}

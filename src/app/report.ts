@@ -1,0 +1,30 @@
+import type { RunResult } from '../model/results.js';
+import { pickNode } from '../reports/compare-metrics.js';
+import { reportPathFor, writeReport } from '../reports/html.js';
+import { checkOutputFile } from './output-paths.js';
+import { readRunResults } from './results-input.js';
+
+/** Writes the HTML report beside a results file (the commands that write results do); returns its path. */
+export function reportBeside(resultsFile: string, result: RunResult): string {
+  return writeReport(result, reportPathFor(resultsFile));
+}
+
+export interface ReportInputs {
+  /** The results file, resolved. */
+  input: string;
+  /** The file as the user named it (named in a problem with --node). */
+  inputName: string;
+  /** The HTML file, resolved; default: beside the results file. */
+  out?: string | undefined;
+  node?: string | undefined;
+}
+
+/** `report`: one self-contained HTML page for a results file; returns the file written. */
+export function writeHtmlReport(inputs: ReportInputs): string {
+  const result = readRunResults(inputs.input, 'report');
+  const node = inputs.node ? pickNode(result, inputs.node, inputs.inputName) : undefined;
+  const out = inputs.out ?? reportPathFor(inputs.input);
+  checkOutputFile(out, '--out', [inputs.input]);
+  writeReport(result, out, node ? { node } : {});
+  return out;
+}

@@ -1,0 +1,71 @@
+import type { Located } from '../cases/load.js';
+import type { Case } from '../cases/schema.js';
+import type { RunResult } from '../model/results.js';
+import { retrievalMarkdown } from '../reports/digest.js';
+import type { RunContext } from '../runs/context.js';
+import { writeResults } from '../runs/results-file.js';
+import { runRetrieval } from '../runs/retrieval-run.js';
+import { writeTrecFiles } from '../runs/trec-export.js';
+import type { AppHooks } from './hooks.js';
+import { announceComponents, openPipeline, outputDir, type PipelineInputs } from './pipeline.js';
+import { reportBeside } from './report.js';
+
+/**
+ * Announces the components, runs retrieval over the cases and writes the results file and its
+ * digest. Shared by `retrieval`, `calibrate` and `matrix --retrieval-only`.
+ */
+export async function retrieveAndWrite(
+  ctx: RunContext,
+  cases: readonly Located<Case>[],
+  warnings: string[],
+  hooks: AppHooks,
+  opts: { outputDir: string; label?: string },
+): Promise<{ result: RunResult; files: { json: string; md: string } }> {
+  announceComponents(ctx, hooks);
+  const bar = hooks.progress(opts.label ?? 'retrieval');
+  let result: RunResult;
+  try {
+    result = await runRetrieval(ctx, cases, warnings, bar.update);
+  } finally {
+    bar.stop();
+  }
+  const files = writeResults(opts.outputDir, result, retrievalMarkdown(result), { secrets: ctx.secrets });
+  return { result, files };
+}
+
+export interface RetrievalInputs extends PipelineInputs {
+  /** Also write TREC run files and qrels here (as given: the files are named relative to cwd). */
+  trecOut?: string | undefined;
+  report: boolean;
+}
+
+export interface RetrievalOutcome {
+  result: RunResult;
+  files: { json: string; md: string };
+  warnings: string[];
+  /** The TREC files written, when asked. */
+  trec?: string[];
+  report?: string;
+}
+
+/** `retrieval`: every case through each retrieval node; results, digest, TREC files, report. */
+export async function runRetrievalCommand(inputs: RetrievalInputs, hooks: AppHooks): Promise<RetrievalOutcome> {
+  const { ctx, cases, warnings } = await openPipeline(inputs, hooks);
+  try {
+    const { result, files } = await retrieveAndWrite(ctx, cases, warnings, hooks, {
+      outputDir: outputDir(inputs.loaded, inputs.cwd),
+    });
+    const trec = inputs.trecOut
+      ? (await writeTrecFiles(inputs.trecOut, result, inputs.cwd, ctx.profile)).files
+      : undefined;
+    return {
+      result,
+      files,
+      warnings,
+      ...(trec ? { trec } : {}),
+      ...(inputs.report ? { report: reportBeside(files.json, result) } : {}),
+    };
+  } finally {
+    await ctx.close();
+  }
+}
