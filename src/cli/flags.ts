@@ -2,6 +2,7 @@ import type { ConfigOverride } from '../config/load.js';
 import { ConfigSchema, type Config } from '../config/schema.js';
 import { ConfigError, InputError } from '../errors.js';
 import { zoneThresholdProblems, type ZoneThresholds } from '../model/zones.js';
+import { RERANK_PROVIDERS } from '../providers/rerankers.js';
 import { parseModelSpec } from '../runs/providers.js';
 import { numberFlag } from './command.js';
 
@@ -35,6 +36,10 @@ export function joinNegativeNumbers(
     } else out.push(a);
   }
   return out;
+}
+
+function isOfflineReranker(provider: string): boolean {
+  return Object.entries(RERANK_PROVIDERS).some(([name, p]) => name === provider && p.offline);
 }
 
 /** `PROVIDER:MODEL`, or a bare `offline` for the default offline stand-in. */
@@ -84,7 +89,8 @@ export function generationOverrides(v: GenerationFlags): ConfigOverride[] {
     // A reranker needs the rest of its section (which node it reranks) from the config.
     o.push(
       { path: ['rerank', 'provider'], flag, value: provider, createParents: false },
-      { path: ['rerank', provider === 'offline' ? 'model' : 'url'], flag, value: target, createParents: false },
+      // An offline stand-in takes a model name after the colon, a server its URL (the registry says which).
+      { path: ['rerank', isOfflineReranker(provider) ? 'model' : 'url'], flag, value: target, createParents: false },
     );
   }
   const a = numberFlag('abstain-below', v['abstain-below']);

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { DEFAULT_ZONE_THRESHOLDS } from '../model/zones.js';
+import { providerList, type ProviderKind } from '../providers/catalog.js';
 import { parseOrThrow } from './command.js';
 import { joinNegativeNumbers } from './flags.js';
 
@@ -21,6 +22,13 @@ export interface OptionSpec {
 }
 
 export type OptionSpecs = Readonly<Record<string, OptionSpec>>;
+
+/** A kind's provider names for a help line, from the registry; offline stand-ins marked. */
+function providerNames(kind: ProviderKind): string {
+  return providerList(kind)
+    .map((p) => (p.offline ? `${p.name} (OFFLINE STAND-IN)` : p.name))
+    .join(', ');
+}
 
 /** The help option every command has. */
 export const HELP_OPTION = { help: { type: 'boolean', short: 'h', doc: 'this help' } } as const satisfies OptionSpecs;
@@ -59,10 +67,14 @@ export const GENERATION_OPTIONS = {
   generator: {
     type: 'string',
     value: 'PROVIDER:MODEL',
-    doc: `openai:MODEL (OpenAI, vLLM, Ollama: OPENAI_BASE_URL, OPENAI_API_KEY),
-anthropic:MODEL (ANTHROPIC_API_KEY), offline:extractive (default)`,
+    doc: `the generator (default offline:extractive); PROVIDER: ${providerNames('chat')}
+(what each reads, OPENAI_* and ANTHROPIC_* variables included: docs/providers.md)`,
   },
-  reranker: { type: 'string', value: 'KIND:URL', doc: 'tei:URL, vllm:URL, cohere:URL or offline:lexical (default)' },
+  reranker: {
+    type: 'string',
+    value: 'KIND:URL',
+    doc: `the cross-encoder (default offline:lexical, no URL); KIND: ${providerNames('reranker')}`,
+  },
   'abstain-below': {
     type: 'string',
     value: 'X',
@@ -90,9 +102,8 @@ export const JUDGE_OPTIONS = {
   judge: {
     type: 'string',
     value: 'PROVIDER:MODEL',
-    doc: `the judge, separate from the generator: openai:MODEL (OpenAI, vLLM,
-Ollama: judge.base_url or OPENAI_BASE_URL), anthropic:MODEL,
-offline:heuristic (default; an OFFLINE STAND-IN, not a model)`,
+    doc: `the judge, separate from the generator; PROVIDER as for --generator
+(default offline:heuristic, an OFFLINE STAND-IN, not a model; base_url from judge.base_url)`,
   },
   'no-judge': { type: 'boolean', doc: 'no judge (judge.provider: none)' },
   repeat: {
