@@ -1,6 +1,9 @@
 import { calibrateCommand } from './calibrate.js';
 import type { Command } from './command.js';
 import { compareCommand } from './compare.js';
+import { doctorCommand } from './doctor.js';
+import { embedCommand } from './embed.js';
+import { initCommand } from './init.js';
 import { judgeCommand } from './judge.js';
 import { matrixCommand } from './matrix.js';
 import { probeCommand } from './probe.js';
@@ -20,4 +23,7 @@ export const COMMANDS: Command[] = [
   judgeCommand,
   compareCommand,
   reportCommand,
+  doctorCommand,
+  initCommand,
+  embedCommand,
 ];

@@ -341,6 +341,14 @@ export async function diagnose(
     });
   }
 
+  if (profile.db.kind === 'pglite') {
+    checks.push({
+      id: 'role',
+      mark: 'pass',
+      sentence: 'The embedded database is a private copy in this process: no one else reads or writes it.',
+    });
+    return checks;
+  }
   await attempt('role', 'role privileges', async () => {
     const [r] = await query<{ u: string; sup: boolean; w: boolean }>(
       `SELECT current_user AS u, (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) AS sup,

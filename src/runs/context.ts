@@ -96,6 +96,25 @@ export function collectSecrets(config: Config, env: Environment, dbUrl?: string)
 }
 
 /**
+ * The database a config reads: `dbUrl` (or the config's url) on a real PostgreSQL, else the
+ * embedded demo forum (built on first use under the cache directory).
+ */
+export async function openDatabase(
+  config: Config,
+  opts: Pick<ContextOptions, 'dbUrl' | 'cwd' | 'onProgress'>,
+): Promise<SqlClient> {
+  const dbUrl = opts.dbUrl ?? config.database.url;
+  return dbUrl
+    ? connectPostgres(dbUrl, { statementTimeoutMs: config.database.statement_timeout_ms })
+    : openDemoDatabase({
+        cacheDir: join(resolve(opts.cwd, config.cache_dir), 'demo-db'),
+        textSearchConfig: config.database.text_search_config,
+        statementTimeoutMs: config.database.statement_timeout_ms,
+        onProgress: opts.onProgress,
+      });
+}
+
+/**
  * Opens the database and builds the retrieval graph for a config, with the embedder and reranker
  * it names or the ones passed in.
  */
@@ -106,16 +125,7 @@ export async function createRunContext(loaded: LoadedConfig, opts: ContextOption
   const cacheDir = resolve(opts.cwd, config.cache_dir);
   const dbUrl = opts.dbUrl ?? config.database.url;
   const givenDb = opts.db;
-  const db = givenDb
-    ? givenDb
-    : dbUrl
-      ? await connectPostgres(dbUrl, { statementTimeoutMs: config.database.statement_timeout_ms })
-      : await openDemoDatabase({
-          cacheDir: join(cacheDir, 'demo-db'),
-          textSearchConfig: config.database.text_search_config,
-          statementTimeoutMs: config.database.statement_timeout_ms,
-          onProgress: opts.onProgress,
-        });
+  const db = givenDb ?? (await openDatabase(config, { ...opts, ...(dbUrl ? { dbUrl } : {}) }));
   try {
     const profile = new DiscourseProfile(db);
     // Before the first case: a database that cannot serve the channels ends the command here (exit 2).

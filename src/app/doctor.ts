@@ -1,0 +1,40 @@
+import { existsSync } from 'node:fs';
+import { loadCases, type Located } from '../cases/load.js';
+import type { Case } from '../cases/schema.js';
+import type { LoadedConfig } from '../config/load.js';
+import { DiscourseProfile } from '../corpus/discourse.js';
+import { diagnose, worstMark, type DoctorCheck, type Mark } from '../corpus/doctor.js';
+import { casePaths, openDatabase } from '../runs/context.js';
+import type { AppEnv, AppHooks } from './hooks.js';
+
+export interface DoctorInputs extends AppEnv {
+  loaded: LoadedConfig;
+  /** --db, else DATABASE_URL, else the config's database (the embedded demo when it names none). */
+  db?: string | undefined;
+  /** Case files whose goldens are checked; default the config's (none is fine here). */
+  cases?: readonly string[] | undefined;
+}
+
+export interface DoctorReport {
+  database: string;
+  checks: DoctorCheck[];
+  worst: Mark;
+}
+
+/** Connects, runs every check, closes. Problems of the database are checks; only a failed connection throws. */
+export async function runDoctor(inputs: DoctorInputs, hooks: AppHooks): Promise<DoctorReport> {
+  const dbUrl = inputs.db ?? inputs.env.DATABASE_URL;
+  const paths = inputs.cases?.length ? [...inputs.cases] : casePaths(inputs.loaded).filter((p) => existsSync(p));
+  const cases: Located<Case>[] = paths.length ? loadCases(paths) : [];
+  const db = await openDatabase(inputs.loaded.config, {
+    ...(dbUrl ? { dbUrl } : {}),
+    cwd: inputs.cwd,
+    onProgress: (text) => hooks.event({ kind: 'status', text }),
+  });
+  try {
+    const checks = await diagnose(new DiscourseProfile(db), inputs.loaded.config, { cases });
+    return { database: db.label, checks, worst: worstMark(checks) };
+  } finally {
+    await db.close();
+  }
+}

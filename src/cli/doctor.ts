@@ -1,0 +1,78 @@
+import { runDoctor } from '../app/doctor.js';
+import type { Mark } from '../corpus/doctor.js';
+import { inertText as inert } from '../reports/inert.js';
+import type { Command } from './command.js';
+import { cliHooks, resolvePaths } from './common.js';
+import { loadConfig } from '../config/load.js';
+import { resolve } from 'node:path';
+import { pipelineOverrides } from './flags.js';
+import { optionsHelp, parseCommand, PIPELINE_COLUMN, type OptionSpecs } from './options.js';
+
+const OPTIONS = {
+  config: { type: 'string', short: 'c', value: 'FILE', doc: 'ragaudit config (YAML); default: the built-in demo' },
+  db: {
+    type: 'string',
+    value: 'URL',
+    doc: "the database to check (postgres://…); default: DATABASE_URL, else the config's",
+  },
+  cases: {
+    type: 'string',
+    multiple: true,
+    value: 'PATH',
+    doc: "cases whose golden ids must be public (repeatable); default: the config's",
+  },
+  strict: { type: 'boolean', doc: 'exit 1 when a check warns (default: only failures fail)' },
+  json: { type: 'boolean', doc: 'print the checks as JSON (for scripts) instead of sentences' },
+  verbose: { type: 'boolean', short: 'v', doc: 'stack traces on errors' },
+  help: { type: 'boolean', short: 'h', doc: 'this help' },
+} as const satisfies OptionSpecs;
+
+const MARKS: Record<Mark, string> = { pass: 'PASS', warn: 'WARN', fail: 'FAIL' };
+
+export const doctorCommand: Command = {
+  name: 'doctor',
+  summary: 'check a database against a config, in plain sentences: tables, search, pgvector, coverage, goldens, role',
+  options: OPTIONS,
+  help: `ragaudit doctor [options]
+
+Connects to the database the config (or --db) names and checks, one sentence each with PASS,
+WARN or FAIL: the server version; the Discourse tables and columns the channels read; the
+text-search configuration; pgvector and its version; discourse-ai's embedding tables, their
+vector type, each (model_id, strategy_id) pair with its dimensions and share of public posts or
+topics, against the configured embedder; public topics and posts against all (the visibility
+rule named); every golden id of the cases public; one timed sample query per channel; and
+whether the role could write (use a read-only role). Every statement is a read.
+
+Options:
+${optionsHelp(OPTIONS, PIPELINE_COLUMN)}
+
+Exit codes: 0 every check passed (warnings allowed), 1 a warning with --strict,
+2 a failed check, a bad config or a database that cannot be reached.`,
+  async run(argv, io) {
+    const { values } = parseCommand('doctor', argv, OPTIONS, { positionals: false });
+    if (values.help) {
+      io.out(`${this.help}\n`);
+      return 0;
+    }
+    const loaded = loadConfig(
+      values.config ? resolve(io.cwd, values.config) : undefined,
+      io.env,
+      pipelineOverrides(values),
+    );
+    const report = await runDoctor(
+      { loaded, db: values.db, cases: resolvePaths(io, values.cases), cwd: io.cwd, env: io.env },
+      cliHooks(io),
+    );
+    if (values.json) io.out(`${JSON.stringify({ kind: 'doctor', schema_version: 1, ...report }, null, 2)}\n`);
+    else {
+      io.out(`ragaudit doctor: ${inert(report.database)}\n\n`);
+      for (const c of report.checks) {
+        io.out(`${MARKS[c.mark]}  ${inert(c.sentence)}\n`);
+        for (const d of c.details ?? []) io.out(`        ${inert(d)}\n`);
+      }
+      const n = (m: Mark) => report.checks.filter((c) => c.mark === m).length;
+      io.out(`\n${n('pass')} passed · ${n('warn')} warning${n('warn') === 1 ? '' : 's'} · ${n('fail')} failed\n`);
+    }
+    return report.worst === 'fail' ? 2 : report.worst === 'warn' && values.strict ? 1 : 0;
+  },
+};

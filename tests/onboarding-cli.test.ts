@@ -1,0 +1,121 @@
+/**
+ * From a database URL to a first measurement, through the CLI as a team would type it, on the
+ * real PostgreSQL test server: `doctor` says what the database offers, `init` writes a config and
+ * seed cases, `retrieval` runs on them at once, and `embed` fills a side database (never the
+ * forum) and continues after an interruption. Fixture counts are read off tests/fixtures/forum by
+ * hand (3 public topics with two or more posts: 11, 10, 15; 7 public posts).
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../src/cli/main.js';
+import { readForum } from '../src/corpus/forum.js';
+import { loadForum } from '../src/corpus/load-forum.js';
+import { HashEmbedder } from '../src/embedding/hash-embedder.js';
+import { freshDatabase } from './helpers/pg.js';
+import { removeWorkDirs, workDir } from './helpers/work-dir.js';
+
+const forum = readForum(join(import.meta.dirname, 'fixtures', 'forum'));
+
+async function cli(cwd: string, args: string[], env: NodeJS.ProcessEnv = {}) {
+  let out = '';
+  let err = '';
+  const code = await main(args, { out: (t) => void (out += t), err: (t) => void (err += t), isTTY: false, cwd, env });
+  return { code, out, err };
+}
+
+async function count(url: string, sql: string): Promise<number> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    return Number((await c.query<{ n: string }>(sql)).rows[0]?.n);
+  } finally {
+    await c.end();
+  }
+}
+
+describe('doctor, init and retrieval on a forum without embeddings', () => {
+  let url: string;
+  let dir: string;
+  beforeAll(async () => {
+    const fresh = await freshDatabase('onboard');
+    await loadForum(fresh.writer, forum);
+    await fresh.close();
+    url = fresh.url;
+    dir = workDir('onboard');
+  });
+  afterAll(() => removeWorkDirs());
+
+  it('doctor fails a semantic config there, naming why, with exit 2', async () => {
+    const r = await cli(dir, ['doctor', '--db', url]);
+    expect(r.code).toBe(2);
+    expect(r.out).toMatch(/^FAIL {2}pgvector is not installed in this database: the semantic channels cannot run\.$/m);
+    expect(r.out).toMatch(/^FAIL {2}Some tables or columns the configured channels read are missing\.$/m);
+    expect(r.out).toMatch(/^ {8}table ai_posts_embeddings is missing$/m);
+  });
+
+  it('init writes a config without the URL in it, and retrieval runs on it first time', async () => {
+    const init = await cli(dir, ['init', '--db', url, '--out', 'forum.yml']);
+    expect(init.code).toBe(0);
+    expect(init.out).toMatch(/3 seed cases from topic titles/);
+    const text = readFileSync(join(dir, 'forum.yml'), 'utf8');
+    expect(text).not.toContain(url);
+    expect(text).toContain('url: ${DATABASE_URL}');
+    // Refuses to overwrite.
+    expect((await cli(dir, ['init', '--db', url, '--out', 'forum.yml'])).code).toBe(2);
+
+    const doctor = await cli(dir, ['doctor', '--config', 'forum.yml', '--strict'], { DATABASE_URL: url });
+    expect(doctor.out).not.toMatch(/^FAIL/m);
+    // The test server's role is a superuser: a warning, which --strict turns into exit 1.
+    expect(doctor.code).toBe(1);
+
+    const r = await cli(dir, ['retrieval', '--config', 'forum.yml', '--no-report'], { DATABASE_URL: url });
+    expect(r.err).not.toMatch(/warning|error/i);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/cases 3 · ok 3 · errors 0/);
+    const results = readdirSync(join(dir, 'results')).filter((f) => f.endsWith('-forum.json'));
+    expect(results).toHaveLength(1);
+    const json = JSON.parse(readFileSync(join(dir, 'results', results[0]!), 'utf8')) as {
+      summary: { retrieval: { nodes: Record<string, { hit_at_1: { mean: number; n: number } }> } };
+    };
+    // Each title finds its own topic first with the keyword channel.
+    expect(json.summary.retrieval.nodes.keyword_topics?.hit_at_1).toEqual({ mean: 1, n: 3 });
+  });
+});
+
+describe('embed into a side database', () => {
+  let source: string;
+  let target: string;
+  let dir: string;
+  beforeAll(async () => {
+    const fresh = await freshDatabase('embed_cli_src');
+    await loadForum(fresh.writer, forum, { embedder: new HashEmbedder(384) });
+    await fresh.close();
+    source = fresh.url;
+    const side = await freshDatabase('embed_cli_dst');
+    await side.close();
+    target = side.url;
+    dir = workDir('embed-cli');
+  });
+  afterAll(() => removeWorkDirs());
+
+  it('refuses the forum itself as the target (exit 2), and leaves it untouched', async () => {
+    const before = await count(source, 'SELECT count(*) AS n FROM ai_posts_embeddings');
+    const r = await cli(dir, ['embed', '--db', source, '--target', source, '--model-id', '9']);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/is the source database itself: ragaudit never writes into the forum/);
+    expect(await count(source, 'SELECT count(*) AS n FROM ai_posts_embeddings')).toBe(before);
+  });
+
+  it('fills strategies 1 and 2, labels the offline embedder, and a second run finds everything current', async () => {
+    const r = await cli(dir, ['embed', '--db', source, '--target', target, '--strategy', '1', '--strategy', '2']);
+    expect(r.code).toBe(0);
+    expect(r.err).toMatch(/embedder: offline:hash-384 \(OFFLINE STAND-IN, not a semantic embedding model\)/);
+    expect(r.out).toMatch(/ai_posts_embeddings strategy 1: 7 written, 0 already current, 7 public in all/);
+    expect(r.out).toMatch(/ai_posts_embeddings strategy 2: 7 written/);
+    expect(await count(target, 'SELECT count(*) AS n FROM ai_posts_embeddings')).toBe(14);
+    const again = await cli(dir, ['embed', '--db', source, '--target', target, '--strategy', '1', '--strategy', '2']);
+    expect(again.out).toMatch(/ai_posts_embeddings strategy 2: 0 written, 7 already current/);
+  });
+});
