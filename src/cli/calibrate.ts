@@ -64,7 +64,7 @@ const OPTIONS = { ...PIPELINE_OPTIONS, ...OWN_OPTIONS } as const;
 
 const HELP = `ragaudit calibrate [RESULTS.json] [options]
 
-Calibrates the zone thresholds on the top-1 rerank score (seeds §4.4): score < abstain_below →
+Calibrates the zone thresholds on the top-1 rerank score: score < abstain_below →
 empty evidence (abstention), < weak_below → weak evidence (cautious answer), else normal.
 Prints the top-1 distributions of in-domain and off-topic cases, a threshold grid (for each t:
 in-domain < t = wrongly silenced if t is abstain_below; off-topic < t = caught; in-domain in

@@ -52,7 +52,7 @@ baseline's cases (default 1: all of them); below it, exit 2`,
 
 const HELP = `ragaudit compare A.json B.json … [options]
 
-Compares runs one factor at a time (the seeds' method: same set, same metrics, one change):
+Compares runs one factor at a time (same set, same metrics, one change at a time):
   - one row per run: Hit@5 (topic), PostHit@5, MRR@10, content MRR@10 at the compared node,
     real links (valid [[n]] markers), faithfulness, correct abstention (the judge's when the run
     has one, else the pattern check's), off-topic hallucinations, judge errors, and the run's note;

@@ -24,7 +24,7 @@ const OPTIONS = {
 
 export const matrixCommand: Command = {
   name: 'matrix',
-  summary: "run several configs on the same cases (e.g. configs/A–G) and print the seeds' comparison table",
+  summary: "run several configs on the same cases (e.g. configs/A–G) and print their comparison table",
   options: OPTIONS,
   help: `ragaudit matrix CONFIG... [options]
 
@@ -37,7 +37,7 @@ prints the comparison table as markdown and writes it to <out>/<YYYYMMDD-HHMMSS>
 
 Each row is read from the config's evidence node (evidence.node, else the rerank, else the last
 node); a config with size routing (max_posts_count: [..]) adds one row per N for the routed
-variants of that node. The shipped configs/A-*.yml … G-*.yml reproduce the seeds' table
+variants of that node. The shipped configs/A-*.yml … G-*.yml reproduce the original forum audit's table
 (configs/README.md). Every config must resolve to the same cases unless --cases is given.
 
 Options:

@@ -1,6 +1,6 @@
 /**
  * The built-in configuration: the embedded demo forum, offline stand-ins for every model, and
- * the seeds' retrieval graph (posts, semantic, keyword, hybrid = rrf(semantic, keyword),
+ * the original forum audit's retrieval graph (posts, semantic, keyword, hybrid = rrf(semantic, keyword),
  * rrf_posts_hybrid = rrf(posts, hybrid)) with a rerank of the posts channel.
  */
 export const DEFAULT_CONFIG = {
