@@ -6,7 +6,7 @@ import { ConfigError, InputError } from '../errors.js';
 import { judgeMarkdown, judgeRows } from '../reports/judge-digest.js';
 import { configFromResults, rejudgeResults } from '../runs/rejudge.js';
 import { createJudgeSetup } from '../runs/judge-setup.js';
-import type { JudgeSummary } from '../judge/summary.js';
+import type { JudgeSummary } from '../model/summary.js';
 import { PROMPTS_DIR } from '../paths.js';
 import { retrievalMarkdown } from '../reports/digest.js';
 import { textTable } from '../reports/format.js';

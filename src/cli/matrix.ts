@@ -8,7 +8,7 @@ import { TOOL_VERSION } from '../runs/header.js';
 import { assertSameCases, matrixLabels, matrixNodes, type MatrixEntry } from '../runs/matrix.js';
 import { writeArtifact } from '../io/artifacts.js';
 import { timestamp } from '../runs/results-file.js';
-import type { RetrievalSummary } from '../runs/summary.js';
+import type { RetrievalSummary } from '../model/summary.js';
 import { parseOrThrow, type Command } from './command.js';
 import { configCasePaths, loadWithOverrides, openPipeline, outputDir, PIPELINE_OPTIONS } from './common.js';
 import { checkOutputDir } from './output-paths.js';

@@ -4,7 +4,7 @@ import { retrievalTable } from '../reports/retrieval-table.js';
 import { textTable } from '../reports/format.js';
 import { writeResults } from '../runs/results-file.js';
 import { runRetrieval } from '../runs/retrieval-run.js';
-import type { RetrievalSummary } from '../runs/summary.js';
+import type { RetrievalSummary } from '../model/summary.js';
 import { writeTrecFiles } from '../runs/trec-export.js';
 import type { Located } from '../cases/load.js';
 import type { Case } from '../cases/schema.js';

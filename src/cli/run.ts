@@ -9,8 +9,7 @@ import { runAudit } from '../runs/audit-run.js';
 import { buildAuditSetup } from '../runs/audit-setup.js';
 import { type RunContext } from '../runs/context.js';
 import { writeResults } from '../runs/results-file.js';
-import type { GenerationSummary } from '../runs/generation-summary.js';
-import type { RetrievalSummary } from '../runs/summary.js';
+import type { GenerationSummary, JudgeSummary, RetrievalSummary } from '../model/summary.js';
 import { parseOrThrow, type CliIO, type Command } from './command.js';
 import {
   announceComponents,
@@ -26,7 +25,6 @@ import { reportBeside } from './report.js';
 import { JUDGE_HELP, JUDGE_OPTIONS, repeatFlag, type JudgeArgs } from './judge.js';
 import { generationOverrides, joinNegativeNumbers, judgeOverrides, type GenerationFlags } from './flags.js';
 import { judgeMarkdown, judgeRows } from '../reports/judge-digest.js';
-import type { JudgeSummary } from '../judge/summary.js';
 import type { Located } from '../cases/load.js';
 import type { Case } from '../cases/schema.js';
 import type { RunResult } from '../model/results.js';

@@ -1,8 +1,8 @@
 import { InputError } from '../errors.js';
-import type { CountN } from '../scoring/retrieval-metrics.js';
 import type { CaseRecord, RunResult } from '../model/results.js';
+import { findScore, type ScoreName } from '../model/scores.js';
+import type { CountN, MeanN, RetrievalMetricKey } from '../model/summary.js';
 import { postHitApplies } from '../scoring/definitions.js';
-import type { MeanN } from '../scoring/retrieval-metrics.js';
 
 /**
  * What `compare`, the gate and the HTML report read from a results file: the run-level figures
@@ -57,42 +57,15 @@ export function pickNode(result: RunResult, flag: string | undefined, label: str
   return node;
 }
 
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/** `{mean, n}` read defensively from a summary block (another engineer's shape may grow). */
-function meanN(v: unknown): MeanN | null {
-  if (!isObj(v)) return null;
-  const mean = typeof v.mean === 'number' ? v.mean : null;
-  return { mean, n: typeof v.n === 'number' ? v.n : 0 };
-}
-
-function countN(v: unknown): CountN | null {
-  if (!isObj(v) || typeof v.count !== 'number') return null;
-  return { count: v.count, n: typeof v.n === 'number' ? v.n : 0 };
-}
-
-/** A count that may be stored as a number or as `{count, n}`. */
-function count(v: unknown): number | null {
-  if (typeof v === 'number') return v;
-  return countN(v)?.count ?? null;
-}
-
-/** The judge block, when the run has one. */
-export function judgeBlock(result: RunResult): Record<string, unknown> | null {
-  const j = result.summary.judge;
-  return isObj(j) ? j : null;
-}
-
 /** The run-level figures of a results file at `node`. */
 export function runFigures(result: RunResult, node: string): RunFigures {
-  const retrieval = isObj(result.summary.retrieval) ? result.summary.retrieval : {};
-  const nodes = isObj(retrieval.nodes) ? retrieval.nodes : {};
-  const at = isObj(nodes[node]) ? (nodes[node] as Record<string, unknown>) : {};
-  const r = (key: string): MeanN => meanN(at[key]) ?? { mean: null, n: 0 };
-  const gen = isObj(result.summary.generation) ? result.summary.generation : null;
-  const judge = judgeBlock(result);
-  const judgeAbstention = judge ? meanN(judge.correct_abstention) : null;
-  const patternAbstention = gen ? meanN(gen.correct_abstention_pattern) : null;
+  const at = result.summary.retrieval.nodes[node] ?? {};
+  const r = (key: string): MeanN => at[key] ?? { mean: null, n: 0 };
+  const gen = result.summary.generation ?? null;
+  const judge = result.summary.judge ?? null;
+  const plain = (m: MeanN) => ({ mean: m.mean, n: m.n });
+  const judgeAbstention = judge ? plain(judge.correct_abstention) : null;
+  const patternAbstention = gen ? gen.correct_abstention_pattern : null;
   const abstention = judgeAbstention ?? patternAbstention;
   return {
     node,
@@ -103,17 +76,16 @@ export function runFigures(result: RunResult, node: string): RunFigures {
     post_hit_applies: postHitApplies(result.nodes.find((n) => n.name === node)?.grain ?? 'post'),
     mrr_at_10: r('mrr_at_10'),
     content_mrr_at_10: r('content_mrr_at_10'),
-    citation_validity: gen ? meanN(gen.citation_validity) : null,
-    faithfulness: judge ? meanN(judge.faithfulness) : null,
+    citation_validity: gen ? gen.citation_validity : null,
+    faithfulness: judge ? plain(judge.faithfulness) : null,
     correct_abstention: abstention,
     correct_abstention_source: judgeAbstention ? 'judge' : patternAbstention ? 'pattern' : null,
-    offtopic_hallucinations: gen ? countN(gen.offtopic_hallucinations) : null,
-    wrong_abstentions: (judge ? countN(judge.wrong_abstentions) : null) ?? (gen ? countN(gen.wrong_abstentions) : null),
-    judge_errors: judge ? count(judge.judge_errors) : null,
-    evidence:
-      gen && isObj(gen.evidence) && typeof gen.evidence.node === 'string'
-        ? { node: gen.evidence.node, post_hit_at_5: meanN(gen.evidence.post_hit_at_5) ?? { mean: null, n: 0 } }
-        : null,
+    offtopic_hallucinations: gen ? gen.offtopic_hallucinations : null,
+    wrong_abstentions: judge
+      ? { count: judge.wrong_abstentions.count, n: judge.wrong_abstentions.n }
+      : (gen?.wrong_abstentions ?? null),
+    judge_errors: judge ? judge.judge_errors : null,
+    evidence: gen?.evidence ?? null,
   };
 }
 
@@ -132,22 +104,19 @@ export interface CaseMetric {
   get(record: CaseRecord, node: string): number | string | null;
 }
 
-const score = (r: CaseRecord, name: string) => r.scores.find((s) => s.name === name);
-const detail = (r: CaseRecord, name: string, key: string): string | null => {
-  const d = score(r, name)?.details;
-  return isObj(d) && typeof d[key] === 'string' ? (d[key] as string) : null;
-};
-const value = (r: CaseRecord, name: string): number | null => score(r, name)?.value ?? null;
+const value = (r: CaseRecord, name: ScoreName): number | null => findScore(r.scores, name)?.value ?? null;
 const retrieval =
-  (key: string) =>
-  (r: CaseRecord, node: string): number | null => {
-    const v = r.retrieval[node]?.metrics[key];
-    return typeof v === 'number' ? v : null;
-  };
+  (key: RetrievalMetricKey) =>
+  (r: CaseRecord, node: string): number | null =>
+    r.retrieval[node]?.metrics[key] ?? null;
 
 /** The stance: the judge's when present, else the deterministic pattern's. */
 export function caseStance(r: CaseRecord): string | null {
-  return detail(r, 'judge_stance', 'stance') ?? detail(r, 'stance_pattern', 'stance');
+  return (
+    findScore(r.scores, 'judge_stance')?.details?.stance ??
+    findScore(r.scores, 'stance_pattern')?.details?.stance ??
+    null
+  );
 }
 
 /**

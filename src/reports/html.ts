@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import { storedZoneThresholds, ZONES, zoneOf, type ZoneThresholds } from '../model/zones.js';
 import { writeArtifact } from '../io/artifacts.js';
 import type { RunResult } from '../model/results.js';
-import type { RetrievalSummary } from '../runs/summary.js';
 import { defaultNode, runFigures, type RunFigures } from './compare-metrics.js';
 import { NOT_APPLICABLE } from '../scoring/definitions.js';
 import { fmt, pct } from './format.js';
@@ -20,8 +19,6 @@ import { retrievalTable } from './retrieval-table.js';
  * script element, never through innerHTML. A Content-Security-Policy allows only the page's
  * own script (by hash) and no network at all.
  */
-
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The configured zone thresholds, when the config carries them. */
 const zones = (result: RunResult): ZoneThresholds | null => storedZoneThresholds(result.config.zones);
@@ -125,9 +122,7 @@ function table(header: readonly string[], rows: readonly (readonly string[])[], 
 }
 
 function nodesHtml(result: RunResult): string {
-  const s = result.summary.retrieval as RetrievalSummary | undefined;
-  if (!isObj(s) || !isObj(s.nodes)) return '';
-  const t = retrievalTable(s);
+  const t = retrievalTable(result.summary.retrieval);
   return `<section><h2>Retrieval by node</h2>${table(t.header, t.rows, 'nodes')}<p class="meta">Each figure is a mean over the cases it applies to (n in the header).</p></section>`;
 }
 

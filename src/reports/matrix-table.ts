@@ -1,7 +1,5 @@
-import type { GenerationSummary } from '../runs/generation-summary.js';
 import type { MatrixEntry } from '../runs/matrix.js';
-import type { LatencySummary, RetrievalSummary } from '../runs/summary.js';
-import type { MeanN } from '../scoring/retrieval-metrics.js';
+import type { GenerationSummary, LatencySummary, MeanN } from '../model/summary.js';
 import { componentsMarkdown } from './digest.js';
 import { fmt, markdownTable, pct } from './format.js';
 
@@ -48,8 +46,8 @@ function generationCells(g: GenerationSummary | undefined): [string, string] {
 export function matrixRows(entries: readonly MatrixEntry[]): string[][] {
   const rows: string[][] = [];
   for (const e of entries) {
-    const s = e.result.summary.retrieval as RetrievalSummary;
-    const g = e.result.summary.generation as GenerationSummary | undefined;
+    const s = e.result.summary.retrieval;
+    const g = e.result.summary.generation;
     const retrievalCells = (node: string) => {
       const m = s.nodes[node] ?? {};
       return [rate(m.hit_at_5), rate(m.post_hit_at_5), meanWithN(m.mrr_at_10), meanWithN(m.content_mrr_at_10)];
@@ -82,7 +80,7 @@ export function matrixMarkdown(
   opts: { cases: string; createdAt: string; version: string },
 ): string {
   const first = entries[0]?.result;
-  const s = first?.summary.retrieval as RetrievalSummary | undefined;
+  const s = first?.summary.retrieval;
   const out = [
     `# Matrix: ${entries.map((e) => e.label).join(', ')}`,
     '',

@@ -1,4 +1,4 @@
-import type { RetrievalSummary } from '../runs/summary.js';
+import type { RetrievalSummary } from '../model/summary.js';
 import { NOT_APPLICABLE } from '../scoring/definitions.js';
 import { fmt } from './format.js';
 

@@ -117,7 +117,9 @@ export function writeResults(
   // Without one, two runs of the same name in the same second must not replace each other.
   const json = writeArtifactStream(
     `${base}.json`,
-    (write) => streamResults(write, parsedHead.data, cases),
+    // The header is written as given once it is valid: the schema's key order is not the writer's
+    // (a re-judged file keeps its stored blocks first and its new judge block last).
+    (write) => streamResults(write, head, cases),
     opts.stamp !== undefined ? artifact : { ...artifact, alternative: (n) => `${base}-${n}.json` },
   );
   const md = `${json.slice(0, -'.json'.length)}.md`;
