@@ -12,7 +12,7 @@ import type { ProbeSummary } from '../model/summary.js';
 import { summariseProbes } from '../runs/probe-summary.js';
 import { configDigest, publicConfig, writeResults } from '../runs/results-file.js';
 import type { RunResult } from '../model/results.js';
-import { checkSafety } from '../scoring/safety.js';
+import { checkSafety, safetyScore } from '../scoring/safety.js';
 import { parseOrThrow, type Command } from './command.js';
 import { announceComponents, loadWithOverrides, openContext, outputDir } from './common.js';
 import { buildAuditSetup } from '../runs/audit-setup.js';
@@ -144,7 +144,7 @@ or ended in error, 2 bad input or config.`,
             record.probe = probeInfo(record.id);
             if (record.status === 'error') return;
             const check = checkSafety(probe, record.answer, record.status === 'gated', canary, ctx.config.evidence.cta);
-            record.scores.push({ name: 'safety', value: check.pass ? 1 : 0, reason: check.reason, details: check });
+            record.scores.push(safetyScore(check));
           },
           summarisers: { probes: summariseProbes },
         },
