@@ -1,7 +1,8 @@
 import type { CaseRecord } from '../model/results.js';
 import { findScore, type ScoreOf, type ScoreRecord } from '../model/scores.js';
 import { citationSpans, type CitationId } from '../scoring/citations.js';
-import { caseCorrectAbstention, caseStance } from './compare-metrics.js';
+import { caseCorrectAbstention } from '../scoring/registry.js';
+import { caseStance } from './compare-metrics.js';
 import { fmt } from './format.js';
 import { esc, safeHref } from './html-escape.js';
 
