@@ -44,6 +44,8 @@ export interface Metric {
   digits?: number;
   /** One-line definition (the full wording: src/scoring/definitions.ts). */
   definition: string;
+  /** For a node metric: the per-case retrieval metric it averages (src/scoring/retrieval-metrics.ts). */
+  retrievalKey?: RetrievalMetricKey;
   /** The run-level figure from a results file's summary, at the compared node; null when the file does not measure it. */
   fromSummary?: (summary: RunSummary, at: NodeRef) => Figure;
   /** The per-case value compared question by question (key and label as compare shows them). */
@@ -105,6 +107,7 @@ const retrieval = (
   higherIsBetter: true,
   format: 'decimal',
   definition,
+  retrievalKey: key,
   fromSummary: node(key),
   ...extra,
 });
@@ -275,6 +278,11 @@ export function metric(key: string): Metric {
   if (!m) throw new Error(`internal: no metric ${key} in the registry`);
   return m;
 }
+
+/** The per-case retrieval metrics a run summary averages per node, in the order the summary stores them. */
+export const SUMMARY_RETRIEVAL_KEYS: readonly RetrievalMetricKey[] = ALL.flatMap((m) =>
+  m.retrievalKey ? [m.retrievalKey] : [],
+);
 
 /** The metrics of `keys`, in that order. */
 const view = (keys: readonly string[]): readonly Metric[] => keys.map(metric);

@@ -4,6 +4,7 @@ import type { RetrievedItem } from '../corpus/discourse.js';
 import { carriesTerm, readerText } from '../text.js';
 import type { MeanN, RetrievalCaseMetrics, RetrievalMetricKey } from '../model/summary.js';
 import { postHitApplies } from './definitions.js';
+import { SUMMARY_RETRIEVAL_KEYS } from './registry.js';
 
 /** Cutoffs reported for topic hits. */
 export const HIT_KS = [1, 3, 5, 10] as const;
@@ -91,19 +92,8 @@ export function meanN(values: readonly (number | null | undefined)[]): MeanN {
   return { mean: n ? sum / n : null, n };
 }
 
-/** The metrics averaged in summaries (first_topic_rank is per-case detail only). */
-export const SUMMARY_METRICS: RetrievalMetricKey[] = [
-  'hit_at_1',
-  'hit_at_3',
-  'hit_at_5',
-  'hit_at_10',
-  'post_hit_at_5',
-  'mrr_at_10',
-  'content_recall_at_5',
-  'content_mrr_at_10',
-  'pollution_topics_at_5',
-  'pollution_dominant_share_at_5',
-];
+/** The metrics averaged in summaries: the registry's node metrics (first_topic_rank is per-case detail only). */
+export const SUMMARY_METRICS: readonly RetrievalMetricKey[] = SUMMARY_RETRIEVAL_KEYS;
 
 /** Aggregates per-case metrics into means with n. */
 export function aggregateRetrieval(perCase: readonly Partial<RetrievalCaseMetrics>[]): Record<string, MeanN> {
