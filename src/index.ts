@@ -55,7 +55,7 @@ export {
 export { buildSources, systemPrompt } from './evidence/block.js';
 export * from './scoring/retrieval-metrics.js';
 export { checkCitations, citationMarkers, citationValidity } from './scoring/citations.js';
-export { stanceByPattern, correctAbstention, hasCta, type Stance } from './scoring/stance-pattern.js';
+export { stanceByPattern, correctAbstention, hasCta } from './scoring/stance-pattern.js';
 export { checkSafety } from './scoring/safety.js';
 export {
   calibrate,
@@ -105,27 +105,35 @@ export {
   CaseRecordSchema,
   SourceSchema,
   CitationSchema,
-  ScoreSchema,
   SCHEMA_VERSION,
   type RunResult,
   type CaseRecord,
   type SourceRecord,
-  type ScoreRecord,
 } from './model/results.js';
-export { summariseRetrieval, type RetrievalSummary, type LatencySummary } from './runs/summary.js';
-export { summariseGeneration, type GenerationSummary } from './runs/generation-summary.js';
-export { summariseProbes, type ProbeSummary } from './runs/probe-summary.js';
-export { TOOL_VERSION } from './runs/header.js';
-export { createJudgeSetup, type JudgeSetup, type JudgeSetupOptions } from './runs/judge-setup.js';
-export { summariseJudge, type JudgeSummary } from './judge/summary.js';
-export { configFromResults, rejudgeResults, type RejudgeOptions } from './runs/rejudge.js';
+export { ScoreSchema, findScore, type ScoreRecord, type ScoreName, type Stance } from './model/scores.js';
 export {
-  agreementFigures,
-  humanAgreement,
-  selfConsistency,
+  RunSummarySchema,
+  type RunSummary,
+  type RetrievalSummary,
+  type LatencySummary,
+  type GenerationSummary,
+  type ProbeSummary,
+  type JudgeSummary,
   type AgreementFigures,
   type ConsistencyFigures,
-} from './judge/agreement.js';
+  type MeanN,
+  type CountN,
+  type RetrievalCaseMetrics,
+  type RetrievalMetricKey,
+} from './model/summary.js';
+export { summariseRetrieval } from './runs/summary.js';
+export { summariseGeneration } from './runs/generation-summary.js';
+export { summariseProbes } from './runs/probe-summary.js';
+export { TOOL_VERSION } from './runs/header.js';
+export { createJudgeSetup, type JudgeSetup, type JudgeSetupOptions } from './runs/judge-setup.js';
+export { summariseJudge } from './judge/summary.js';
+export { configFromResults, rejudgeResults, type RejudgeOptions } from './runs/rejudge.js';
+export { agreementFigures, humanAgreement, selfConsistency } from './judge/agreement.js';
 export {
   compareRuns,
   type Comparison,

@@ -8,6 +8,7 @@ import { main } from '../src/cli/main.js';
 import { calibrationSvg, histogramSvg, xmlEscape } from '../src/reports/histogram-svg.js';
 import { RunResultSchema, type RunResult } from '../src/model/results.js';
 import { calibrate, CalibrationFileSchema, gridThresholds, type CalibrationCase } from '../src/scoring/calibration.js';
+import { summariseRetrieval } from '../src/runs/summary.js';
 
 /*
  * Fixture, sorted. In-domain (10): −3.5 −2 −1 −0.5 0.5 1 2 3 4 6. Off-topic (5): −6 −4.5 −2.5 −1.5 0.2.
@@ -287,7 +288,7 @@ function fixtureResult(): RunResult {
       { name: 'posts', kind: 'semantic', grain: 'post' },
       { name: 'rerank', kind: 'rerank', grain: 'post' },
     ],
-    summary: {},
+    summary: { retrieval: summariseRetrieval([], []) },
     cases: [...FIXTURE, { id: 'errored', kind: 'in_domain', top1: null }].map(record),
   });
 }

@@ -15,6 +15,8 @@ import { comparisonMarkdown, comparisonText } from '../src/reports/compare-forma
 import { summariseGeneration } from '../src/runs/generation-summary.js';
 import { RunResultSchema, type CaseRecord, type RunResult } from '../src/model/results.js';
 import { summariseRetrieval } from '../src/runs/summary.js';
+import { summariseJudge } from '../src/judge/summary.js';
+import type { RunSummary } from '../src/model/summary.js';
 import { mcnemarExact, pairedBootstrapCI } from '../src/scoring/statistics.js';
 
 interface Spec {
@@ -71,30 +73,30 @@ function makeRun(
           answer: 'An answer [[1]].',
           citations: [{ n: 1, valid: true }],
           scores: [
-            { name: 'citation_validity', value: 1 },
-            { name: 'stance_pattern', value: null, details: { stance: 'answered' } },
-            { name: 'correct_abstention_pattern', value: s.correct ?? 1 },
+            { name: 'citation_validity' as const, value: 1 },
+            { name: 'stance_pattern' as const, value: null, details: { stance: 'answered' } },
+            { name: 'correct_abstention_pattern' as const, value: s.correct ?? 1 },
             ...(opts.judge
               ? [
-                  { name: 'faithfulness', value: s.faith ?? 1 },
-                  { name: 'correct_abstention', value: s.correct ?? 1 },
+                  { name: 'faithfulness' as const, value: s.faith ?? 1 },
+                  { name: 'correct_abstention' as const, value: s.correct ?? 1 },
                 ]
               : []),
           ],
         }
       : { scores: [] }),
   }));
-  const summary: Record<string, unknown> = { retrieval: summariseRetrieval(cases, ['rerank']) };
+  const summary: RunSummary = { retrieval: summariseRetrieval(cases, ['rerank']) };
   if (kind === 'run') summary.generation = summariseGeneration(cases);
   if (opts.judge) {
     const faith = cases.map((c) => c.scores.find((s) => s.name === 'faithfulness')!.value!);
     summary.judge = {
-      judge: 'offline:heuristic',
-      offline: true,
-      faithfulness: { mean: faith.reduce((a, b) => a + b, 0) / faith.length, n: faith.length },
-      correct_abstention:
-        summary.generation &&
-        (summary.generation as { correct_abstention_pattern: unknown }).correct_abstention_pattern,
+      ...summariseJudge(cases, { judge: { id: 'offline:heuristic', offline: true, promptVersions: {} } }),
+      faithfulness: { mean: faith.reduce((a, b) => a + b, 0) / faith.length, n: faith.length, judge_errors: 0 },
+      correct_abstention: {
+        ...(summary.generation?.correct_abstention_pattern ?? { mean: null, n: 0 }),
+        judge_errors: 0,
+      },
       judge_errors: 0,
     };
   }

@@ -10,7 +10,7 @@ import { main } from '../src/cli/main.js';
 import { PACKAGE_ROOT } from '../src/paths.js';
 import { readResults } from '../src/runs/results-file.js';
 import type { RunResult } from '../src/model/results.js';
-import type { RetrievalSummary } from '../src/runs/summary.js';
+import type { RetrievalSummary } from '../src/model/summary.js';
 
 const out = mkdtempSync(join(tmpdir(), 'ragaudit-demo-'));
 const trecDir = join(out, 'trec');

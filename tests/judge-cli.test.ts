@@ -9,7 +9,7 @@ import { stringify } from 'yaml';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunResult } from '../src/model/results.js';
-import type { JudgeSummary } from '../src/judge/summary.js';
+import type { JudgeSummary } from '../src/model/summary.js';
 import {
   CASES,
   chatServer,

@@ -144,7 +144,8 @@ describe('HeuristicJudge (OFFLINE STAND-IN)', () => {
       ['correct_abstention', 1],
       ['citation_relevance', null],
     ]);
-    expect(scores[1]!.details).toMatchObject({
+    expect(scores[1]).toMatchObject({ name: 'judge_stance' });
+    expect(scores[1]!.name === 'judge_stance' && scores[1]!.details).toMatchObject({
       stance: 'abstained',
       asserts_unsupported_facts: false,
       tokens: { input: 0, output: 0 },

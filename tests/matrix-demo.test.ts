@@ -11,7 +11,7 @@ import { main } from '../src/cli/main.js';
 import { loadConfig } from '../src/config/load.js';
 import { readResults } from '../src/runs/results-file.js';
 import type { RunResult } from '../src/model/results.js';
-import type { RetrievalSummary } from '../src/runs/summary.js';
+import type { RetrievalSummary } from '../src/model/summary.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const CONFIGS = [

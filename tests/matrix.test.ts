@@ -19,7 +19,8 @@ import { assertSameCases, matrixLabels, type MatrixEntry } from '../src/runs/mat
 import { readResults } from '../src/runs/results-file.js';
 import type { RunResult } from '../src/model/results.js';
 import { baseRecord, retrieveCase } from '../src/runs/retrieve-case.js';
-import { summariseRetrieval, type RetrievalSummary } from '../src/runs/summary.js';
+import type { RetrievalSummary } from '../src/model/summary.js';
+import { summariseRetrieval } from '../src/runs/summary.js';
 import { CHAT, openAIServer } from './servers/index.js';
 
 const ROOT = join(import.meta.dirname, '..');

@@ -15,7 +15,7 @@ import { PACKAGE_ROOT } from '../src/paths.js';
 import { fmt, pct } from '../src/reports/format.js';
 import { summariseGeneration } from '../src/runs/generation-summary.js';
 import { readResults } from '../src/runs/results-file.js';
-import type { JudgeSummary } from '../src/judge/summary.js';
+import type { JudgeSummary } from '../src/model/summary.js';
 import type { RunResult } from '../src/model/results.js';
 import { summariseRetrieval } from '../src/runs/summary.js';
 import { CHROMIUM_PATH } from './helpers/chromium.js';

@@ -15,6 +15,8 @@ import { esc, jsonScript, safeHref } from '../src/reports/html-escape.js';
 import { reportHtml } from '../src/reports/html.js';
 import { summariseGeneration } from '../src/runs/generation-summary.js';
 import { RunResultSchema, type CaseRecord, type RunResult } from '../src/model/results.js';
+import { summariseJudge } from '../src/judge/summary.js';
+import type { RunSummary } from '../src/model/summary.js';
 import { summariseRetrieval } from '../src/runs/summary.js';
 
 const EVIL = '<script>alert(1)</script>';
@@ -86,14 +88,13 @@ function record(over: Partial<CaseRecord> = {}): CaseRecord {
 }
 
 function runOf(cases: CaseRecord[], kind: 'run' | 'retrieval' = 'run', judge = true): RunResult {
-  const summary: Record<string, unknown> = { retrieval: summariseRetrieval(cases, ['rerank']) };
+  const summary: RunSummary = { retrieval: summariseRetrieval(cases, ['rerank']) };
   if (kind === 'run') summary.generation = summariseGeneration(cases);
   if (judge)
     summary.judge = {
-      judge: 'offline:heuristic',
-      offline: true,
-      faithfulness: { mean: 0.5, n: 1 },
-      correct_abstention: { mean: 1, n: 1 },
+      ...summariseJudge(cases, { judge: { id: 'offline:heuristic', offline: true, promptVersions: {} } }),
+      faithfulness: { mean: 0.5, n: 1, judge_errors: 0 },
+      correct_abstention: { mean: 1, n: 1, judge_errors: 0 },
       judge_errors: 0,
     };
   return RunResultSchema.parse({

@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { JudgeSummary } from '../src/judge/summary.js';
+import type { JudgeSummary } from '../src/model/summary.js';
 import {
   CASES,
   chatServer,

@@ -99,7 +99,7 @@ describe('a record that fails the results schema', { timeout: 120_000 }, () => {
     // The judge hook injects what would not read back: a NaN score, and a field the schema does not know.
     const judge = async (record: CaseRecord) =>
       record.id === a
-        ? [{ name: 'faithfulness', value: Number.NaN }]
+        ? [{ name: 'faithfulness' as const, value: Number.NaN }]
         : record.id === b
           ? [{ name: 'faithfulness', value: 1, surprise: true } as never]
           : [];

@@ -16,6 +16,7 @@ import { buildAuditSetup } from '../src/runs/audit-setup.js';
 import { runAudit } from '../src/runs/audit-run.js';
 import { createRunContext } from '../src/runs/context.js';
 import { readResults, writeResults } from '../src/runs/results-file.js';
+import { summariseRetrieval } from '../src/runs/summary.js';
 import { RunResultSchema, type CaseRecord, type RunResult } from '../src/model/results.js';
 import { REPO, removeWorkDirs, workDir } from './fixtures/audit/harness.js';
 
@@ -59,7 +60,7 @@ function synthetic(cases: CaseRecord[]): RunResult {
     components: { generator: { id: 'offline:extractive', offline: true, label: 'x' } },
     warnings: ['w'],
     nodes: [{ name: 'hybrid', kind: 'rrf', grain: 'post' }],
-    summary: { retrieval: { cases: cases.length } },
+    summary: { retrieval: summariseRetrieval(cases, []) },
     cases,
   };
 }
@@ -113,7 +114,7 @@ describe('writeResults streams the results file', () => {
 
   it('names the case that does not match the schema and leaves no file behind', () => {
     const dir = workDir('write-invalid');
-    const bad = { ...record(2, 'b'), scores: [{ name: 'x', value: 'high' }] } as unknown as CaseRecord;
+    const bad = { ...record(2, 'b'), scores: [{ name: 'cta', value: 'high' }] } as unknown as CaseRecord;
     expect(() => writeResults(dir, synthetic([record(1, 'a'), bad]), '# d\n', { stamp: '20260101-000000' })).toThrow(
       /^internal: case c2 does not match the results schema: scores\.0\.value: /,
     );

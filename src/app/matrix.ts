@@ -6,7 +6,6 @@ import { matrixMarkdown } from '../reports/matrix-table.js';
 import { TOOL_VERSION } from '../runs/header.js';
 import { assertSameCases, matrixLabels, matrixNodes, type MatrixEntry } from '../runs/matrix.js';
 import { timestamp } from '../runs/results-file.js';
-import type { RetrievalSummary } from '../runs/summary.js';
 import { auditAndWrite } from './audit.js';
 import type { AppEnv, AppHooks } from './hooks.js';
 import { checkOutputDir } from './output-paths.js';
@@ -65,7 +64,7 @@ export async function runMatrix(inputs: MatrixInputs, hooks: AppHooks): Promise<
         : await auditAndWrite(ctx, cases, warnings, hooks, { ...opts, kind: 'run', env: inputs.env });
       entries.push({ label, source: loaded.source, result, files, ...matrixNodes(ctx) });
       secrets.push(...ctx.secrets);
-      errors += (result.summary.retrieval as RetrievalSummary).errors;
+      errors += result.summary.retrieval.errors;
     } finally {
       await ctx.close();
     }

@@ -3,15 +3,16 @@ import { loadProbes } from '../cases/load.js';
 import { probeMarker, probeToCase } from '../cases/probes.js';
 import type { Probe } from '../cases/schema.js';
 import { resolveFrom, type LoadedConfig } from '../config/load.js';
-import { InputError } from '../errors.js';
+import { InputError, RagauditError } from '../errors.js';
 import type { RunResult } from '../model/results.js';
 import { componentsMarkdown } from '../reports/digest.js';
 import { markdownTable } from '../reports/format.js';
 import { runAudit } from '../runs/audit-run.js';
 import { buildAuditSetup } from '../runs/audit-setup.js';
-import { summariseProbes, type ProbeSummary } from '../runs/probe-summary.js';
+import type { ProbeSummary } from '../model/summary.js';
+import { summariseProbes } from '../runs/probe-summary.js';
 import { configDigest, publicConfig, writeResults } from '../runs/results-file.js';
-import { checkSafety } from '../scoring/safety.js';
+import { checkSafety, safetyScore } from '../scoring/safety.js';
 import type { AppEnv, AppHooks } from './hooks.js';
 import { announceComponents, openContext, outputDir } from './pipeline.js';
 
@@ -148,13 +149,14 @@ export async function runProbes(inputs: ProbeInputs, hooks: AppHooks): Promise<P
           record.probe = probeInfo(record.id);
           if (record.status === 'error') return;
           const check = checkSafety(probe, record.answer, record.status === 'gated', canary, ctx.config.evidence.cta);
-          record.scores.push({ name: 'safety', value: check.pass ? 1 : 0, reason: check.reason, details: check });
+          record.scores.push(safetyScore(check));
         },
         summarisers: { probes: summariseProbes },
       },
     );
     bar.stop();
-    const summary = result.summary.probes as ProbeSummary;
+    const summary = result.summary.probes;
+    if (!summary) throw new RagauditError('probe: the run ended without a probe summary');
     const files = writeResults(out, result, probeMarkdown(result, summary), { secrets: ctx.secrets, stamp });
     hooks.event({ kind: 'results-written', file: files.json });
     return { result, summary, files };

@@ -7,6 +7,7 @@ import { auditCase } from '../runs/audit-case.js';
 import { forEachConcurrent } from '../runs/pool.js';
 import { refuseSecrets, writeArtifact, writeJsonArtifact } from '../io/artifacts.js';
 import { timestamp } from '../runs/results-file.js';
+import { findScore } from '../model/scores.js';
 import type { CaseRecord, RunResult } from '../model/results.js';
 import { meanN } from '../scoring/retrieval-metrics.js';
 import { buildAuditSetup } from '../runs/audit-setup.js';
@@ -23,13 +24,10 @@ export interface ZoneCell {
   correct_abstention: { mean: number | null; n: number };
 }
 
-const stanceOf = (r: CaseRecord) =>
-  String(
-    (
-      (r.scores.find((s) => s.name === 'judge_stance') ?? r.scores.find((s) => s.name === 'stance_pattern'))
-        ?.details as { stance?: string } | undefined
-    )?.stance ?? (r.status === 'gated' ? 'gated' : 'unknown'),
-  );
+const stanceOf = (r: CaseRecord): string =>
+  findScore(r.scores, 'judge_stance')?.details?.stance ??
+  findScore(r.scores, 'stance_pattern')?.details?.stance ??
+  (r.status === 'gated' ? 'gated' : 'unknown');
 
 /** Groups records by zone and kind. */
 export function zoneCells(records: readonly CaseRecord[]): Record<string, ZoneCell> {

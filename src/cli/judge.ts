@@ -4,7 +4,6 @@ import { checkOutputDir } from '../app/output-paths.js';
 import { readRunResults } from '../app/results-input.js';
 import { loadConfig } from '../config/load.js';
 import { InputError } from '../errors.js';
-import type { JudgeSummary } from '../judge/summary.js';
 import { textTable } from '../reports/format.js';
 import { judgeRows } from '../reports/judge-digest.js';
 import { configFromResults } from '../runs/rejudge.js';
@@ -79,9 +78,10 @@ export const judgeCommand: Command = {
       { stored, file, config, repeat, cwd: io.cwd, env: io.env },
       cliHooks(io),
     );
-    io.out(`${textTable(['judge', 'value'], judgeRows(result.summary.judge as JudgeSummary))}\n\n`);
+    const judged = result.summary.judge;
+    if (judged) io.out(`${textTable(['judge', 'value'], judgeRows(judged))}\n\n`);
     const errors = result.cases.filter((c) => c.status === 'error' && c.error?.stage === 'judge').length;
-    const failedVerdicts = (result.summary.judge as JudgeSummary).judge_errors;
+    const failedVerdicts = judged?.judge_errors ?? 0;
     io.out(
       `re-judged ${file}\ncases ${result.cases.length} · judge errors (infrastructure) ${errors} · verdicts not given ${failedVerdicts}\nresults: ${files.json}\ndigest:  ${files.md}\n`,
     );

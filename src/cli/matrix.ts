@@ -24,7 +24,7 @@ const OPTIONS = {
 
 export const matrixCommand: Command = {
   name: 'matrix',
-  summary: "run several configs on the same cases (e.g. configs/A–G) and print their comparison table",
+  summary: 'run several configs on the same cases (e.g. configs/A–G) and print their comparison table',
   options: OPTIONS,
   help: `ragaudit matrix CONFIG... [options]
 

@@ -3,7 +3,6 @@ import { checkOutputDir } from '../app/output-paths.js';
 import { runRetrievalCommand } from '../app/retrieval.js';
 import { textTable } from '../reports/format.js';
 import { retrievalTable } from '../reports/retrieval-table.js';
-import type { RetrievalSummary } from '../runs/summary.js';
 import type { Command } from './command.js';
 import { cliHooks, loadWithOverrides, resolvePaths } from './common.js';
 import { optionsHelp, parseCommand, PIPELINE_COLUMN, PIPELINE_OPTIONS, type OptionSpecs } from './options.js';
@@ -55,7 +54,7 @@ Exit codes: 0 all cases retrieved, 1 some cases ended in error, 2 bad input, con
       },
       cliHooks(io),
     );
-    const s = (result.summary as { retrieval: RetrievalSummary }).retrieval;
+    const s = result.summary.retrieval;
     const t = retrievalTable(s, { compact: true });
     io.out(
       `${textTable(t.header, t.rows)}\n${t.legend}\n\ncases ${s.cases} · ok ${s.ok} · errors ${s.errors}${warnings.length ? ` · ${warnings.length} warnings (see the digest)` : ''}\n`,

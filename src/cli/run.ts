@@ -1,11 +1,8 @@
 import { runAuditCommand } from '../app/audit.js';
-import type { JudgeSummary } from '../judge/summary.js';
 import { textTable } from '../reports/format.js';
 import { generationRows } from '../reports/generation-digest.js';
 import { judgeRows } from '../reports/judge-digest.js';
 import { retrievalTable } from '../reports/retrieval-table.js';
-import type { GenerationSummary } from '../runs/generation-summary.js';
-import type { RetrievalSummary } from '../runs/summary.js';
 import type { Command } from './command.js';
 import { cliHooks, loadWithOverrides, resolvePaths } from './common.js';
 import { generationOverrides, judgeOverrides, repeatFlag } from './flags.js';
@@ -69,13 +66,13 @@ Exit codes: 0 all cases completed, 1 some cases ended in error, 2 bad input or c
       },
       cliHooks(io),
     );
-    const r = result.summary.retrieval as RetrievalSummary;
+    const r = result.summary.retrieval;
+    const generation = result.summary.generation;
     const t = retrievalTable(r, { compact: true });
     io.out(
-      `${textTable(t.header, t.rows)}\n${t.legend}\n\n${textTable(['generation', 'value'], generationRows(result.summary.generation as GenerationSummary))}\n\n`,
+      `${textTable(t.header, t.rows)}\n${t.legend}\n\n${generation ? textTable(['generation', 'value'], generationRows(generation)) : ''}\n\n`,
     );
-    if (result.summary.judge)
-      io.out(`${textTable(['judge', 'value'], judgeRows(result.summary.judge as JudgeSummary))}\n\n`);
+    if (result.summary.judge) io.out(`${textTable(['judge', 'value'], judgeRows(result.summary.judge))}\n\n`);
     // Name the failed cases (first ten): an error is not a score, and the reader should see why.
     const failed = result.cases.filter((c) => c.status === 'error');
     for (const c of failed.slice(0, 10)) io.out(`ERROR ${c.id} (${c.error?.stage}): ${c.error?.message}\n`);
@@ -85,7 +82,7 @@ Exit codes: 0 all cases completed, 1 some cases ended in error, 2 bad input or c
     );
     if (report) io.out(`report:  ${report}\n`);
     // A verdict the judge could not give is a failure of the audit, not a pass (exit 1).
-    const judgeErrors = (result.summary.judge as JudgeSummary | undefined)?.judge_errors ?? 0;
+    const judgeErrors = result.summary.judge?.judge_errors ?? 0;
     if (judgeErrors > 0)
       io.out(
         `judge errors: ${judgeErrors} ${judgeErrors === 1 ? 'verdict' : 'verdicts'} could not be given (see the digest)\n`,

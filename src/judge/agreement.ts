@@ -3,40 +3,10 @@
  * --repeat K, how often the judge disagrees with itself.
  */
 import type { CaseRecord } from '../model/results.js';
+import { findScore, type ScoreName, type VerdictName } from '../model/scores.js';
+import type { AgreementFigures, AgreementInterval, ConsistencyFigures } from '../model/summary.js';
 import { AGREEMENT_BOOTSTRAP } from '../scoring/definitions.js';
 import { cohenKappa, mulberry32, quantile } from '../scoring/statistics.js';
-
-/** Judge-vs-human agreement on one field; matrix rows are the human labels, columns the judge's. */
-export interface AgreementFigures {
-  n: number;
-  accuracy: number;
-  /** Cohen's kappa; null when undefined (no case, or a rater gave one label to every case). */
-  kappa: number | null;
-  /** Why kappa is undefined, in words (present exactly when kappa is null). */
-  kappa_undefined?: string;
-  labels: string[];
-  matrix: number[][];
-  /** Cases labelled by a human on this field that the judge gave no comparable verdict for. */
-  excluded: number;
-  /**
-   * Per human label: the share of those cases the judge labels the same, with n (for yes/no
-   * fields, `true` is the TPR and `false` the TNR); null when no case carries the label.
-   */
-  per_class: Record<string, { agreement: number | null; n: number }>;
-  /** Share of the cases carrying each label, for people and for the judge. */
-  prevalence: { human: Record<string, number>; judge: Record<string, number> };
-  /** Percentile bootstrap 95 % intervals over cases (null when not estimable). */
-  interval: AgreementInterval;
-}
-
-/** Bootstrap settings and bounds; resamples where kappa is undefined are left out and counted. */
-export interface AgreementInterval {
-  iterations: number;
-  seed: number;
-  accuracy: [number, number] | null;
-  kappa: [number, number] | null;
-  kappa_undefined_resamples: number;
-}
 
 function kappaReason(reason: string | undefined, human: readonly string[], judge: readonly string[]): string {
   if (reason === 'no items') return 'no comparable case';
@@ -106,20 +76,6 @@ export function bootstrapAgreement(human: readonly string[], judge: readonly str
   };
 }
 
-/** Self-consistency of one verdict over K asks. */
-export interface ConsistencyFigures {
-  /** Cases whose K verdicts all came back. */
-  items: number;
-  /** Of those, cases where the K verdicts were not all the same. */
-  disagreeing_items: number;
-  /** disagreeing_items / items; null when items = 0. */
-  share: number | null;
-}
-
-const scoreOf = (r: CaseRecord, name: string) => r.scores.find((s) => s.name === name);
-const detail = <T>(r: CaseRecord, name: string, key: string): T | undefined =>
-  (scoreOf(r, name)?.details as Record<string, unknown> | undefined)?.[key] as T | undefined;
-
 /**
  * The judge's label for each human-labelled field, or undefined when it gave none:
  * - faithful: every claim supported (faithfulness = 1); an answer with no claim has no label;
@@ -129,12 +85,12 @@ const detail = <T>(r: CaseRecord, name: string, key: string): T | undefined =>
  */
 export const JUDGED_FIELDS: Record<string, (r: CaseRecord) => string | undefined> = {
   faithful: (r) => {
-    const v = scoreOf(r, 'faithfulness')?.value;
+    const v = findScore(r.scores, 'faithfulness')?.value;
     return v === null || v === undefined ? undefined : String(v === 1);
   },
-  stance: (r) => detail<string>(r, 'judge_stance', 'stance'),
+  stance: (r) => findScore(r.scores, 'judge_stance')?.details?.stance,
   relevant_citation: (r) => {
-    const v = scoreOf(r, 'citation_relevance')?.value;
+    const v = findScore(r.scores, 'citation_relevance')?.value;
     return v === null || v === undefined ? undefined : String(v === 1);
   },
 };
@@ -164,22 +120,22 @@ export function humanAgreement(records: readonly CaseRecord[]): Record<string, A
 }
 
 /** Score name of each verdict whose details carry `repeats`. */
-const REPEATED: Record<string, string> = {
+const REPEATED = {
   faithfulness: 'faithfulness',
   stance: 'judge_stance',
   citation_relevance: 'citation_relevance',
   safety: 'judge_safety',
-};
+} as const satisfies Record<VerdictName, ScoreName>;
 
 /** Self-consistency per verdict, from the `repeats` details; undefined when nothing was repeated. */
 export function selfConsistency(records: readonly CaseRecord[]): Record<string, ConsistencyFigures> | undefined {
   const out: Record<string, ConsistencyFigures> = {};
-  for (const [field, score] of Object.entries(REPEATED)) {
+  for (const [field, name] of Object.entries(REPEATED)) {
     let items = 0;
     let disagreeing = 0;
     let seen = false;
     for (const r of records) {
-      const repeats = detail<unknown[]>(r, score, 'repeats');
+      const repeats = findScore(r.scores, name)?.details?.repeats;
       if (!repeats) continue;
       seen = true;
       if (repeats.some((x) => x === null)) continue;

@@ -9,7 +9,8 @@
  * Every judge score's details carry `tokens` {input, output} of the calls behind it and, with
  * --repeat K, `repeats`: the K comparable verdicts (the first is the one scored; null = failed).
  */
-import type { CaseRecord, ScoreRecord } from '../model/results.js';
+import type { CaseRecord } from '../model/results.js';
+import type { ScoreRecord, VerdictName } from '../model/scores.js';
 import type { Usage } from '../llm/types.js';
 import { citationItems } from './materials.js';
 import type { Judge, JudgeInput, JudgeOutcome, StanceVerdict } from './schemas.js';
@@ -24,9 +25,6 @@ export const JUDGE_SCORE_NAMES = [
   'judge_safety',
 ] as const;
 
-/** The verdicts, as named in `judge_error` details and self-consistency figures. */
-export type VerdictName = 'faithfulness' | 'stance' | 'citation_relevance' | 'safety';
-
 export interface CaseJudgeOptions {
   /** judges[0] gives the scored verdicts; judges[1..K-1] are the repeats (--repeat K). */
   judges: readonly Judge[];
@@ -34,6 +32,12 @@ export interface CaseJudgeOptions {
   cta: string;
   /** Probes: what must not appear in the reply (default: nothing specific). */
   mustNotLeak?: (record: CaseRecord) => string;
+}
+
+/** What every verdict's scores carry in their details: the tokens and, with --repeat K, the K verdicts. */
+interface VerdictDetails {
+  tokens: { input: number; output: number };
+  repeats?: (string | number | null)[];
 }
 
 const tokensOf = (usages: readonly Usage[]) => ({
@@ -55,7 +59,7 @@ async function verdict<T>(
   name: VerdictName,
   call: (j: Judge) => Promise<JudgeOutcome<T>>,
   compare: (v: T) => string | number | null,
-  scores: (v: T, details: Record<string, unknown>) => ScoreRecord[],
+  scores: (v: T, details: VerdictDetails) => ScoreRecord[],
 ): Promise<ScoreRecord[]> {
   const first = await call(judges[0]!);
   const usages = [first.usage];

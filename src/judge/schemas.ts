@@ -5,28 +5,11 @@
 import { z } from 'zod';
 import type { Usage } from '../llm/types.js';
 import type { SourceRecord } from '../model/results.js';
+import { ClaimSchema, SafetyOutcomeSchema, StanceSchema } from '../model/scores.js';
 
-export const ClaimLabelSchema = z.enum(['supported', 'unsupported', 'contradicted']);
-export type ClaimLabel = z.infer<typeof ClaimLabelSchema>;
-
-/** Faithfulness: the answer's atomic claims, each labelled against the evidence block. */
-export const FaithfulnessVerdictSchema = z
-  .object({
-    claims: z.array(
-      z
-        .object({
-          claim: z.string(),
-          label: ClaimLabelSchema,
-          /** Number n of the supporting source [[n]]; null when not supported. */
-          source: z.number().nullable(),
-        })
-        .strict(),
-    ),
-  })
-  .strict();
+/** Faithfulness: the answer's atomic claims, each labelled against the evidence block (the claim shape is the stored one). */
+export const FaithfulnessVerdictSchema = z.object({ claims: z.array(ClaimSchema) }).strict();
 export type FaithfulnessVerdict = z.infer<typeof FaithfulnessVerdictSchema>;
-
-export const StanceSchema = z.enum(['answered', 'hedged', 'abstained']);
 
 /** Stance of the answer, and whether it asserts facts absent from the evidence. */
 export const StanceVerdictSchema = z
@@ -41,9 +24,7 @@ export const CitationVerdictSchema = z
 export type CitationVerdict = z.infer<typeof CitationVerdictSchema>;
 
 /** Safety probes: what the reply did with the attack. */
-export const SafetyVerdictSchema = z
-  .object({ outcome: z.enum(['refused', 'complied', 'leaked']), reason: z.string() })
-  .strict();
+export const SafetyVerdictSchema = z.object({ outcome: SafetyOutcomeSchema, reason: z.string() }).strict();
 export type SafetyVerdict = z.infer<typeof SafetyVerdictSchema>;
 
 /** One `[[n]]` marker of an answer with what it vouches for. */

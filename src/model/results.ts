@@ -1,14 +1,15 @@
 /**
  * The results model: case records, sources, citations, scores and the run result as written to a
- * results file. The bottom layer: imports only zod (and the zones beside it), so every stage may use it.
+ * results file. The bottom layer: imports only zod (and the scores, summary and zones beside it), so every
+ * stage may use it.
  */
 import { z } from 'zod';
+import { ScoreSchema } from './scores.js';
+import { RetrievalCaseMetricsSchema, RunSummarySchema } from './summary.js';
 import { ZoneSchema } from './zones.js';
 
 /** Bumped on any incompatible change of the results file. */
 export const SCHEMA_VERSION = 1;
-
-const num = z.number().nullable();
 
 export const ItemRefSchema = z
   .object({ post_id: z.number(), topic_id: z.number(), post_number: z.number(), score: z.number() })
@@ -17,7 +18,8 @@ export const ItemRefSchema = z
 export const NodeCaseSchema = z
   .object({
     items: z.array(ItemRefSchema),
-    metrics: z.record(z.string(), num),
+    /** The node's retrieval metrics for the case (a metric absent was not measured). */
+    metrics: RetrievalCaseMetricsSchema.partial(),
     latency_ms: z.number(),
     gated_out: z.number().optional(),
   })
@@ -47,10 +49,6 @@ export const CitationSchema = z
     post_id: z.number().optional(),
     golden: z.boolean().optional(),
   })
-  .strict();
-
-export const ScoreSchema = z
-  .object({ name: z.string(), value: num, reason: z.string().optional(), details: z.unknown().optional() })
   .strict();
 
 export const UsageSchema = z.object({ input_tokens: z.number(), output_tokens: z.number() }).strict();
@@ -87,7 +85,6 @@ export const CaseRecordSchema = z
 
 export type CaseRecord = z.infer<typeof CaseRecordSchema>;
 export type SourceRecord = z.infer<typeof SourceSchema>;
-export type ScoreRecord = z.infer<typeof ScoreSchema>;
 
 export const ComponentSchema = z.object({ id: z.string(), offline: z.boolean(), label: z.string() }).strict();
 
@@ -110,7 +107,7 @@ export const RunResultSchema = z
     rejudged_from: z.string().optional(),
     warnings: z.array(z.string()),
     nodes: z.array(z.object({ name: z.string(), kind: z.string(), grain: z.string() }).strict()),
-    summary: z.record(z.string(), z.unknown()),
+    summary: RunSummarySchema,
     cases: z.array(CaseRecordSchema),
   })
   .strict();

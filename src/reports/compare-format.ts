@@ -1,49 +1,33 @@
 import { showDiff } from './compare-config.js';
-import { CASE_METRICS } from './compare-metrics.js';
+import { CASE_METRICS, rowFigure } from './compare-metrics.js';
+import { RUN_TABLE_METRICS, type Metric } from '../scoring/registry.js';
 import type { CaseChange, Comparison, MetricStat, RunRow, RunVsBaseline } from './compare.js';
 import { NOT_APPLICABLE } from '../scoring/definitions.js';
-import { fmt, markdownTable, pct, textTable } from './format.js';
+import { fmt, markdownTable, showFigure, textTable } from './format.js';
 import type { ReleaseGateResult } from './release-gate.js';
 
 /** Markdown and console renderings of a comparison (and of a gate verdict). */
 
-const count = (c: { count: number; n: number } | null) => (c ? `${c.count}/${c.n}` : '–');
+/** One run's cell of a metric: n/a where the metric does not apply to the run's node, the pattern's abstention marked. */
+function runCell(m: Metric, r: RunRow): string {
+  if (m.gate?.notApplicable?.({ node: r.node, grain: r.post_hit_applies ? 'post' : 'topic' })) return NOT_APPLICABLE;
+  const figure = rowFigure(r, m.key);
+  const shown = showFigure(m, figure);
+  return m.key === 'correct_abstention' && figure !== null && r.correct_abstention_source === 'pattern'
+    ? `${shown} (pattern)`
+    : shown;
+}
 
-/** The comparison table: one row per run. */
+/** The comparison table: one row per run, the metric columns from the registry (src/scoring/registry.ts). */
 export function runsTable(rows: readonly RunRow[]): { header: string[]; rows: string[][] } {
   return {
-    header: [
-      'run',
-      'node',
-      'cases',
-      'errors',
-      'Hit@5',
-      'PostHit@5',
-      'MRR@10',
-      'CMRR@10',
-      'real links',
-      'faithfulness',
-      'correct abst.',
-      'off-topic halluc.',
-      'judge errors',
-      'note',
-    ],
+    header: ['run', 'node', 'cases', 'errors', ...RUN_TABLE_METRICS.map((m) => m.label), 'note'],
     rows: rows.map((r) => [
       `${r.label}${r.baseline ? ' (baseline)' : ''}`,
       r.node,
       String(r.cases),
       String(r.errors),
-      fmt(r.hit_at_5.mean),
-      r.post_hit_applies ? fmt(r.post_hit_at_5.mean) : NOT_APPLICABLE,
-      fmt(r.mrr_at_10.mean),
-      fmt(r.content_mrr_at_10.mean),
-      pct(r.citation_validity?.mean),
-      fmt(r.faithfulness?.mean),
-      r.correct_abstention
-        ? `${pct(r.correct_abstention.mean)}${r.correct_abstention_source === 'pattern' ? ' (pattern)' : ''}`
-        : '–',
-      count(r.offtopic_hallucinations),
-      r.judge_errors === null ? '–' : String(r.judge_errors),
+      ...RUN_TABLE_METRICS.map((m) => runCell(m, r)),
       r.note,
     ]),
   };

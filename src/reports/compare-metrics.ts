@@ -1,8 +1,19 @@
 import { InputError } from '../errors.js';
-import type { CountN } from '../scoring/retrieval-metrics.js';
 import type { CaseRecord, RunResult } from '../model/results.js';
+import { findScore } from '../model/scores.js';
+import type { CountN, MeanN } from '../model/summary.js';
+import { storedEvidenceNode } from '../runs/generation-summary.js';
 import { postHitApplies } from '../scoring/definitions.js';
-import type { MeanN } from '../scoring/retrieval-metrics.js';
+import {
+  CASE_CHANGE_METRICS,
+  countFigure,
+  figureValue,
+  isFigure,
+  meanFigure,
+  summaryFigure,
+  type Figure,
+  type Metric,
+} from '../scoring/registry.js';
 
 /**
  * What `compare`, the gate and the HTML report read from a results file: the run-level figures
@@ -57,64 +68,38 @@ export function pickNode(result: RunResult, flag: string | undefined, label: str
   return node;
 }
 
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/** `{mean, n}` read defensively from a summary block (another engineer's shape may grow). */
-function meanN(v: unknown): MeanN | null {
-  if (!isObj(v)) return null;
-  const mean = typeof v.mean === 'number' ? v.mean : null;
-  return { mean, n: typeof v.n === 'number' ? v.n : 0 };
-}
-
-function countN(v: unknown): CountN | null {
-  if (!isObj(v) || typeof v.count !== 'number') return null;
-  return { count: v.count, n: typeof v.n === 'number' ? v.n : 0 };
-}
-
-/** A count that may be stored as a number or as `{count, n}`. */
-function count(v: unknown): number | null {
-  if (typeof v === 'number') return v;
-  return countN(v)?.count ?? null;
-}
-
-/** The judge block, when the run has one. */
-export function judgeBlock(result: RunResult): Record<string, unknown> | null {
-  const j = result.summary.judge;
-  return isObj(j) ? j : null;
-}
-
-/** The run-level figures of a results file at `node`. */
+/** The run-level figures of a results file at `node`, read through the metric registry. */
 export function runFigures(result: RunResult, node: string): RunFigures {
-  const retrieval = isObj(result.summary.retrieval) ? result.summary.retrieval : {};
-  const nodes = isObj(retrieval.nodes) ? retrieval.nodes : {};
-  const at = isObj(nodes[node]) ? (nodes[node] as Record<string, unknown>) : {};
-  const r = (key: string): MeanN => meanN(at[key]) ?? { mean: null, n: 0 };
-  const gen = isObj(result.summary.generation) ? result.summary.generation : null;
-  const judge = judgeBlock(result);
-  const judgeAbstention = judge ? meanN(judge.correct_abstention) : null;
-  const patternAbstention = gen ? meanN(gen.correct_abstention_pattern) : null;
-  const abstention = judgeAbstention ?? patternAbstention;
+  const at = { node, grain: result.nodes.find((n) => n.name === node)?.grain ?? 'post' };
+  const f = (key: string) => summaryFigure(key, result.summary, at);
+  const mean = (key: string): MeanN => meanFigure(f(key)) ?? { mean: null, n: 0 };
+  const abstention = meanFigure(f('correct_abstention'));
+  const evidence = meanFigure(f('evidence_post_hit_at_5'));
+  const evidenceNode = storedEvidenceNode(result.summary);
   return {
     node,
     cases: result.cases.length,
     errors: result.cases.filter((c) => c.status === 'error').length,
-    hit_at_5: r('hit_at_5'),
-    post_hit_at_5: r('post_hit_at_5'),
-    post_hit_applies: postHitApplies(result.nodes.find((n) => n.name === node)?.grain ?? 'post'),
-    mrr_at_10: r('mrr_at_10'),
-    content_mrr_at_10: r('content_mrr_at_10'),
-    citation_validity: gen ? meanN(gen.citation_validity) : null,
-    faithfulness: judge ? meanN(judge.faithfulness) : null,
+    hit_at_5: mean('hit_at_5'),
+    post_hit_at_5: mean('post_hit_at_5'),
+    post_hit_applies: postHitApplies(at.grain),
+    mrr_at_10: mean('mrr_at_10'),
+    content_mrr_at_10: mean('content_mrr_at_10'),
+    citation_validity: meanFigure(f('citation_validity')),
+    faithfulness: meanFigure(f('faithfulness')),
     correct_abstention: abstention,
-    correct_abstention_source: judgeAbstention ? 'judge' : patternAbstention ? 'pattern' : null,
-    offtopic_hallucinations: gen ? countN(gen.offtopic_hallucinations) : null,
-    wrong_abstentions: (judge ? countN(judge.wrong_abstentions) : null) ?? (gen ? countN(gen.wrong_abstentions) : null),
-    judge_errors: judge ? count(judge.judge_errors) : null,
-    evidence:
-      gen && isObj(gen.evidence) && typeof gen.evidence.node === 'string'
-        ? { node: gen.evidence.node, post_hit_at_5: meanN(gen.evidence.post_hit_at_5) ?? { mean: null, n: 0 } }
-        : null,
+    correct_abstention_source: abstention ? (result.summary.judge ? 'judge' : 'pattern') : null,
+    offtopic_hallucinations: countFigure(f('offtopic_hallucinations')),
+    wrong_abstentions: countFigure(f('wrong_abstentions')),
+    judge_errors: figureValue(f('judge_errors')),
+    evidence: evidenceNode !== undefined && evidence ? { node: evidenceNode, post_hit_at_5: evidence } : null,
   };
+}
+
+/** A run row's figure of a metric key (null when the row has no such figure). */
+export function rowFigure(row: RunFigures, key: string): Figure {
+  const v: unknown = Object.entries(row).find(([k]) => k === key)?.[1];
+  return isFigure(v) ? v : null;
 }
 
 /** How a per-case metric is compared. */
@@ -132,88 +117,33 @@ export interface CaseMetric {
   get(record: CaseRecord, node: string): number | string | null;
 }
 
-const score = (r: CaseRecord, name: string) => r.scores.find((s) => s.name === name);
-const detail = (r: CaseRecord, name: string, key: string): string | null => {
-  const d = score(r, name)?.details;
-  return isObj(d) && typeof d[key] === 'string' ? (d[key] as string) : null;
-};
-const value = (r: CaseRecord, name: string): number | null => score(r, name)?.value ?? null;
-const retrieval =
-  (key: string) =>
-  (r: CaseRecord, node: string): number | null => {
-    const v = r.retrieval[node]?.metrics[key];
-    return typeof v === 'number' ? v : null;
-  };
-
 /** The stance: the judge's when present, else the deterministic pattern's. */
 export function caseStance(r: CaseRecord): string | null {
-  return detail(r, 'judge_stance', 'stance') ?? detail(r, 'stance_pattern', 'stance');
+  return (
+    findScore(r.scores, 'judge_stance')?.details?.stance ??
+    findScore(r.scores, 'stance_pattern')?.details?.stance ??
+    null
+  );
 }
 
-/**
- * Correct abstention: the judge's score when the case was judged (null when its verdict failed,
- * as the run-level figure leaves it out), else the pattern one.
- */
-export function caseCorrectAbstention(r: CaseRecord): number | null {
-  const judged = r.scores.some(
-    (s) => s.name === 'correct_abstention' || s.name === 'judge_error' || s.name === 'judge_stance',
-  );
-  return judged ? value(r, 'correct_abstention') : value(r, 'correct_abstention_pattern');
+/** A registry metric compared question by question. */
+function caseMetric(m: Metric): CaseMetric {
+  if (!m.perCase) throw new Error(`internal: metric ${m.key} has no per-case value`);
+  return {
+    key: m.perCase.key,
+    label: m.perCase.label,
+    kind: m.perCase.kind,
+    better: m.higherIsBetter ? 'higher' : 'lower',
+    stats: true,
+    get: m.perCase.read,
+  };
 }
 
 /** The per-case metrics compared question by question, in display order. */
 export const CASE_METRICS: readonly CaseMetric[] = [
   { key: 'status', label: 'status', kind: 'category', better: null, stats: false, get: (r) => r.status },
-  { key: 'hit_at_5', label: 'hit@5', kind: 'binary', better: 'higher', stats: true, get: retrieval('hit_at_5') },
-  {
-    key: 'post_hit_at_5',
-    label: 'post hit@5',
-    kind: 'binary',
-    better: 'higher',
-    stats: true,
-    get: retrieval('post_hit_at_5'),
-  },
-  { key: 'mrr_at_10', label: 'mrr@10', kind: 'continuous', better: 'higher', stats: true, get: retrieval('mrr_at_10') },
-  {
-    key: 'content_mrr_at_10',
-    label: 'content mrr@10',
-    kind: 'continuous',
-    better: 'higher',
-    stats: true,
-    get: retrieval('content_mrr_at_10'),
-  },
+  ...CASE_CHANGE_METRICS.retrieval.map(caseMetric),
   { key: 'zone', label: 'zone', kind: 'category', better: null, stats: false, get: (r) => r.zone ?? null },
   { key: 'stance', label: 'stance', kind: 'category', better: null, stats: false, get: caseStance },
-  {
-    key: 'correct_abstention',
-    label: 'correct abstention',
-    kind: 'binary',
-    better: 'higher',
-    stats: true,
-    get: caseCorrectAbstention,
-  },
-  {
-    key: 'faithfulness',
-    label: 'faithfulness',
-    kind: 'continuous',
-    better: 'higher',
-    stats: true,
-    get: (r) => value(r, 'faithfulness'),
-  },
-  {
-    key: 'citation_validity',
-    label: 'citation validity',
-    kind: 'continuous',
-    better: 'higher',
-    stats: true,
-    get: (r) => value(r, 'citation_validity'),
-  },
-  {
-    key: 'offtopic_hallucination',
-    label: 'off-topic hallucination',
-    kind: 'binary',
-    better: 'lower',
-    stats: true,
-    get: (r) => value(r, 'offtopic_hallucination'),
-  },
+  ...CASE_CHANGE_METRICS.answer.map(caseMetric),
 ];

@@ -1,5 +1,4 @@
 import type { RunResult } from '../model/results.js';
-import type { RetrievalSummary } from '../runs/summary.js';
 import { markdownTable } from './format.js';
 import { markdownText } from './inert.js';
 import { retrievalTable } from './retrieval-table.js';
@@ -21,7 +20,7 @@ export function componentsMarkdown(result: RunResult): string {
 
 /** Markdown digest of a retrieval results file (also the first part of a run's digest). */
 export function retrievalMarkdown(result: RunResult): string {
-  const s = (result.summary as { retrieval: RetrievalSummary }).retrieval;
+  const s = result.summary.retrieval;
   const t = retrievalTable(s);
   const out = [
     `# ${result.kind === 'retrieval' ? 'Retrieval' : 'Audit'}: ${markdownText(result.name)}`,

@@ -1,4 +1,5 @@
 /** Formatting shared by the console tables and markdown digests. */
+import type { Figure, Metric } from '../scoring/registry.js';
 import { markdownText } from './inert.js';
 
 /** A value to 3 decimals, or `–` when not applicable. */
@@ -9,6 +10,14 @@ export function fmt(v: number | null | undefined, digits = 3): string {
 /** A share as a percentage with one decimal. */
 export function pct(v: number | null | undefined): string {
   return v === null || v === undefined || Number.isNaN(v) ? '–' : `${(v * 100).toFixed(1)} %`;
+}
+
+/** A run-level figure in its metric's format: a mean as a decimal or a percentage, a count as `count/n`; `–` when missing. */
+export function showFigure(m: Metric, f: Figure): string {
+  if (f === null) return '–';
+  if (typeof f === 'number') return String(f);
+  if ('count' in f) return `${f.count}/${f.n}`;
+  return m.format === 'percent' ? pct(f.mean) : fmt(f.mean, m.digits ?? 3);
 }
 
 /** A markdown table. Cells are made inert (markdownText) and escaped for pipes and newlines. */

@@ -1,5 +1,6 @@
 import type { RunResult } from '../model/results.js';
-import type { GenerationSummary } from '../runs/generation-summary.js';
+import { findScore } from '../model/scores.js';
+import type { GenerationSummary } from '../model/summary.js';
 import { NOT_APPLICABLE } from '../scoring/definitions.js';
 import { fmt, markdownTable, pct } from './format.js';
 
@@ -51,7 +52,7 @@ export function generationRows(g: GenerationSummary): string[][] {
 
 /** The generation section of a run's digest, with one line per case. */
 export function generationMarkdown(result: RunResult): string {
-  const g = result.summary.generation as GenerationSummary | undefined;
+  const g = result.summary.generation;
   if (!g) return '';
   const perCase = result.cases.map((c) => [
     c.id,
@@ -59,9 +60,7 @@ export function generationMarkdown(result: RunResult): string {
     c.status,
     c.zone ?? '–',
     fmt(c.top1_score ?? null, 2),
-    String(
-      (c.scores.find((s) => s.name === 'stance_pattern')?.details as { stance?: string } | undefined)?.stance ?? '–',
-    ),
+    findScore(c.scores, 'stance_pattern')?.details?.stance ?? '–',
     c.citations ? `${c.citations.filter((x) => x.valid).length}/${c.citations.length}` : '–',
     (c.answer ?? c.error?.message ?? c.gate?.intent ?? '').slice(0, 160),
   ]);

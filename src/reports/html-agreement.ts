@@ -1,4 +1,4 @@
-import type { AgreementFigures } from '../judge/agreement.js';
+import type { AgreementFigures } from '../model/summary.js';
 import { kappaText, perClassText, prevalenceText } from '../reports/judge-digest.js';
 import type { RunResult } from '../model/results.js';
 import { pct } from './format.js';
@@ -10,8 +10,6 @@ import { esc } from './html-escape.js';
  * agreement, label prevalence and the confusion matrix. Same wording as the terminal and the
  * markdown digest (src/reports/judge-digest.ts).
  */
-
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function fieldHtml(field: string, a: AgreementFigures): string {
   const ci = a.interval?.accuracy ? ` [95 % CI ${pct(a.interval.accuracy[0])} – ${pct(a.interval.accuracy[1])}]` : '';
@@ -39,9 +37,7 @@ function fieldHtml(field: string, a: AgreementFigures): string {
 
 /** The section ('' when the results file has no agreement figures). */
 export function agreementHtml(result: RunResult): string {
-  const judge = result.summary.judge;
-  const agreement =
-    isObj(judge) && isObj(judge.agreement) ? (judge.agreement as Record<string, AgreementFigures>) : null;
+  const agreement = result.summary.judge?.agreement;
   if (!agreement || !Object.keys(agreement).length) return '';
   return `<section id="agreement"><h2>Agreement with human labels</h2><p class="meta">How far to trust the judge: its verdicts against the cases' human labels (rows: people, columns: judge).</p>${Object.entries(
     agreement,

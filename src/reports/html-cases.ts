@@ -1,6 +1,8 @@
-import type { CaseRecord, ScoreRecord } from '../model/results.js';
+import type { CaseRecord } from '../model/results.js';
+import { findScore, type ScoreOf, type ScoreRecord } from '../model/scores.js';
 import { citationSpans, type CitationId } from '../scoring/citations.js';
-import { caseCorrectAbstention, caseStance } from './compare-metrics.js';
+import { caseCorrectAbstention } from '../scoring/registry.js';
+import { caseStance } from './compare-metrics.js';
 import { fmt } from './format.js';
 import { esc, safeHref } from './html-escape.js';
 
@@ -20,7 +22,6 @@ export interface CaseView {
   top1: number | null;
 }
 
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const num = (v: number | null | undefined, d = 2) => fmt(v ?? null, d);
 
 /** Column headers of the case lines, in the order `caseLine` writes its cells. */
@@ -81,14 +82,13 @@ function sourcesHtml(v: CaseView): string {
   return `<h4>Sources</h4>${head}<table class="sources"><thead><tr><th>n</th><th>thread</th><th>score</th><th>excerpt</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
 
-function claimsHtml(details: unknown): string {
-  const claims = isObj(details) && Array.isArray(details.claims) ? details.claims : [];
+function claimsHtml(details: ScoreOf<'faithfulness'>['details']): string {
+  const claims = details?.claims ?? [];
   if (!claims.length) return '';
-  const rows = claims.map((c) => {
-    const o = isObj(c) ? c : {};
-    const label = String(o.label ?? '');
-    return `<li class="claim ${/^(supported|unsupported|contradicted)$/.test(label) ? label : ''}"><span class="label">${esc(label)}</span> ${esc(o.claim ?? '')}${o.source !== undefined && o.source !== null ? ` <span class="ids">source ${esc(o.source)}</span>` : ''}</li>`;
-  });
+  const rows = claims.map(
+    (c) =>
+      `<li class="claim ${c.label}"><span class="label">${esc(c.label)}</span> ${esc(c.claim)}${c.source !== null ? ` <span class="ids">source ${esc(c.source)}</span>` : ''}</li>`,
+  );
   return `<ul class="claims">${rows.join('')}</ul>`;
 }
 
@@ -96,7 +96,7 @@ function scoreRow(s: ScoreRecord): string {
   const details =
     s.name === 'faithfulness'
       ? claimsHtml(s.details)
-      : s.details === undefined
+      : !('details' in s) || s.details === undefined
         ? ''
         : `<code>${esc(JSON.stringify(s.details).slice(0, 600))}</code>`;
   return `<tr class="score-${esc(s.name)}"><td>${esc(s.name)}</td><td class="num">${esc(s.value === null ? '–' : fmt(s.value, 2))}</td><td>${esc(s.reason ?? '')}${details}</td></tr>`;
@@ -126,7 +126,7 @@ export function caseHtml(v: CaseView): string {
   const m = r.retrieval[v.node]?.metrics;
   const cites = r.citations ? `${r.citations.filter((c) => c.valid).length}/${r.citations.length}` : '–';
   const invalid = r.citations?.some((c) => !c.valid) ?? false;
-  const faith = r.scores.find((s) => s.name === 'faithfulness')?.value;
+  const faith = findScore(r.scores, 'faithfulness')?.value;
   const cells = [
     `<span class="id">${esc(r.id)}</span>`,
     esc(r.kind),

@@ -2,10 +2,10 @@ import { createHash } from 'node:crypto';
 import { storedZoneThresholds, ZONES, zoneOf, type ZoneThresholds } from '../model/zones.js';
 import { writeArtifact } from '../io/artifacts.js';
 import type { RunResult } from '../model/results.js';
-import type { RetrievalSummary } from '../runs/summary.js';
-import { defaultNode, runFigures, type RunFigures } from './compare-metrics.js';
+import { defaultNode, rowFigure, runFigures, type RunFigures } from './compare-metrics.js';
+import { CARD_METRICS, countFigure, meanFigure } from '../scoring/registry.js';
 import { NOT_APPLICABLE } from '../scoring/definitions.js';
-import { fmt, pct } from './format.js';
+import { fmt, pct, showFigure } from './format.js';
 import { histogramSvg, zoneLines } from './histogram-svg.js';
 import { agreementHtml } from './html-agreement.js';
 import { CASE_COLUMNS, caseHtml, type CaseView } from './html-cases.js';
@@ -20,8 +20,6 @@ import { retrievalTable } from './retrieval-table.js';
  * script element, never through innerHTML. A Content-Security-Policy allows only the page's
  * own script (by hash) and no network at all.
  */
-
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The configured zone thresholds, when the config carries them. */
 const zones = (result: RunResult): ZoneThresholds | null => storedZoneThresholds(result.config.zones);
@@ -51,53 +49,62 @@ interface Card {
   sub?: string;
 }
 
+/** The summary cards: cases and errors, then the card metrics of the registry (src/scoring/registry.ts). */
 function cards(f: RunFigures): Card[] {
-  const mean = (
-    metric: string,
-    label: string,
-    m: { mean: number | null; n: number } | null,
-    show: (v: number | null) => string,
-    sub = '',
-  ): Card => ({
-    metric,
-    label,
-    value: m?.mean ?? null,
-    shown: show(m?.mean ?? null),
-    sub: m ? `${sub}n=${m.n}` : 'not measured',
-  });
   const out: Card[] = [
     { metric: 'cases', label: 'Cases', value: f.cases, shown: String(f.cases) },
     { metric: 'errors', label: 'Errors', value: f.errors, shown: String(f.errors) },
-    mean('hit_at_5', 'Hit@5 (topic)', f.hit_at_5, (v) => fmt(v), `${f.node}, `),
-    mean('mrr_at_10', 'MRR@10', f.mrr_at_10, (v) => fmt(v), `${f.node}, `),
-    mean('content_mrr_at_10', 'Content MRR@10', f.content_mrr_at_10, (v) => fmt(v), `${f.node}, `),
-    mean('citation_validity', 'Real links', f.citation_validity, pct, 'valid [[n]] markers, '),
-    mean(
-      'correct_abstention',
-      'Correct abstention',
-      f.correct_abstention,
-      pct,
-      f.correct_abstention_source === 'pattern' ? 'pattern check, ' : 'judge, ',
-    ),
-    {
-      metric: 'offtopic_hallucinations',
-      label: 'Off-topic hallucinations',
-      value: f.offtopic_hallucinations?.count ?? null,
-      shown: f.offtopic_hallucinations ? String(f.offtopic_hallucinations.count) : '–',
-      sub: f.offtopic_hallucinations ? `of ${f.offtopic_hallucinations.n} off-topic answers` : 'not measured',
-    },
   ];
-  if (f.evidence) {
-    const m = f.evidence.post_hit_at_5;
-    out.splice(4, 0, {
-      metric: 'evidence_post_hit_at_5',
-      label: 'PostHit@5 (evidence node)',
-      value: m.mean,
-      shown: m.n ? fmt(m.mean) : NOT_APPLICABLE,
-      sub: `${f.evidence.node}, n=${m.n}`,
+  for (const m of CARD_METRICS) {
+    const label = m.labels?.card ?? m.label;
+    if (m.key === 'evidence_post_hit_at_5') {
+      // Read at the node that fed the model, not the compared one; absent from files that did not record it.
+      if (!f.evidence) continue;
+      const e = f.evidence.post_hit_at_5;
+      out.push({
+        metric: m.key,
+        label,
+        value: e.mean,
+        shown: e.n ? fmt(e.mean) : NOT_APPLICABLE,
+        sub: `${f.evidence.node}, n=${e.n}`,
+      });
+      continue;
+    }
+    const figure = rowFigure(f, m.key);
+    // Judge figures show only when the run was judged.
+    if (figure === null && m.key === 'faithfulness') continue;
+    if (figure === null) {
+      out.push({ metric: m.key, label, value: null, shown: '–', sub: 'not measured' });
+      continue;
+    }
+    const count = countFigure(figure);
+    if (count) {
+      out.push({
+        metric: m.key,
+        label,
+        value: count.count,
+        shown: String(count.count),
+        sub: `of ${count.n} ${m.labels?.cardSub ?? ''}`,
+      });
+      continue;
+    }
+    const mean = meanFigure(figure);
+    const sub =
+      m.grain === 'node'
+        ? `${f.node}, `
+        : m.key === 'correct_abstention'
+          ? f.correct_abstention_source === 'pattern'
+            ? 'pattern check, '
+            : 'judge, '
+          : (m.labels?.cardSub ?? '');
+    out.push({
+      metric: m.key,
+      label,
+      value: mean?.mean ?? null,
+      shown: showFigure(m, figure),
+      sub: `${sub}n=${mean?.n ?? 0}`,
     });
   }
-  if (f.faithfulness) out.push(mean('faithfulness', 'Faithfulness', f.faithfulness, (v) => fmt(v), 'judge, '));
   return out;
 }
 
@@ -125,9 +132,7 @@ function table(header: readonly string[], rows: readonly (readonly string[])[], 
 }
 
 function nodesHtml(result: RunResult): string {
-  const s = result.summary.retrieval as RetrievalSummary | undefined;
-  if (!isObj(s) || !isObj(s.nodes)) return '';
-  const t = retrievalTable(s);
+  const t = retrievalTable(result.summary.retrieval);
   return `<section><h2>Retrieval by node</h2>${table(t.header, t.rows, 'nodes')}<p class="meta">Each figure is a mean over the cases it applies to (n in the header).</p></section>`;
 }
 

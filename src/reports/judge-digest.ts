@@ -2,8 +2,8 @@
 import { fmt, markdownTable, pct } from './format.js';
 import type { RunResult } from '../model/results.js';
 import { NOT_APPLICABLE } from '../scoring/definitions.js';
-import type { AgreementFigures } from '../judge/agreement.js';
-import type { JudgeSummary } from '../judge/summary.js';
+import { findScore, scoresNamed } from '../model/scores.js';
+import type { AgreementFigures, JudgeSummary } from '../model/summary.js';
 
 const countN = (c: { count: number; n: number }) => `${c.count}/${c.n}`;
 const meanN = (m: { mean: number | null; n: number }) => `${pct(m.mean)} (n=${m.n})`;
@@ -107,24 +107,20 @@ function agreementMarkdown(j: JudgeSummary): string[] {
 
 /** The judge section of a run's digest ('' when the run has no judge block). */
 export function judgeMarkdown(result: RunResult): string {
-  const j = result.summary.judge as JudgeSummary | undefined;
+  const j = result.summary.judge;
   if (!j) return '';
-  const score = (c: RunResult['cases'][number], name: string) => c.scores.find((s) => s.name === name);
   const perCase = result.cases
     .filter((c) => c.status === 'ok' && c.answer !== undefined)
     .map((c) => {
-      const st = score(c, 'judge_stance')?.details as
-        { stance?: string; asserts_unsupported_facts?: boolean } | undefined;
-      const errors = c.scores
-        .filter((s) => s.name === 'judge_error')
-        .map((s) => (s.details as { judge?: string } | undefined)?.judge ?? '?');
+      const st = findScore(c.scores, 'judge_stance')?.details;
+      const errors = scoresNamed(c.scores, 'judge_error').map((s) => s.details?.judge ?? '?');
       return [
         c.id,
         c.kind,
-        fmt(score(c, 'faithfulness')?.value),
+        fmt(findScore(c.scores, 'faithfulness')?.value),
         st?.stance ? `${st.stance}${st.asserts_unsupported_facts ? ' (unsupported facts)' : ''}` : '–',
-        fmt(score(c, 'correct_abstention')?.value, 0),
-        fmt(score(c, 'citation_relevance')?.value),
+        fmt(findScore(c.scores, 'correct_abstention')?.value, 0),
+        fmt(findScore(c.scores, 'citation_relevance')?.value),
         errors.join(', ') || '–',
       ];
     });

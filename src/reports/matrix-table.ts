@@ -1,17 +1,13 @@
-import type { GenerationSummary } from '../runs/generation-summary.js';
 import type { MatrixEntry } from '../runs/matrix.js';
-import type { LatencySummary, RetrievalSummary } from '../runs/summary.js';
-import type { MeanN } from '../scoring/retrieval-metrics.js';
+import type { GenerationSummary, LatencySummary, MeanN } from '../model/summary.js';
+import { MATRIX_RETRIEVAL_METRICS } from '../scoring/registry.js';
 import { componentsMarkdown } from './digest.js';
 import { fmt, markdownTable, pct } from './format.js';
 
 /** The seeds' comparison table, one row per configuration (plus one per size-routed variant). */
 export const MATRIX_HEADER = [
   'Config',
-  'Hit@5 topic',
-  'post hit@5',
-  'MRR@10',
-  'content MRR@10',
+  ...MATRIX_RETRIEVAL_METRICS.map((m) => m.labels?.matrix ?? m.label),
   'real links',
   'abstention OK',
   'latency p50/p90 ms',
@@ -48,11 +44,12 @@ function generationCells(g: GenerationSummary | undefined): [string, string] {
 export function matrixRows(entries: readonly MatrixEntry[]): string[][] {
   const rows: string[][] = [];
   for (const e of entries) {
-    const s = e.result.summary.retrieval as RetrievalSummary;
-    const g = e.result.summary.generation as GenerationSummary | undefined;
+    const s = e.result.summary.retrieval;
+    const g = e.result.summary.generation;
     const retrievalCells = (node: string) => {
       const m = s.nodes[node] ?? {};
-      return [rate(m.hit_at_5), rate(m.post_hit_at_5), meanWithN(m.mrr_at_10), meanWithN(m.content_mrr_at_10)];
+      // Hit rates as hits/n, means with their n (src/scoring/registry.ts: the metric's kind).
+      return MATRIX_RETRIEVAL_METRICS.map((x) => (x.kind === 'binary' ? rate(m[x.key]) : meanWithN(m[x.key])));
     };
     const note = e.result.note ? `${e.result.note} · ` : '';
     rows.push([
@@ -82,7 +79,7 @@ export function matrixMarkdown(
   opts: { cases: string; createdAt: string; version: string },
 ): string {
   const first = entries[0]?.result;
-  const s = first?.summary.retrieval as RetrievalSummary | undefined;
+  const s = first?.summary.retrieval;
   const out = [
     `# Matrix: ${entries.map((e) => e.label).join(', ')}`,
     '',

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { InputError } from '../errors.js';
 import { readYaml, zodProblems } from '../yaml-file.js';
+import { figureValue, GATE_METRICS } from '../scoring/registry.js';
 import type { Comparison, RunRow } from './compare.js';
+import { rowFigure } from './compare-metrics.js';
 import { fmt } from './format.js';
 
 /**
@@ -23,34 +25,22 @@ interface GateMetric {
   notApplicable?(row: RunRow): string | null;
 }
 
-/** Every metric a gate file may name. */
-export const RELEASE_GATE_METRICS: Record<string, GateMetric> = {
-  hit_at_5: { read: (r) => r.hit_at_5.mean, doc: 'topic Hit@5 at the compared node' },
-  post_hit_at_5: {
-    read: (r) => r.post_hit_at_5.mean,
-    doc: 'post Hit@5 at the compared node (not applicable on a topic-grain node)',
-    notApplicable: (r) =>
-      r.post_hit_applies ? null : `not applicable: node ${r.node} is topic-grain (pick a post-grain node with --node)`,
-  },
-  mrr_at_10: { read: (r) => r.mrr_at_10.mean, doc: 'MRR@10 at the compared node' },
-  content_mrr_at_10: { read: (r) => r.content_mrr_at_10.mean, doc: 'content MRR@10 at the compared node' },
-  citation_validity: {
-    read: (r) => r.citation_validity?.mean ?? null,
-    doc: 'share of valid [[n]] markers (real links)',
-  },
-  faithfulness: { read: (r) => r.faithfulness?.mean ?? null, doc: 'judge faithfulness, mean' },
-  correct_abstention: {
-    read: (r) => r.correct_abstention?.mean ?? null,
-    doc: 'correct abstention rate (judge, else pattern)',
-  },
-  offtopic_hallucinations: {
-    read: (r) => r.offtopic_hallucinations?.count ?? null,
-    doc: 'off-topic answers that assert and cite (count)',
-  },
-  wrong_abstentions: { read: (r) => r.wrong_abstentions?.count ?? null, doc: 'in-domain abstentions (count)' },
-  judge_errors: { read: (r) => r.judge_errors, doc: 'judge errors (count)' },
-  errors: { read: (r) => r.errors, doc: 'cases that ended in error (count)' },
-};
+/** Every metric a gate file may name: the gated metrics of the registry (src/scoring/registry.ts). */
+export const RELEASE_GATE_METRICS: Record<string, GateMetric> = Object.fromEntries(
+  GATE_METRICS.map((m): [string, GateMetric] => {
+    const na = m.gate?.notApplicable;
+    return [
+      m.key,
+      {
+        read: (r) => figureValue(rowFigure(r, m.key)),
+        doc: m.gate?.doc ?? m.definition,
+        ...(na
+          ? { notApplicable: (r: RunRow) => na({ node: r.node, grain: r.post_hit_applies ? 'post' : 'topic' }) }
+          : {}),
+      },
+    ];
+  }),
+);
 
 const Limit = z.number().refine(Number.isFinite, 'expected a finite number');
 const RuleSchema = z

@@ -1,18 +1,10 @@
-import type { RetrievalSummary } from '../runs/summary.js';
+import type { RetrievalSummary } from '../model/summary.js';
 import { NOT_APPLICABLE } from '../scoring/definitions.js';
+import { RETRIEVAL_TABLE_METRICS } from '../scoring/registry.js';
 import { fmt } from './format.js';
 
-const COLUMNS: { key: string; label: string }[] = [
-  { key: 'hit_at_1', label: 'Hit@1' },
-  { key: 'hit_at_3', label: 'Hit@3' },
-  { key: 'hit_at_5', label: 'Hit@5' },
-  { key: 'hit_at_10', label: 'Hit@10' },
-  { key: 'post_hit_at_5', label: 'PostHit@5' },
-  { key: 'mrr_at_10', label: 'MRR@10' },
-  { key: 'content_recall_at_5', label: 'CRecall@5' },
-  { key: 'content_mrr_at_10', label: 'CMRR@10' },
-  { key: 'pollution_topics_at_5', label: 'Topics@5' },
-];
+/** The table's metric columns, from the registry (src/scoring/registry.ts). */
+const COLUMNS = RETRIEVAL_TABLE_METRICS;
 
 /**
  * The per-node retrieval table: header (with each metric's n) and rows. `compact` (the console):
@@ -42,9 +34,7 @@ export function retrievalTable(
     node,
     // A figure that applies to no case of the node (post hits on a topic-grain node) is n/a, not 0.
     ...COLUMNS.map((c) =>
-      summary.nodes[node]![c.key]?.n === 0
-        ? NOT_APPLICABLE
-        : fmt(summary.nodes[node]![c.key]?.mean, c.key === 'pollution_topics_at_5' ? 2 : 3),
+      summary.nodes[node]![c.key]?.n === 0 ? NOT_APPLICABLE : fmt(summary.nodes[node]![c.key]?.mean, c.digits ?? 3),
     ),
     fmt(summary.latency[node]?.median, 1),
     fmt(summary.latency[node]?.p90, 1),

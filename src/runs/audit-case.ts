@@ -6,9 +6,8 @@ import { evidenceZone } from '../model/zones.js';
 import { redact } from '../errors.js';
 import type { CaseJudge } from '../judge/case-scores.js';
 import type { ChatModel } from '../llm/types.js';
-import { checkCitations, citationValidity } from '../scoring/citations.js';
-import { goldenCitationShare, offtopicHallucination } from '../scoring/definitions.js';
-import { correctAbstention, hasCta, stanceByPattern } from '../scoring/stance-pattern.js';
+import { checkCitations } from '../scoring/citations.js';
+import { ANSWER_SCORERS, answerFacts, scoreAnswer } from '../scoring/scorers.js';
 import type { RunContext } from './context.js';
 import type { CaseRecord } from '../model/results.js';
 import { baseRecord, retrieveCase } from './retrieve-case.js';
@@ -48,8 +47,15 @@ function fail(record: CaseRecord, stage: string, e: unknown): CaseOutcome {
   return { record, error: e };
 }
 
-/** The deterministic scorers (src/scoring/definitions.ts) on an answered record. */
-export async function deterministicScores(deps: AuditDeps, record: CaseRecord): Promise<void> {
+/**
+ * The deterministic scorers (src/scoring/scorers.ts) on an answered record: the citations are
+ * checked against the sources shown and the database once, then every scorer of the list runs.
+ */
+export async function deterministicScores(
+  deps: AuditDeps,
+  record: CaseRecord,
+  scorers = ANSWER_SCORERS,
+): Promise<void> {
   const answer = record.answer ?? '';
   const sources = record.sources ?? [];
   const publicPosts = await deps.ctx.profile.publicPostIds(sources.map((s) => s.post_id));
@@ -58,29 +64,14 @@ export async function deterministicScores(deps: AuditDeps, record: CaseRecord): 
     posts: record.expected_post_ids,
   });
   record.citations = checks;
-  const stance = stanceByPattern(answer, deps.ctx.config.evidence.cta);
-  const hasGoldens = record.expected_topic_ids.length + record.expected_post_ids.length > 0;
-  const golden = goldenCitationShare(record.kind, hasGoldens, checks);
-  const cta = hasCta(answer, deps.ctx.config.evidence.cta);
-  record.scores.push(
-    {
-      name: 'citation_validity',
-      value: citationValidity(checks),
-      details: { markers: checks.length, invalid: checks.filter((c) => !c.valid).length },
-    },
-    { name: 'golden_citation', value: golden },
-    { name: 'cta', value: cta === null ? null : cta ? 1 : 0 },
-    { name: 'stance_pattern', value: null, details: { stance } },
-    { name: 'correct_abstention_pattern', value: correctAbstention(record.kind, stance) ? 1 : 0 },
-  );
-  // An off-topic answer that asserts (stance answered) with citations is a hallucination; a weak-zone
-  // hedge that points to the closest thread with caution is the behaviour the seeds asked for.
-  if (record.kind === 'off_topic')
-    record.scores.push({
-      name: 'offtopic_hallucination',
-      value: offtopicHallucination(record.kind, stance, checks.length),
-      details: { cites: checks.length },
-    });
+  const facts = answerFacts({
+    kind: record.kind,
+    answer,
+    hasGoldens: record.expected_topic_ids.length + record.expected_post_ids.length > 0,
+    checks,
+    cta: deps.ctx.config.evidence.cta,
+  });
+  record.scores.push(...scoreAnswer(facts, scorers));
 }
 
 /**

@@ -17,6 +17,7 @@ import type { Config } from '../config/schema.js';
 import type { OnProgress } from './retrieval-run.js';
 import { summariseGeneration } from './generation-summary.js';
 import { summariseRetrieval } from './summary.js';
+import type { JudgeSummary, ProbeSummary, RunSummary } from '../model/summary.js';
 
 export interface AuditRunOptions {
   outputDir: string;
@@ -31,7 +32,10 @@ export interface AuditRunOptions {
   /** Runs on every finished record (gated and error ones too) before it is appended to the ledger. */
   finish?: (record: CaseRecord) => Promise<void>;
   /** Extra summary blocks computed from the records (judge, probes). */
-  summarisers?: Record<string, (records: readonly CaseRecord[]) => unknown>;
+  summarisers?: {
+    judge?: (records: readonly CaseRecord[]) => JudgeSummary;
+    probes?: (records: readonly CaseRecord[]) => ProbeSummary;
+  };
 }
 
 /**
@@ -222,11 +226,13 @@ export async function runAudit(
   }
   const records = cases.map((c) => ledger.done.get(c.value.id)!);
   const nodes = deps.ctx.graph.nodes.map((n) => n.name);
-  const summary: Record<string, unknown> = {
+  const { judge, probes } = opts.summarisers ?? {};
+  const summary: RunSummary = {
     retrieval: summariseRetrieval(records, nodes),
     generation: summariseGeneration(records, evidenceNode(deps.ctx).node),
+    ...(judge ? { judge: judge(records) } : {}),
+    ...(probes ? { probes: probes(records) } : {}),
   };
-  for (const [k, f] of Object.entries(opts.summarisers ?? {})) summary[k] = f(records);
   const runId = ledger.header.run_id;
   return {
     result: { ...header, created_at: ledger.header.created_at, name: runId.slice(16), summary, cases: records },

@@ -1,42 +1,13 @@
 import { quantile } from '../scoring/statistics.js';
-import { meanN, type CountN, type MeanN } from '../scoring/retrieval-metrics.js';
-import { noZoneCounts, type Zone } from '../model/zones.js';
+import { meanN } from '../scoring/retrieval-metrics.js';
+import { noZoneCounts } from '../model/zones.js';
 import type { CaseRecord } from '../model/results.js';
-
-/** Generation figures of a run (deterministic scorers; the judge adds its own block). */
-export interface GenerationSummary {
-  /** kind → zone → cases. */
-  zones: Record<string, Record<Zone, number>>;
-  answered: number;
-  /**
-   * The node whose results became the sources shown to the model, and its post-level Hit@5
-   * (null mean with n = 0 when the node is topic-grain or no case declares posts: not applicable).
-   */
-  evidence?: { node: string; post_hit_at_5: MeanN };
-  /** Share of valid cited ids over all cited ids (n = cited ids, see src/scoring/citations.ts). */
-  citation_validity: MeanN;
-  answers_with_invalid_citation: CountN;
-  /** In-domain answers: share of their distinct valid cited sources that are golden (src/scoring/definitions.ts). */
-  golden_citation_rate: MeanN;
-  cta_rate: MeanN;
-  /** kind → pattern stance → cases. */
-  stance_pattern: Record<string, Record<string, number>>;
-  correct_abstention_pattern: MeanN;
-  /** Off-topic answers that assert (pattern stance 'answered') and cite sources. */
-  offtopic_hallucinations: CountN;
-  /** In-domain answers the pattern reads as abstentions. */
-  wrong_abstentions: CountN;
-  tokens: { input: number; output: number };
-  latency_ms: { median: number | null; p90: number | null; n: number };
-  cached: number;
-}
-
-const scoreOf = (r: CaseRecord, name: string) => r.scores.find((s) => s.name === name);
+import { findScore } from '../model/scores.js';
+import type { GenerationSummary, RunSummary } from '../model/summary.js';
 
 /** The evidence node a stored run recorded (older files did not record it). */
-export function storedEvidenceNode(summary: Record<string, unknown>): string | undefined {
-  const g = summary.generation as { evidence?: { node?: unknown } } | undefined;
-  return typeof g?.evidence?.node === 'string' ? g.evidence.node : undefined;
+export function storedEvidenceNode(summary: RunSummary): string | undefined {
+  return summary.generation?.evidence?.node;
 }
 
 /** Generation figures; `evidenceNode` names the node that fed the model (its post hit@5 is shown). */
@@ -53,7 +24,7 @@ export function summariseGeneration(records: readonly CaseRecord[], evidenceNode
     }
   }
   for (const r of answered) {
-    const s = String((scoreOf(r, 'stance_pattern')?.details as { stance?: string } | undefined)?.stance ?? 'unknown');
+    const s = findScore(r.scores, 'stance_pattern')?.details?.stance ?? 'unknown';
     stance[r.kind] ??= {};
     stance[r.kind]![s] = (stance[r.kind]![s] ?? 0) + 1;
   }
@@ -81,16 +52,16 @@ export function summariseGeneration(records: readonly CaseRecord[], evidenceNode
       count: answered.filter((r) => (r.citations ?? []).some((c) => !c.valid)).length,
       n: answered.length,
     },
-    golden_citation_rate: meanN(inDomain.map((r) => scoreOf(r, 'golden_citation')?.value)),
-    cta_rate: meanN(answered.map((r) => scoreOf(r, 'cta')?.value)),
+    golden_citation_rate: meanN(inDomain.map((r) => findScore(r.scores, 'golden_citation')?.value)),
+    cta_rate: meanN(answered.map((r) => findScore(r.scores, 'cta')?.value)),
     stance_pattern: stance,
-    correct_abstention_pattern: meanN(answered.map((r) => scoreOf(r, 'correct_abstention_pattern')?.value)),
+    correct_abstention_pattern: meanN(answered.map((r) => findScore(r.scores, 'correct_abstention_pattern')?.value)),
     offtopic_hallucinations: {
-      count: offTopic.filter((r) => scoreOf(r, 'offtopic_hallucination')?.value === 1).length,
+      count: offTopic.filter((r) => findScore(r.scores, 'offtopic_hallucination')?.value === 1).length,
       n: offTopic.length,
     },
     wrong_abstentions: {
-      count: inDomain.filter((r) => scoreOf(r, 'correct_abstention_pattern')?.value === 0).length,
+      count: inDomain.filter((r) => findScore(r.scores, 'correct_abstention_pattern')?.value === 0).length,
       n: inDomain.length,
     },
     tokens: {

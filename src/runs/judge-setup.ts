@@ -17,7 +17,8 @@ import { makeCaseJudge, type CaseJudge } from '../judge/case-scores.js';
 import { HeuristicJudge } from '../judge/heuristic-judge.js';
 import { judgePromptVersions, LlmJudge } from '../judge/llm-judge.js';
 import type { Judge } from '../judge/schemas.js';
-import { summariseJudge, type JudgeSummary } from '../judge/summary.js';
+import { summariseJudge } from '../judge/summary.js';
+import type { JudgeSummary } from '../model/summary.js';
 
 /** Everything a run needs of its judge. */
 export interface JudgeSetup {

@@ -1,24 +1,6 @@
 import type { CaseRecord } from '../model/results.js';
-import type { SafetyCheck } from '../scoring/safety.js';
-
-/** Safety figures of one attack type (or of all probes). */
-export interface AttackSummary {
-  n: number;
-  passed: number;
-  failed: number;
-  errors: number;
-  leaks: number;
-  markers_repeated: number;
-  gated: number;
-  /** The judge's verdicts (refused / complied / leaked / judge_error), when a judge ran. */
-  judge: Record<string, number>;
-}
-
-export interface ProbeSummary {
-  canary_checked: boolean;
-  by_attack: Record<string, AttackSummary>;
-  all: AttackSummary;
-}
+import { findScore } from '../model/scores.js';
+import type { AttackSummary, ProbeSummary } from '../model/summary.js';
 
 const empty = (): AttackSummary => ({
   n: 0,
@@ -44,15 +26,14 @@ export function summariseProbes(records: readonly CaseRecord[]): ProbeSummary {
         t.errors++;
         continue;
       }
-      const check = r.scores.find((x) => x.name === 'safety')?.details as SafetyCheck | undefined;
+      const check = findScore(r.scores, 'safety')?.details;
       if (!check) continue;
       if (check.pass) t.passed++;
       else t.failed++;
       if (check.leaked) t.leaks++;
       if (check.marker_repeated) t.markers_repeated++;
       if (check.gated) t.gated++;
-      const verdict = (r.scores.find((x) => x.name === 'judge_safety')?.details as { verdict?: string } | undefined)
-        ?.verdict;
+      const verdict = findScore(r.scores, 'judge_safety')?.details?.verdict;
       if (verdict) t.judge[verdict] = (t.judge[verdict] ?? 0) + 1;
     }
   }

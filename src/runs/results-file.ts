@@ -117,7 +117,9 @@ export function writeResults(
   // Without one, two runs of the same name in the same second must not replace each other.
   const json = writeArtifactStream(
     `${base}.json`,
-    (write) => streamResults(write, parsedHead.data, cases),
+    // The summary is written as given once it is valid: its blocks keep the order they were made in
+    // (a re-judged file keeps its stored blocks first and its new judge block last).
+    (write) => streamResults(write, { ...parsedHead.data, summary: head.summary }, cases),
     opts.stamp !== undefined ? artifact : { ...artifact, alternative: (n) => `${base}-${n}.json` },
   );
   const md = `${json.slice(0, -'.json'.length)}.md`;

@@ -1,30 +1,13 @@
 import { quantile } from '../scoring/statistics.js';
-import { aggregateRetrieval, type MeanN, type RetrievalCaseMetrics } from '../scoring/retrieval-metrics.js';
+import { aggregateRetrieval } from '../scoring/retrieval-metrics.js';
 import type { CaseRecord } from '../model/results.js';
+import type { RetrievalCaseMetrics, RetrievalSummary } from '../model/summary.js';
 
-/** Median and p90 of a node's retrieval latency over the run, ms, with n. */
-export interface LatencySummary {
-  median: number | null;
-  p90: number | null;
-  n: number;
-}
-
-export interface RetrievalSummary {
-  cases: number;
-  ok: number;
-  errors: number;
-  gated: number;
-  /** node → metric → mean with n. */
-  nodes: Record<string, Record<string, MeanN>>;
-  latency: Record<string, LatencySummary>;
-  /** group (kind:…, difficulty:…, tag:…) → node → metric → mean with n. */
-  breakdown: Record<string, Record<string, Record<string, MeanN>>>;
-}
-
-function metricsOf(records: readonly CaseRecord[], node: string): RetrievalCaseMetrics[] {
-  return records
-    .filter((r) => r.retrieval[node])
-    .map((r) => r.retrieval[node]!.metrics as unknown as RetrievalCaseMetrics);
+function metricsOf(records: readonly CaseRecord[], node: string): Partial<RetrievalCaseMetrics>[] {
+  return records.flatMap((r) => {
+    const at = r.retrieval[node];
+    return at ? [at.metrics] : [];
+  });
 }
 
 /** Retrieval figures of a set of case records: only cases that completed retrieval count. */

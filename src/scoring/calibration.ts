@@ -172,7 +172,7 @@ function distribution(sorted: Float64Array): Distribution {
 
 /** Per-kind sorted scores; cases without a score or of another kind are listed apart. */
 function split(cases: readonly CalibrationCase[]) {
-  const scores = { in_domain: [] as number[], off_topic: [] as number[] };
+  const scores: { in_domain: number[]; off_topic: number[] } = { in_domain: [], off_topic: [] };
   const excluded: Calibration['excluded'] = { no_score: { in_domain: [], off_topic: [] }, other_kinds: {} };
   for (const c of cases) {
     if (c.kind !== 'in_domain' && c.kind !== 'off_topic') {

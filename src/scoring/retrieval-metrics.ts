@@ -2,30 +2,12 @@ import type { Case } from '../cases/schema.js';
 import { termAlternatives } from '../cases/load.js';
 import type { RetrievedItem } from '../corpus/discourse.js';
 import { carriesTerm, readerText } from '../text.js';
+import type { MeanN, RetrievalCaseMetrics, RetrievalMetricKey } from '../model/summary.js';
 import { postHitApplies } from './definitions.js';
+import { SUMMARY_RETRIEVAL_KEYS } from './registry.js';
 
 /** Cutoffs reported for topic hits. */
 export const HIT_KS = [1, 3, 5, 10] as const;
-
-/** Per-case retrieval metrics of one node; null = not applicable to this case (src/scoring/definitions.ts). */
-export interface RetrievalCaseMetrics {
-  hit_at_1: number | null;
-  hit_at_3: number | null;
-  hit_at_5: number | null;
-  hit_at_10: number | null;
-  post_hit_at_5: number | null;
-  mrr_at_10: number | null;
-  content_recall_at_5: number | null;
-  content_mrr_at_10: number | null;
-  /** Distinct topics among the first 5 results. */
-  pollution_topics_at_5: number | null;
-  /** Share of the first 5 results held by the most frequent topic. */
-  pollution_dominant_share_at_5: number | null;
-  /** 1-based rank of the first result with an expected topic (no cutoff), null if none. */
-  first_topic_rank: number | null;
-}
-
-export type RetrievalMetricKey = keyof RetrievalCaseMetrics;
 
 /** 1/rank of the first of the first `k` items satisfying `pred`, else 0. */
 export function reciprocalRank<T>(items: readonly T[], k: number, pred: (t: T) => boolean): number {
@@ -98,18 +80,6 @@ export function caseRetrievalMetrics(
   };
 }
 
-/** A count out of the cases it applies to. */
-export interface CountN {
-  count: number;
-  n: number;
-}
-
-/** A mean and the number of cases it is over. */
-export interface MeanN {
-  mean: number | null;
-  n: number;
-}
-
 /** Plain mean over the values that apply (non-null), with their count. */
 export function meanN(values: readonly (number | null | undefined)[]): MeanN {
   let sum = 0;
@@ -122,22 +92,11 @@ export function meanN(values: readonly (number | null | undefined)[]): MeanN {
   return { mean: n ? sum / n : null, n };
 }
 
-/** The metrics averaged in summaries (first_topic_rank is per-case detail only). */
-export const SUMMARY_METRICS: RetrievalMetricKey[] = [
-  'hit_at_1',
-  'hit_at_3',
-  'hit_at_5',
-  'hit_at_10',
-  'post_hit_at_5',
-  'mrr_at_10',
-  'content_recall_at_5',
-  'content_mrr_at_10',
-  'pollution_topics_at_5',
-  'pollution_dominant_share_at_5',
-];
+/** The metrics averaged in summaries: the registry's node metrics (first_topic_rank is per-case detail only). */
+export const SUMMARY_METRICS: readonly RetrievalMetricKey[] = SUMMARY_RETRIEVAL_KEYS;
 
 /** Aggregates per-case metrics into means with n. */
-export function aggregateRetrieval(perCase: readonly RetrievalCaseMetrics[]): Record<string, MeanN> {
+export function aggregateRetrieval(perCase: readonly Partial<RetrievalCaseMetrics>[]): Record<string, MeanN> {
   const out: Record<string, MeanN> = {};
   for (const key of SUMMARY_METRICS) out[key] = meanN(perCase.map((m) => m[key]));
   return out;

@@ -1,7 +1,5 @@
+import type { Stance } from '../model/scores.js';
 import { fold } from '../text.js';
-
-/** How an answer stands toward the question (correct_abstention in src/scoring/definitions.ts). */
-export type Stance = 'answered' | 'hedged' | 'abstained';
 
 const ABSTAIN = [
   /\b(couldn'?t|could not|can'?t|cannot|did not|didn'?t) find (anything|any(thing)? (relevant|on|about)|any (information|posts?|threads?|excerpts?) (on|about))/,

@@ -1,0 +1,102 @@
+/**
+ * The scores a case record carries: one union discriminated on `name`, each member with the
+ * details its scorer writes, so a reader gets typed details by narrowing on the name (no cast).
+ * Part of the model: imports only zod. Key order in each details object is the order the scorers
+ * write it (a stored file read and written again keeps its bytes).
+ */
+import { z } from 'zod';
+
+const num = z.number().nullable();
+
+/** How an answer stands toward the question (correct_abstention in src/scoring/definitions.ts). */
+export const StanceSchema = z.enum(['answered', 'hedged', 'abstained']);
+export type Stance = z.infer<typeof StanceSchema>;
+
+export const ClaimLabelSchema = z.enum(['supported', 'unsupported', 'contradicted']);
+export type ClaimLabel = z.infer<typeof ClaimLabelSchema>;
+
+/** One atomic claim of an answer, labelled against the evidence block. */
+export const ClaimSchema = z
+  .object({
+    claim: z.string(),
+    label: ClaimLabelSchema,
+    /** Number n of the supporting source [[n]]; null when not supported. */
+    source: z.number().nullable(),
+  })
+  .strict();
+
+/** What a safety judge says the reply did with the attack. */
+export const SafetyOutcomeSchema = z.enum(['refused', 'complied', 'leaked']);
+
+/** The verdicts a judge gives, as named in `judge_error` details and self-consistency figures. */
+export const VerdictNameSchema = z.enum(['faithfulness', 'stance', 'citation_relevance', 'safety']);
+export type VerdictName = z.infer<typeof VerdictNameSchema>;
+
+/** Judge tokens {input, output} of the calls behind a judge score. */
+export const JudgeTokensSchema = z.object({ input: z.number(), output: z.number() }).strict();
+/** With --repeat K: the K comparable verdicts (the first is the one scored; null = failed). */
+export const RepeatsSchema = z.array(z.union([z.string(), z.number(), z.null()]));
+
+/** What the deterministic safety checks saw in one probe's answer. */
+export const SafetyCheckSchema = z
+  .object({
+    /** The canary planted in the system prompt appears in the answer. */
+    leaked: z.boolean(),
+    /** An indirect probe's planted marker appears in the answer (the injection was followed). */
+    marker_repeated: z.boolean(),
+    /** The input gate stopped the prompt before retrieval. */
+    gated: z.boolean(),
+    stance: StanceSchema,
+    pass: z.boolean(),
+    reason: z.string(),
+  })
+  .strict();
+export type SafetyCheck = z.infer<typeof SafetyCheckSchema>;
+
+/** One cited id with the sentence citing it and whether its passage supports it. */
+export const CitationJudgementSchema = z
+  .object({ n: z.number(), sentence: z.string(), supports: z.boolean(), reason: z.string() })
+  .strict();
+
+/** A score whose scorer writes `details` (optional on read: a record made by hand may leave them out). */
+const score = <N extends string, D extends z.ZodType>(name: N, details: D) =>
+  z.object({ name: z.literal(name), value: num, reason: z.string().optional(), details: details.optional() }).strict();
+const bare = <N extends string>(name: N) =>
+  z.object({ name: z.literal(name), value: num, reason: z.string().optional() }).strict();
+
+/** Details shared by every judge verdict score. */
+const judged = { tokens: JudgeTokensSchema.optional(), repeats: RepeatsSchema.optional() };
+
+/** Every score a record may carry (the names are a contract other modules and stored files read). */
+export const ScoreSchema = z.discriminatedUnion('name', [
+  // Deterministic scorers (src/scoring/).
+  score('citation_validity', z.object({ markers: z.number(), invalid: z.number() }).strict()),
+  bare('golden_citation'),
+  bare('cta'),
+  score('stance_pattern', z.object({ stance: StanceSchema }).strict()),
+  bare('correct_abstention_pattern'),
+  score('offtopic_hallucination', z.object({ cites: z.number() }).strict()),
+  score('safety', SafetyCheckSchema),
+  // Judge scores (src/judge/case-scores.ts).
+  score('faithfulness', z.object({ claims: z.array(ClaimSchema), ...judged }).strict()),
+  score('judge_stance', z.object({ stance: StanceSchema, asserts_unsupported_facts: z.boolean(), ...judged }).strict()),
+  score('correct_abstention', z.object({ kind: z.string(), stance: StanceSchema }).strict()),
+  score('citation_relevance', z.object({ citations: z.array(CitationJudgementSchema), ...judged }).strict()),
+  score('judge_error', z.object({ judge: VerdictNameSchema, tokens: JudgeTokensSchema.optional() }).strict()),
+  score('judge_safety', z.object({ verdict: SafetyOutcomeSchema, expect: z.string(), ...judged }).strict()),
+]);
+
+export type ScoreRecord = z.infer<typeof ScoreSchema>;
+export type ScoreName = ScoreRecord['name'];
+/** The score of one name, with its typed details. */
+export type ScoreOf<N extends ScoreName> = Extract<ScoreRecord, { name: N }>;
+
+/** The score of `name` on a list of scores, typed by its name; undefined when absent. */
+export function findScore<N extends ScoreName>(scores: readonly ScoreRecord[], name: N): ScoreOf<N> | undefined {
+  return scores.find((s): s is ScoreOf<N> => s.name === name);
+}
+
+/** Every score of `name` (a record may carry several `judge_error` scores). */
+export function scoresNamed<N extends ScoreName>(scores: readonly ScoreRecord[], name: N): ScoreOf<N>[] {
+  return scores.filter((s): s is ScoreOf<N> => s.name === name);
+}

@@ -1,0 +1,231 @@
+/**
+ * The run summary as stored in a results file: the retrieval, generation, judge and probe blocks.
+ * The shapes live here (zod, with the TS types inferred); the functions that compute them stay
+ * with their stage (src/runs/summary.ts, src/runs/generation-summary.ts, src/judge/summary.ts,
+ * src/runs/probe-summary.ts). Key order is the order those functions write, so a stored file
+ * read and written again keeps its bytes. Part of the model: imports only zod.
+ */
+import { z } from 'zod';
+import { ZoneSchema } from './zones.js';
+
+const num = z.number().nullable();
+
+/** A mean and the number of cases it is over. */
+export const MeanNSchema = z.object({ mean: num, n: z.number() }).strict();
+export type MeanN = z.infer<typeof MeanNSchema>;
+
+/** A count out of the cases it applies to. */
+export const CountNSchema = z.object({ count: z.number(), n: z.number() }).strict();
+export type CountN = z.infer<typeof CountNSchema>;
+
+/** Per-case retrieval metrics of one node; null = not applicable to this case (src/scoring/definitions.ts). */
+export const RetrievalCaseMetricsSchema = z
+  .object({
+    hit_at_1: num,
+    hit_at_3: num,
+    hit_at_5: num,
+    hit_at_10: num,
+    post_hit_at_5: num,
+    mrr_at_10: num,
+    content_recall_at_5: num,
+    content_mrr_at_10: num,
+    /** Distinct topics among the first 5 results. */
+    pollution_topics_at_5: num,
+    /** Share of the first 5 results held by the most frequent topic. */
+    pollution_dominant_share_at_5: num,
+    /** 1-based rank of the first result with an expected topic (no cutoff), null if none. */
+    first_topic_rank: num,
+  })
+  .strict();
+export type RetrievalCaseMetrics = z.infer<typeof RetrievalCaseMetricsSchema>;
+export type RetrievalMetricKey = keyof RetrievalCaseMetrics;
+
+/** Median and p90 of a latency over the run, ms, with n. */
+export const LatencySummarySchema = z.object({ median: num, p90: num, n: z.number() }).strict();
+export type LatencySummary = z.infer<typeof LatencySummarySchema>;
+
+/** metric → mean with n, for one node. */
+const NodeFiguresSchema = z.record(z.string(), MeanNSchema);
+
+export const RetrievalSummarySchema = z
+  .object({
+    cases: z.number(),
+    ok: z.number(),
+    errors: z.number(),
+    gated: z.number(),
+    /** node → metric → mean with n. */
+    nodes: z.record(z.string(), NodeFiguresSchema),
+    latency: z.record(z.string(), LatencySummarySchema),
+    /** group (kind:…, difficulty:…, tag:…) → node → metric → mean with n. */
+    breakdown: z.record(z.string(), z.record(z.string(), NodeFiguresSchema)),
+  })
+  .strict();
+export type RetrievalSummary = z.infer<typeof RetrievalSummarySchema>;
+
+const TokensSchema = z.object({ input: z.number(), output: z.number() }).strict();
+
+/** Generation figures of a run (deterministic scorers; the judge adds its own block). */
+export const GenerationSummarySchema = z
+  .object({
+    /** kind → zone → cases. */
+    zones: z.record(z.string(), z.record(ZoneSchema, z.number())),
+    /**
+     * The node whose results became the sources shown to the model, and its post-level Hit@5
+     * (null mean with n = 0 when the node is topic-grain or no case declares posts: not applicable).
+     */
+    evidence: z.object({ node: z.string(), post_hit_at_5: MeanNSchema }).strict().optional(),
+    answered: z.number(),
+    /** Share of valid cited ids over all cited ids (n = cited ids, see src/scoring/citations.ts). */
+    citation_validity: MeanNSchema,
+    answers_with_invalid_citation: CountNSchema,
+    /** In-domain answers: share of their distinct valid cited sources that are golden (src/scoring/definitions.ts). */
+    golden_citation_rate: MeanNSchema,
+    cta_rate: MeanNSchema,
+    /** kind → pattern stance → cases. */
+    stance_pattern: z.record(z.string(), z.record(z.string(), z.number())),
+    correct_abstention_pattern: MeanNSchema,
+    /** Off-topic answers that assert (pattern stance 'answered') and cite sources. */
+    offtopic_hallucinations: CountNSchema,
+    /** In-domain answers the pattern reads as abstentions. */
+    wrong_abstentions: CountNSchema,
+    tokens: TokensSchema,
+    latency_ms: LatencySummarySchema,
+    cached: z.number(),
+  })
+  .strict();
+export type GenerationSummary = z.infer<typeof GenerationSummarySchema>;
+
+/** Bootstrap settings and bounds; resamples where kappa is undefined are left out and counted. */
+export const AgreementIntervalSchema = z
+  .object({
+    iterations: z.number(),
+    seed: z.number(),
+    accuracy: z.tuple([z.number(), z.number()]).nullable(),
+    kappa: z.tuple([z.number(), z.number()]).nullable(),
+    kappa_undefined_resamples: z.number(),
+  })
+  .strict();
+export type AgreementInterval = z.infer<typeof AgreementIntervalSchema>;
+
+/** Judge-vs-human agreement on one field; matrix rows are the human labels, columns the judge's. */
+export const AgreementFiguresSchema = z
+  .object({
+    n: z.number(),
+    accuracy: z.number(),
+    /** Cohen's kappa; null when undefined (no case, or a rater gave one label to every case). */
+    kappa: num,
+    /** Why kappa is undefined, in words (present exactly when kappa is null). */
+    kappa_undefined: z.string().optional(),
+    labels: z.array(z.string()),
+    matrix: z.array(z.array(z.number())),
+    /** Cases labelled by a human on this field that the judge gave no comparable verdict for. */
+    excluded: z.number(),
+    /**
+     * Per human label: the share of those cases the judge labels the same, with n (for yes/no
+     * fields, `true` is the TPR and `false` the TNR); null when no case carries the label.
+     */
+    per_class: z.record(z.string(), z.object({ agreement: num, n: z.number() }).strict()),
+    /** Share of the cases carrying each label, for people and for the judge. */
+    prevalence: z.object({ human: z.record(z.string(), z.number()), judge: z.record(z.string(), z.number()) }).strict(),
+    /** Percentile bootstrap 95 % intervals over cases (null when not estimable). */
+    interval: AgreementIntervalSchema,
+  })
+  .strict();
+export type AgreementFigures = z.infer<typeof AgreementFiguresSchema>;
+
+/** Self-consistency of one verdict over K asks. */
+export const ConsistencyFiguresSchema = z
+  .object({
+    /** Cases whose K verdicts all came back. */
+    items: z.number(),
+    /** Of those, cases where the K verdicts were not all the same. */
+    disagreeing_items: z.number(),
+    /** disagreeing_items / items; null when items = 0. */
+    share: num,
+  })
+  .strict();
+export type ConsistencyFigures = z.infer<typeof ConsistencyFiguresSchema>;
+
+/**
+ * A judged figure with the verdicts behind it that the judge could not give: a share over the
+ * verdicts given means little without the count of those that failed (docs/design.md#caserecord:
+ * an error is never averaged in, and never hidden either).
+ */
+const withErrors = <T extends z.ZodRawShape>(s: z.ZodObject<T>) => s.extend({ judge_errors: z.number() }).strict();
+const StanceCountsSchema = withErrors(
+  z.object({ answered: z.number(), hedged: z.number(), abstained: z.number() }).strict(),
+);
+
+/** The `summary.judge` block of a run (names are a contract). */
+export const JudgeSummarySchema = z
+  .object({
+    /** The judge's id, e.g. `openai:gpt-4o-mini` or `offline:heuristic`. */
+    judge: z.string(),
+    /** True for the offline heuristic stand-in (not a language model). */
+    offline: z.boolean(),
+    /** Judge prompt name → version. */
+    prompt_versions: z.record(z.string(), z.string()),
+    /** Answered cases the judge scored (status ok). */
+    judged: z.number(),
+    /** Mean of per-case faithfulness over answers with at least one claim. */
+    faithfulness: withErrors(MeanNSchema),
+    /** Answers whose every claim is supported, out of those with at least one claim. */
+    fully_faithful: withErrors(CountNSchema),
+    /** Claims labelled contradicted, over all answers. */
+    contradicted_claims: z.number(),
+    /** kind → judge stance → cases. */
+    abstention_matrix: z.object({ in_domain: StanceCountsSchema, off_topic: StanceCountsSchema }).strict(),
+    correct_abstention: withErrors(MeanNSchema),
+    /** Off-topic answers the judge reads as answered that carry a citation (src/scoring/definitions.ts). */
+    offtopic_hallucination_rate: withErrors(MeanNSchema),
+    /** Mean of per-case citation relevance over answers with at least one citation. */
+    relevant_citation_rate: withErrors(MeanNSchema),
+    /** In-domain answers the judge reads as abstentions. */
+    wrong_abstentions: withErrors(CountNSchema),
+    /** Verdicts the judge could not give after one retry (`judge_error` scores), all verdicts together. */
+    judge_errors: z.number(),
+    /** Judge tokens over every call that returned (cache hits and repeats included). */
+    tokens: TokensSchema,
+    /** tokens × price per million; null when the config has no price for the judge's model. */
+    cost_usd: num,
+    agreement: z.record(z.string(), AgreementFiguresSchema).optional(),
+    self_consistency: z.record(z.string(), ConsistencyFiguresSchema).optional(),
+  })
+  .strict();
+export type JudgeSummary = z.infer<typeof JudgeSummarySchema>;
+
+/** Safety figures of one attack type (or of all probes). */
+export const AttackSummarySchema = z
+  .object({
+    n: z.number(),
+    passed: z.number(),
+    failed: z.number(),
+    errors: z.number(),
+    leaks: z.number(),
+    markers_repeated: z.number(),
+    gated: z.number(),
+    /** The judge's verdicts (refused / complied / leaked), when a judge ran. */
+    judge: z.record(z.string(), z.number()),
+  })
+  .strict();
+export type AttackSummary = z.infer<typeof AttackSummarySchema>;
+
+export const ProbeSummarySchema = z
+  .object({
+    canary_checked: z.boolean(),
+    by_attack: z.record(z.string(), AttackSummarySchema),
+    all: AttackSummarySchema,
+  })
+  .strict();
+export type ProbeSummary = z.infer<typeof ProbeSummarySchema>;
+
+/** The summary of a results file: retrieval always; generation for run and probe files; judge and probes when they ran. */
+export const RunSummarySchema = z
+  .object({
+    retrieval: RetrievalSummarySchema,
+    generation: GenerationSummarySchema.optional(),
+    judge: JudgeSummarySchema.optional(),
+    probes: ProbeSummarySchema.optional(),
+  })
+  .strict();
+export type RunSummary = z.infer<typeof RunSummarySchema>;

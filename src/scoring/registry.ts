@@ -1,0 +1,379 @@
+/**
+ * The metric registry: per metric its key, label, grain, kind, direction, how to read it from a
+ * run summary and from a case record, its format, whether a release gate may name it, and its
+ * one-line definition. The retrieval table, the HTML cards, compare (run table and per-question
+ * changes), the release gate and the matrix table read their metrics from here; the longer
+ * wording a reader sees is in src/scoring/definitions.ts (the README's "Metrics").
+ *
+ * Adding a metric: its scorer (src/scoring/scorers.ts, or a retrieval metric in
+ * src/scoring/retrieval-metrics.ts) and its entry here, placed in the views that show it.
+ */
+import type { CaseRecord } from '../model/results.js';
+import { findScore, type ScoreName } from '../model/scores.js';
+import type { CountN, MeanN, RetrievalMetricKey, RunSummary } from '../model/summary.js';
+
+/** Where a metric is measured: a node's ranked list per case, an answered case, or the whole run. */
+export type MetricGrain = 'node' | 'answer' | 'run';
+
+/** How a metric's values are compared: 0/1 per case, a share or mean, or a count of cases. */
+export type MetricValueKind = 'binary' | 'continuous' | 'count';
+
+/** How a figure is written: a decimal (`digits` places), a percentage, or `count/n`. */
+export type MetricFormat = 'decimal' | 'percent' | 'count';
+
+/** A run-level figure as summaries store it. */
+export type Figure = MeanN | CountN | number | null;
+
+/** What a node reading needs to know: the node and whether it is post-grain. */
+export interface NodeRef {
+  node: string;
+  grain: string;
+}
+
+export interface Metric {
+  /** Stable snake_case key: summary fields, gate files, compare rows. */
+  key: string;
+  /** Label in the run tables (compare, matrix); views may use their own below. */
+  label: string;
+  grain: MetricGrain;
+  kind: MetricValueKind;
+  /** Higher is better (true), lower is better (false). */
+  higherIsBetter: boolean;
+  format: MetricFormat;
+  /** Decimal places for `decimal` (default 3). */
+  digits?: number;
+  /** One-line definition (the full wording: src/scoring/definitions.ts). */
+  definition: string;
+  /** For a node metric: the per-case retrieval metric it averages (src/scoring/retrieval-metrics.ts). */
+  retrievalKey?: RetrievalMetricKey;
+  /** The run-level figure from a results file's summary, at the compared node; null when the file does not measure it. */
+  fromSummary?: (summary: RunSummary, at: NodeRef) => Figure;
+  /** The per-case value compared question by question (key and label as compare shows them). */
+  perCase?: {
+    key: string;
+    label: string;
+    kind: 'binary' | 'continuous';
+    read: (record: CaseRecord, node: string) => number | null;
+  };
+  /**
+   * Labels of the views that name it otherwise: the HTML summary cards (`cardSub` follows n on the
+   * card, or is what a count is out of) and the matrix table.
+   */
+  labels?: { card?: string; cardSub?: string; matrix?: string };
+  /** A release gate may name it; `notApplicable` says why a figure does not apply to a run. */
+  gate?: { doc: string; notApplicable?: (at: NodeRef) => string | null };
+}
+
+const node =
+  (key: RetrievalMetricKey) =>
+  (s: RunSummary, at: NodeRef): MeanN =>
+    s.retrieval.nodes[at.node]?.[key] ?? { mean: null, n: 0 };
+const caseNode =
+  (key: RetrievalMetricKey) =>
+  (r: CaseRecord, at: string): number | null =>
+    r.retrieval[at]?.metrics[key] ?? null;
+const caseScore = (name: ScoreName) => (r: CaseRecord) => findScore(r.scores, name)?.value ?? null;
+const plain = (m: MeanN | CountN): MeanN | CountN =>
+  'mean' in m ? { mean: m.mean, n: m.n } : { count: m.count, n: m.n };
+
+/** The judge's correct abstention when the run has a judge, else the pattern check's. */
+function correctAbstentionFigure(s: RunSummary): MeanN | null {
+  if (s.judge) return { mean: s.judge.correct_abstention.mean, n: s.judge.correct_abstention.n };
+  return s.generation?.correct_abstention_pattern ?? null;
+}
+
+/**
+ * Correct abstention of one case: the judge's score when the case was judged (null when its
+ * verdict failed, as the run-level figure leaves it out), else the pattern one.
+ */
+export function caseCorrectAbstention(r: CaseRecord): number | null {
+  const judged = r.scores.some(
+    (s) => s.name === 'correct_abstention' || s.name === 'judge_error' || s.name === 'judge_stance',
+  );
+  return judged ? caseScore('correct_abstention')(r) : caseScore('correct_abstention_pattern')(r);
+}
+
+const retrieval = (
+  key: RetrievalMetricKey,
+  label: string,
+  kind: MetricValueKind,
+  definition: string,
+  extra: Partial<Metric> = {},
+): Metric => ({
+  key,
+  label,
+  grain: 'node',
+  kind,
+  higherIsBetter: true,
+  format: 'decimal',
+  definition,
+  retrievalKey: key,
+  fromSummary: node(key),
+  ...extra,
+});
+
+/** Every metric, in one list. */
+const ALL: readonly Metric[] = [
+  retrieval('hit_at_1', 'Hit@1', 'binary', 'a golden topic among the first result'),
+  retrieval('hit_at_3', 'Hit@3', 'binary', 'a golden topic among the first 3 results'),
+  retrieval('hit_at_5', 'Hit@5', 'binary', 'a golden topic among the first 5 results', {
+    perCase: { key: 'hit_at_5', label: 'hit@5', kind: 'binary', read: caseNode('hit_at_5') },
+    labels: { card: 'Hit@5 (topic)', matrix: 'Hit@5 topic' },
+    gate: { doc: 'topic Hit@5 at the compared node' },
+  }),
+  retrieval('hit_at_10', 'Hit@10', 'binary', 'a golden topic among the first 10 results'),
+  retrieval('post_hit_at_5', 'PostHit@5', 'binary', 'a golden post among the first 5 results (post-grain nodes)', {
+    perCase: { key: 'post_hit_at_5', label: 'post hit@5', kind: 'binary', read: caseNode('post_hit_at_5') },
+    labels: { matrix: 'post hit@5' },
+    gate: {
+      doc: 'post Hit@5 at the compared node (not applicable on a topic-grain node)',
+      notApplicable: (at) =>
+        at.grain === 'post'
+          ? null
+          : `not applicable: node ${at.node} is topic-grain (pick a post-grain node with --node)`,
+    },
+  }),
+  retrieval('mrr_at_10', 'MRR@10', 'continuous', '1/rank of the first golden topic within 10', {
+    perCase: { key: 'mrr_at_10', label: 'mrr@10', kind: 'continuous', read: caseNode('mrr_at_10') },
+    labels: { card: 'MRR@10', matrix: 'MRR@10' },
+    gate: { doc: 'MRR@10 at the compared node' },
+  }),
+  retrieval('content_recall_at_5', 'CRecall@5', 'binary', 'every expected content term in one of the first 5 passages'),
+  retrieval('content_mrr_at_10', 'CMRR@10', 'continuous', 'mean 1/rank of each content term within 10', {
+    perCase: {
+      key: 'content_mrr_at_10',
+      label: 'content mrr@10',
+      kind: 'continuous',
+      read: caseNode('content_mrr_at_10'),
+    },
+    labels: { card: 'Content MRR@10', matrix: 'content MRR@10' },
+    gate: { doc: 'content MRR@10 at the compared node' },
+  }),
+  retrieval('pollution_topics_at_5', 'Topics@5', 'count', 'distinct topics among the first 5 results', {
+    higherIsBetter: false,
+    digits: 2,
+  }),
+  retrieval(
+    'pollution_dominant_share_at_5',
+    'Dominant@5',
+    'continuous',
+    'share of the first 5 results held by the most frequent topic',
+    { higherIsBetter: false },
+  ),
+  {
+    key: 'evidence_post_hit_at_5',
+    label: 'PostHit@5 (evidence node)',
+    grain: 'node',
+    kind: 'binary',
+    higherIsBetter: true,
+    format: 'decimal',
+    definition: 'post Hit@5 of the node whose results became the sources shown to the model',
+    fromSummary: (s) => s.generation?.evidence?.post_hit_at_5 ?? null,
+    labels: { card: 'PostHit@5 (evidence node)' },
+  },
+  {
+    key: 'citation_validity',
+    label: 'real links',
+    grain: 'answer',
+    kind: 'continuous',
+    higherIsBetter: true,
+    format: 'percent',
+    definition: 'share of cited [[n]] ids that name a shown source whose post is still public',
+    fromSummary: (s) => (s.generation ? plain(s.generation.citation_validity) : null),
+    perCase: {
+      key: 'citation_validity',
+      label: 'citation validity',
+      kind: 'continuous',
+      read: caseScore('citation_validity'),
+    },
+    labels: { card: 'Real links', cardSub: 'valid [[n]] markers, ' },
+    gate: { doc: 'share of valid [[n]] markers (real links)' },
+  },
+  {
+    key: 'faithfulness',
+    label: 'faithfulness',
+    grain: 'answer',
+    kind: 'continuous',
+    higherIsBetter: true,
+    format: 'decimal',
+    definition: "the judge's supported claims / claims of the answer",
+    fromSummary: (s) => (s.judge ? plain(s.judge.faithfulness) : null),
+    perCase: { key: 'faithfulness', label: 'faithfulness', kind: 'continuous', read: caseScore('faithfulness') },
+    labels: { card: 'Faithfulness', cardSub: 'judge, ' },
+    gate: { doc: 'judge faithfulness, mean' },
+  },
+  {
+    key: 'correct_abstention',
+    label: 'correct abst.',
+    grain: 'answer',
+    kind: 'binary',
+    higherIsBetter: true,
+    format: 'percent',
+    definition: "off-topic abstained or hedged, in-domain answered (the judge's when present, else the pattern's)",
+    fromSummary: correctAbstentionFigure,
+    perCase: { key: 'correct_abstention', label: 'correct abstention', kind: 'binary', read: caseCorrectAbstention },
+    labels: { card: 'Correct abstention' },
+    gate: { doc: 'correct abstention rate (judge, else pattern)' },
+  },
+  {
+    key: 'offtopic_hallucinations',
+    label: 'off-topic halluc.',
+    grain: 'answer',
+    kind: 'count',
+    higherIsBetter: false,
+    format: 'count',
+    definition: 'off-topic answers that assert (stance answered) and cite a source',
+    fromSummary: (s) => (s.generation ? plain(s.generation.offtopic_hallucinations) : null),
+    perCase: {
+      key: 'offtopic_hallucination',
+      label: 'off-topic hallucination',
+      kind: 'binary',
+      read: caseScore('offtopic_hallucination'),
+    },
+    labels: { card: 'Off-topic hallucinations', cardSub: 'off-topic answers' },
+    gate: { doc: 'off-topic answers that assert and cite (count)' },
+  },
+  {
+    key: 'wrong_abstentions',
+    label: 'wrong abstentions',
+    grain: 'answer',
+    kind: 'count',
+    higherIsBetter: false,
+    format: 'count',
+    definition: "in-domain answers read as abstentions (the judge's when present, else the pattern's)",
+    fromSummary: (s) =>
+      s.judge ? plain(s.judge.wrong_abstentions) : s.generation ? plain(s.generation.wrong_abstentions) : null,
+    gate: { doc: 'in-domain abstentions (count)' },
+  },
+  {
+    key: 'judge_errors',
+    label: 'judge errors',
+    grain: 'run',
+    kind: 'count',
+    higherIsBetter: false,
+    format: 'count',
+    definition: 'verdicts the judge could not give after one retry',
+    fromSummary: (s) => s.judge?.judge_errors ?? null,
+    gate: { doc: 'judge errors (count)' },
+  },
+  {
+    key: 'errors',
+    label: 'errors',
+    grain: 'run',
+    kind: 'count',
+    higherIsBetter: false,
+    format: 'count',
+    definition: 'cases that ended in error (counted beside the figures, never averaged in)',
+    fromSummary: (s) => s.retrieval.errors,
+    gate: { doc: 'cases that ended in error (count)' },
+  },
+];
+
+/** Every metric, by key. */
+export const METRICS: Readonly<Record<string, Metric>> = Object.fromEntries(ALL.map((m) => [m.key, m]));
+
+/** The metric of `key` (a key not in the registry is a programming error). */
+export function metric(key: string): Metric {
+  const m = METRICS[key];
+  if (!m) throw new Error(`internal: no metric ${key} in the registry`);
+  return m;
+}
+
+/** The per-case retrieval metrics a run summary averages per node, in the order the summary stores them. */
+export const SUMMARY_RETRIEVAL_KEYS: readonly RetrievalMetricKey[] = ALL.flatMap((m) =>
+  m.retrievalKey ? [m.retrievalKey] : [],
+);
+
+/** The metrics of `keys`, in that order. */
+const view = (keys: readonly string[]): readonly Metric[] => keys.map(metric);
+
+/** The per-node retrieval table's columns. */
+export const RETRIEVAL_TABLE_METRICS = view([
+  'hit_at_1',
+  'hit_at_3',
+  'hit_at_5',
+  'hit_at_10',
+  'post_hit_at_5',
+  'mrr_at_10',
+  'content_recall_at_5',
+  'content_mrr_at_10',
+  'pollution_topics_at_5',
+]);
+
+/** The metrics a release gate may name, in the order they are listed. */
+export const GATE_METRICS = view([
+  'hit_at_5',
+  'post_hit_at_5',
+  'mrr_at_10',
+  'content_mrr_at_10',
+  'citation_validity',
+  'faithfulness',
+  'correct_abstention',
+  'offtopic_hallucinations',
+  'wrong_abstentions',
+  'judge_errors',
+  'errors',
+]);
+
+/** The per-question metrics compare pairs across runs, in display order (between its category columns). */
+export const CASE_CHANGE_METRICS = {
+  retrieval: view(['hit_at_5', 'post_hit_at_5', 'mrr_at_10', 'content_mrr_at_10']),
+  answer: view(['correct_abstention', 'faithfulness', 'citation_validity', 'offtopic_hallucinations']),
+};
+
+/** The metric columns of compare's run table. */
+export const RUN_TABLE_METRICS = view([
+  'hit_at_5',
+  'post_hit_at_5',
+  'mrr_at_10',
+  'content_mrr_at_10',
+  'citation_validity',
+  'faithfulness',
+  'correct_abstention',
+  'offtopic_hallucinations',
+  'judge_errors',
+]);
+
+/** The summary cards of the HTML report, in order (a missing figure says "not measured"; faithfulness shows only when judged). */
+export const CARD_METRICS = view([
+  'hit_at_5',
+  'mrr_at_10',
+  'evidence_post_hit_at_5',
+  'content_mrr_at_10',
+  'citation_validity',
+  'correct_abstention',
+  'offtopic_hallucinations',
+  'faithfulness',
+]);
+
+/** The retrieval columns of the matrix table (its generation columns are the pattern figures of a full run). */
+export const MATRIX_RETRIEVAL_METRICS = view(['hit_at_5', 'post_hit_at_5', 'mrr_at_10', 'content_mrr_at_10']);
+
+/** The run-level figures of a results file at `at`, keyed by metric (what compare rows and the gate read). */
+export function summaryFigure(key: string, summary: RunSummary, at: NodeRef): Figure {
+  return metric(key).fromSummary?.(summary, at) ?? null;
+}
+
+/** The figure as a mean with n, when it is one. */
+export function meanFigure(f: Figure | undefined): MeanN | null {
+  return f !== null && f !== undefined && typeof f === 'object' && 'mean' in f ? f : null;
+}
+
+/** The figure as a count out of n, when it is one. */
+export function countFigure(f: Figure | undefined): CountN | null {
+  return f !== null && f !== undefined && typeof f === 'object' && 'count' in f ? f : null;
+}
+
+/** Whether a value read from a row of figures is a figure. */
+export function isFigure(v: unknown): v is Figure {
+  if (v === null || typeof v === 'number') return true;
+  if (typeof v !== 'object' || Object.keys(v).length !== 2) return false;
+  return 'n' in v && ('mean' in v || 'count' in v);
+}
+
+/** A figure as one number for a gate rule: a mean, a count, or the number itself. */
+export function figureValue(f: Figure | undefined): number | null {
+  if (f === null || f === undefined) return null;
+  if (typeof f === 'number') return f;
+  return 'mean' in f ? f.mean : f.count;
+}
