@@ -123,8 +123,6 @@ export {
   type ConsistencyFigures,
   type MeanN,
   type CountN,
-  type RetrievalCaseMetrics,
-  type RetrievalMetricKey,
 } from './model/summary.js';
 export { summariseRetrieval } from './runs/summary.js';
 export { summariseGeneration } from './runs/generation-summary.js';

@@ -4,6 +4,7 @@
  * arithmetic done by hand (in the comments). Agreement with human labels and self-consistency
  * likewise, with Cohen's kappa worked out by hand.
  */
+import { findScore } from '../src/model/scores.js';
 import { describe, expect, it } from 'vitest';
 import { agreementFigures } from '../src/judge/agreement.js';
 import { judgeRecord } from '../src/judge/case-scores.js';
@@ -293,7 +294,7 @@ describe('summary.judge from scripted verdicts', () => {
     expect(s.self_consistency!.faithfulness).toEqual({ items: 3, disagreeing_items: 0, share: 0 });
     expect(s.self_consistency!.citation_relevance).toEqual({ items: 2, disagreeing_items: 0, share: 0 }); // C has no citations
     // The first verdict is the one scored: B stays 'answered'.
-    expect(records[1]!.scores.find((x) => x.name === 'judge_stance')!.details).toMatchObject({
+    expect(findScore(records[1]!.scores, 'judge_stance')!.details).toMatchObject({
       stance: 'answered',
       repeats: ['answered+unsupported', 'hedged+unsupported', 'answered+unsupported'],
     });

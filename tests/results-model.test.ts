@@ -27,11 +27,14 @@ describe('results/reference/*.json parse with the typed model', () => {
 });
 
 describe('scores are typed by name', () => {
-  it('refuses a score name no scorer writes and details of the wrong shape', () => {
+  it('refuses details of the wrong shape under a listed name, and details on a plain score', () => {
     expect(
       ScoreSchema.safeParse({ name: 'stance_pattern', value: null, details: { stance: 'answered' } }).success,
     ).toBe(true);
-    expect(ScoreSchema.safeParse({ name: 'no_such_score', value: 1 }).success).toBe(false);
+    // A new metric's score needs no entry in the model while it carries only a value.
+    expect(ScoreSchema.safeParse({ name: 'answer_length_ok', value: 1, reason: 'under 200 words' }).success).toBe(true);
+    expect(ScoreSchema.safeParse({ name: 'answer_length_ok', value: 1, details: { words: 120 } }).success).toBe(false);
+    expect(ScoreSchema.safeParse({ name: 'Not Snake', value: 1 }).success).toBe(false);
     expect(ScoreSchema.safeParse({ name: 'stance_pattern', value: null, details: { stance: 'maybe' } }).success).toBe(
       false,
     );

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { ScoreSchema } from './scores.js';
-import { RetrievalCaseMetricsSchema, RunSummarySchema } from './summary.js';
+import { RunSummarySchema } from './summary.js';
 import { ZoneSchema } from './zones.js';
 
 /** Bumped on any incompatible change of the results file. */
@@ -19,7 +19,8 @@ export const NodeCaseSchema = z
   .object({
     items: z.array(ItemRefSchema),
     /** The node's retrieval metrics for the case (a metric absent was not measured). */
-    metrics: RetrievalCaseMetricsSchema.partial(),
+    /** Per-case retrieval metrics of the node (src/scoring/retrieval-metrics.ts); null = not applicable. */
+    metrics: z.record(z.string(), z.number().nullable()),
     latency_ms: z.number(),
     gated_out: z.number().optional(),
   })

@@ -67,8 +67,8 @@ const bare = <N extends string>(name: N) =>
 /** Details shared by every judge verdict score. */
 const judged = { tokens: JudgeTokensSchema.optional(), repeats: RepeatsSchema.optional() };
 
-/** Every score a record may carry (the names are a contract other modules and stored files read). */
-export const ScoreSchema = z.discriminatedUnion('name', [
+/** The scores with typed details (the names are a contract other modules and stored files read). */
+export const KnownScoreSchema = z.discriminatedUnion('name', [
   // Deterministic scorers (src/scoring/).
   score('citation_validity', z.object({ markers: z.number(), invalid: z.number() }).strict()),
   bare('golden_citation'),
@@ -86,17 +86,53 @@ export const ScoreSchema = z.discriminatedUnion('name', [
   score('judge_safety', z.object({ verdict: SafetyOutcomeSchema, expect: z.string(), ...judged }).strict()),
 ]);
 
-export type ScoreRecord = z.infer<typeof ScoreSchema>;
-export type ScoreName = ScoreRecord['name'];
-/** The score of one name, with its typed details. */
-export type ScoreOf<N extends ScoreName> = Extract<ScoreRecord, { name: N }>;
+export type KnownScore = z.infer<typeof KnownScoreSchema>;
+export type KnownScoreName = KnownScore['name'];
+const KNOWN_NAMES: ReadonlySet<string> = new Set(KnownScoreSchema.options.map((o) => o.shape.name.value));
+
+/**
+ * A score with a value and no details, under a name the model does not list: a new metric's
+ * scorer and its registry entry are all it needs. A listed name never falls back to it, so a
+ * known score with malformed details is still refused.
+ */
+export const PlainScoreSchema = z
+  .object({
+    name: z
+      .string()
+      .regex(/^[a-z][a-z0-9_]*$/, 'a score name is snake_case')
+      .refine((n) => !KNOWN_NAMES.has(n), 'a listed score name must match its own shape'),
+    value: num,
+    reason: z.string().optional(),
+    details: z.undefined().optional(),
+  })
+  .strict();
+export type PlainScore = z.infer<typeof PlainScoreSchema>;
+
+export type ScoreRecord = KnownScore | PlainScore;
+
+/**
+ * Every score a record may carry: a listed name is read with its own shape (so a problem is named
+ * precisely, e.g. `scores.5.details.stance`), any other snake_case name as a plain score.
+ */
+export const ScoreSchema = z.unknown().transform((value, ctx): ScoreRecord => {
+  const name = typeof value === 'object' && value !== null && 'name' in value ? value.name : undefined;
+  const parsed = (typeof name === 'string' && KNOWN_NAMES.has(name) ? KnownScoreSchema : PlainScoreSchema).safeParse(
+    value,
+  );
+  if (parsed.success) return parsed.data;
+  for (const issue of parsed.error.issues) ctx.addIssue({ ...issue, code: 'custom', input: value });
+  return z.NEVER;
+});
+export type ScoreName = string;
+/** The score of one name: a listed name's member with its typed details, else a plain score. */
+export type ScoreOf<N extends string> = N extends KnownScoreName ? Extract<KnownScore, { name: N }> : PlainScore;
 
 /** The score of `name` on a list of scores, typed by its name; undefined when absent. */
-export function findScore<N extends ScoreName>(scores: readonly ScoreRecord[], name: N): ScoreOf<N> | undefined {
+export function findScore<N extends string>(scores: readonly ScoreRecord[], name: N): ScoreOf<N> | undefined {
   return scores.find((s): s is ScoreOf<N> => s.name === name);
 }
 
 /** Every score of `name` (a record may carry several `judge_error` scores). */
-export function scoresNamed<N extends ScoreName>(scores: readonly ScoreRecord[], name: N): ScoreOf<N>[] {
+export function scoresNamed<N extends string>(scores: readonly ScoreRecord[], name: N): ScoreOf<N>[] {
   return scores.filter((s): s is ScoreOf<N> => s.name === name);
 }

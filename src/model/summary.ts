@@ -18,28 +18,6 @@ export type MeanN = z.infer<typeof MeanNSchema>;
 export const CountNSchema = z.object({ count: z.number(), n: z.number() }).strict();
 export type CountN = z.infer<typeof CountNSchema>;
 
-/** Per-case retrieval metrics of one node; null = not applicable to this case (src/scoring/definitions.ts). */
-export const RetrievalCaseMetricsSchema = z
-  .object({
-    hit_at_1: num,
-    hit_at_3: num,
-    hit_at_5: num,
-    hit_at_10: num,
-    post_hit_at_5: num,
-    mrr_at_10: num,
-    content_recall_at_5: num,
-    content_mrr_at_10: num,
-    /** Distinct topics among the first 5 results. */
-    pollution_topics_at_5: num,
-    /** Share of the first 5 results held by the most frequent topic. */
-    pollution_dominant_share_at_5: num,
-    /** 1-based rank of the first result with an expected topic (no cutoff), null if none. */
-    first_topic_rank: num,
-  })
-  .strict();
-export type RetrievalCaseMetrics = z.infer<typeof RetrievalCaseMetricsSchema>;
-export type RetrievalMetricKey = keyof RetrievalCaseMetrics;
-
 /** Median and p90 of a latency over the run, ms, with n. */
 export const LatencySummarySchema = z.object({ median: num, p90: num, n: z.number() }).strict();
 export type LatencySummary = z.infer<typeof LatencySummarySchema>;

@@ -1,7 +1,8 @@
 import { quantile } from '../scoring/statistics.js';
 import { aggregateRetrieval } from '../scoring/retrieval-metrics.js';
 import type { CaseRecord } from '../model/results.js';
-import type { RetrievalCaseMetrics, RetrievalSummary } from '../model/summary.js';
+import type { RetrievalSummary } from '../model/summary.js';
+import type { RetrievalCaseMetrics } from '../scoring/retrieval-metrics.js';
 
 function metricsOf(records: readonly CaseRecord[], node: string): Partial<RetrievalCaseMetrics>[] {
   return records.flatMap((r) => {

@@ -5,12 +5,16 @@
  * changes), the release gate and the matrix table read their metrics from here; the longer
  * wording a reader sees is in src/scoring/definitions.ts (the README's "Metrics").
  *
- * Adding a metric: its scorer (src/scoring/scorers.ts, or a retrieval metric in
- * src/scoring/retrieval-metrics.ts) and its entry here, placed in the views that show it.
+ * Adding a metric is two files: its scorer and its entry here (placed in the views that show it).
+ * A retrieval metric is a field of RetrievalCaseMetricsSchema and its computation, both in
+ * src/scoring/retrieval-metrics.ts; an answer metric is a scorer in src/scoring/scorers.ts whose
+ * score carries a value (a plain score, src/model/scores.ts). Only a score that also writes
+ * typed details adds a member to the model's score union.
  */
 import type { CaseRecord } from '../model/results.js';
 import { findScore, type ScoreName } from '../model/scores.js';
-import type { CountN, MeanN, RetrievalMetricKey, RunSummary } from '../model/summary.js';
+import type { CountN, MeanN, RunSummary } from '../model/summary.js';
+import type { RetrievalMetricKey } from './retrieval-metrics.js';
 
 /** Where a metric is measured: a node's ranked list per case, an answered case, or the whole run. */
 export type MetricGrain = 'node' | 'answer' | 'run';

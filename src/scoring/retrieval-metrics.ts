@@ -2,9 +2,34 @@ import type { Case } from '../cases/schema.js';
 import { termAlternatives } from '../cases/load.js';
 import type { RetrievedItem } from '../corpus/discourse.js';
 import { carriesTerm, readerText } from '../text.js';
-import type { MeanN, RetrievalCaseMetrics, RetrievalMetricKey } from '../model/summary.js';
+import { z } from 'zod';
+import type { MeanN } from '../model/summary.js';
 import { postHitApplies } from './definitions.js';
 import { SUMMARY_RETRIEVAL_KEYS } from './registry.js';
+
+const num = z.number().nullable();
+
+/** Per-case retrieval metrics of one node; null = not applicable to this case (src/scoring/definitions.ts). */
+export const RetrievalCaseMetricsSchema = z
+  .object({
+    hit_at_1: num,
+    hit_at_3: num,
+    hit_at_5: num,
+    hit_at_10: num,
+    post_hit_at_5: num,
+    mrr_at_10: num,
+    content_recall_at_5: num,
+    content_mrr_at_10: num,
+    /** Distinct topics among the first 5 results. */
+    pollution_topics_at_5: num,
+    /** Share of the first 5 results held by the most frequent topic. */
+    pollution_dominant_share_at_5: num,
+    /** 1-based rank of the first result with an expected topic (no cutoff), null if none. */
+    first_topic_rank: num,
+  })
+  .strict();
+export type RetrievalCaseMetrics = z.infer<typeof RetrievalCaseMetricsSchema>;
+export type RetrievalMetricKey = keyof RetrievalCaseMetrics;
 
 /** Cutoffs reported for topic hits. */
 export const HIT_KS = [1, 3, 5, 10] as const;
