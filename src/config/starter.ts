@@ -7,24 +7,30 @@ import { DEFAULT_ZONE_THRESHOLDS } from '../model/zones.js';
  * are `${VAR}` references). What was found comes in as plain data (see corpus/detect.ts).
  */
 
+/** One discourse-ai (model_id, strategy_id) pair with rows. */
 export interface StarterPair {
   grain: 'post' | 'topic';
   model_id: number;
   strategy_id: number;
   dimensions: number;
   rows: number;
+  /** discourse-ai's display name of the model, where its embedding_definitions table says it. */
   model_name?: string;
 }
 
+/** What a database offers (src/corpus/detect.ts finds it). */
 export interface StarterInput {
   server: string;
+  /** The text-search configuration the forum's search uses (from its locale), known to exist. */
   text_search_config: string;
+  /** Why that configuration: where the locale was read. */
   text_search_source: string;
   keyword: { post: boolean; topic: boolean };
   pgvector?: string;
   pairs: StarterPair[];
   public_topics: number;
   public_posts: number;
+  /** Public topics with at least two public posts, most replied first (seed cases). */
   sample_topics: { topic_id: number; title: string }[];
 }
 

@@ -1,3 +1,4 @@
+import type { StarterInput, StarterPair } from '../config/starter.js';
 import { DatabaseError } from '../errors.js';
 import { PUBLIC_POST, type DiscourseProfile } from './discourse.js';
 import { textSearchConfigs } from './retrieval-setup.js';
@@ -9,30 +10,9 @@ import { textSearchConfigs } from './retrieval-setup.js';
  * file. Reads only; never reads discourse-ai's endpoint URLs or keys.
  */
 
-export interface DetectedPair {
-  grain: 'post' | 'topic';
-  model_id: number;
-  strategy_id: number;
-  dimensions: number;
-  rows: number;
-  /** discourse-ai's display name of the model, where its embedding_definitions table says it. */
-  model_name?: string;
-}
-
-export interface DetectedDatabase {
-  server: string;
-  /** The text-search configuration the forum's search uses (from its locale), known to exist. */
-  text_search_config: string;
-  /** Why that configuration: where the locale was read. */
-  text_search_source: string;
-  keyword: { post: boolean; topic: boolean };
-  pgvector?: string;
-  pairs: DetectedPair[];
-  public_topics: number;
-  public_posts: number;
-  /** Public topics with at least two public posts, most replied first (seed cases). */
-  sample_topics: { topic_id: number; title: string }[];
-}
+/** What detection finds is what the starting config is written from (src/config/starter.ts). */
+export type DetectedPair = StarterPair;
+export type DetectedDatabase = StarterInput;
 
 /** Discourse locales (ISO 639-1, optionally with a region) → PostgreSQL's built-in configurations. */
 const LOCALE_CONFIG: Readonly<Record<string, string>> = {

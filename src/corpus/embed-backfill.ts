@@ -206,66 +206,46 @@ export async function backfillEmbeddings(o: BackfillOptions): Promise<BackfillRe
       o.onProgress?.(done, total);
     };
 
-    outer: for (const strategy of o.strategies) {
-      const posts = { table: 'ai_posts_embeddings', strategy_id: strategy, written: 0, current: 0, total: totalPosts };
-      report.tables.push(posts);
+    /** One table under one strategy, keyset-paginated by id; false when stopped. */
+    const fill = async (
+      table: string,
+      idCol: string,
+      strategy: number,
+      total: number,
+      sql: string,
+      textOf: (r: PostRow) => string,
+    ): Promise<boolean> => {
+      const tally = { table, strategy_id: strategy, written: 0, current: 0, total };
+      report.tables.push(tally);
       for (let last = 0; ;) {
-        if (o.signal?.aborted) {
-          report.stopped = true;
-          break outer;
-        }
-        const rows = await source.query<PostRow>(
-          `SELECT p.id, p.topic_id, p.post_number, p.raw, t.title, c.name AS category, ${tagsSql} AS tags,
-             (SELECT f.raw FROM posts f WHERE f.topic_id = p.topic_id AND f.post_number = 1) AS first_raw,
-             (SELECT r.raw FROM posts r WHERE r.topic_id = p.topic_id AND r.post_number = p.reply_to_post_number) AS parent_raw
-           FROM ${FROM} WHERE ${PUBLIC_POST} AND p.id > $1 ORDER BY p.id LIMIT $2`,
-          [last, batchSize],
-        );
-        if (!rows.length) break;
+        if (o.signal?.aborted) return false;
+        const rows = await source.query<PostRow>(sql, [last, batchSize]);
+        if (!rows.length) return true;
         last = Number(rows[rows.length - 1]!.id);
-        await upsert(
-          'ai_posts_embeddings',
-          'post_id',
-          strategy,
-          rows.map((r) => ({
-            id: Number(r.id),
-            text: postEmbeddingText({ ...r, category: r.category ?? '', tags: r.tags ?? [] }, strategy),
-          })),
-          posts,
-        );
+        const items = rows.map((r) => ({ id: Number(r.id), text: textOf(r) }));
+        await upsert(table, idCol, strategy, items, tally);
       }
-      if (o.topics === false) continue;
-      const topics = {
-        table: 'ai_topics_embeddings',
-        strategy_id: strategy,
-        written: 0,
-        current: 0,
-        total: totalTopics,
-      };
-      report.tables.push(topics);
-      for (let last = 0; ;) {
-        if (o.signal?.aborted) {
-          report.stopped = true;
-          break outer;
-        }
-        // A topic's text: its header and its first public post.
-        const rows = await source.query<PostRow>(
-          `SELECT DISTINCT ON (t.id) t.id, t.title, c.name AS category, ${tagsSql} AS tags, p.raw
-           FROM ${FROM} WHERE ${PUBLIC_POST} AND t.id > $1 ORDER BY t.id, p.post_number LIMIT $2`,
-          [last, batchSize],
-        );
-        if (!rows.length) break;
-        last = Number(rows[rows.length - 1]!.id);
-        await upsert(
-          'ai_topics_embeddings',
-          'topic_id',
-          strategy,
-          rows.map((r) => ({
-            id: Number(r.id),
-            text: topicEmbeddingText({ ...r, category: r.category ?? '', tags: r.tags ?? [] }),
-          })),
-          topics,
-        );
+    };
+    const parts = (r: PostRow) => ({ ...r, category: r.category ?? '', tags: r.tags ?? [] });
+    const POSTS = `SELECT p.id, p.topic_id, p.post_number, p.raw, t.title, c.name AS category, ${tagsSql} AS tags,
+         (SELECT f.raw FROM posts f WHERE f.topic_id = p.topic_id AND f.post_number = 1) AS first_raw,
+         (SELECT r.raw FROM posts r WHERE r.topic_id = p.topic_id AND r.post_number = p.reply_to_post_number) AS parent_raw
+       FROM ${FROM} WHERE ${PUBLIC_POST} AND p.id > $1 ORDER BY p.id LIMIT $2`;
+    // A topic's text: its header and its first public post.
+    const TOPICS = `SELECT DISTINCT ON (t.id) t.id, t.title, c.name AS category, ${tagsSql} AS tags, p.raw
+       FROM ${FROM} WHERE ${PUBLIC_POST} AND t.id > $1 ORDER BY t.id, p.post_number LIMIT $2`;
+    for (const strategy of o.strategies) {
+      const go =
+        (await fill('ai_posts_embeddings', 'post_id', strategy, totalPosts, POSTS, (r) =>
+          postEmbeddingText(parts(r), strategy),
+        )) &&
+        (o.topics === false ||
+          (await fill('ai_topics_embeddings', 'topic_id', strategy, totalTopics, TOPICS, (r) =>
+            topicEmbeddingText(parts(r)),
+          )));
+      if (!go) {
+        report.stopped = true;
+        break;
       }
     }
     return report;

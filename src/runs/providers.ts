@@ -9,7 +9,7 @@ import type { ChatModel } from '../llm/types.js';
 import type { OfflineResponderOptions } from '../llm/offline-responder.js';
 import type { Embedder } from '../embedding/embedder.js';
 import type { Reranker } from '../rerank/types.js';
-import { CHAT_PROVIDERS } from '../providers/chat.js';
+import { CHAT_PROVIDERS, type ChatSettings } from '../providers/chat.js';
 import { EMBEDDING_PROVIDERS } from '../providers/embedders.js';
 import { settingsFromEnv, type Environment } from '../providers/env.js';
 import { findProvider, providerNames } from '../providers/registry.js';
@@ -31,16 +31,8 @@ export function createReranker(config: Config, env: Environment): Reranker {
   return provider.create(settingsFromEnv(provider, r, env));
 }
 
-/** The model settings shared by the generator and the judge. */
-export interface ModelSettings {
-  provider: string;
-  model: string;
-  base_url?: string | undefined;
-  api_key?: string | undefined;
-  timeout_ms: number;
-  retries: number;
-  max_retry_after_ms: number;
-}
+/** The model settings shared by the generator and the judge: a chat provider's settings and its name. */
+export type ModelSettings = Omit<ChatSettings, 'responder'> & { provider: string };
 
 /**
  * Builds the chat model a generator or judge section names; base URLs and keys come from the
