@@ -8,11 +8,11 @@ import { z } from 'zod';
 import { ConfigError, JudgeParseError, ProviderError, redact, redactSecretValues } from '../../errors.js';
 import type { Completion, CompletionRequest } from '../types.js';
 import { anthropicMessageParams, checkMessage } from '../anthropic.js';
-import { joinUrl, splitQuery } from '../http.js';
+import { splitQuery } from '../http.js';
 import { parseStructured, wireSchema } from '../openai.js';
 import { refuseUrlCredentials } from '../remote.js';
 import { BatchClientBase, checkSubmission, outcomeOf, requestError } from './base.js';
-import { callJson, checkLine, jsonlLines, malformed, transport, type Transport } from './transport.js';
+import { callJson, checkLine, endpointUrl, jsonlLines, malformed, transport, type Transport } from './transport.js';
 import type { BatchClientOptions, BatchOutcome, BatchRequest, BatchResult, BatchStatus } from './types.js';
 
 const ANTHROPIC_URL = 'https://api.anthropic.com';
@@ -89,9 +89,7 @@ export class AnthropicBatchClient extends BatchClientBase {
   }
 
   private url(path: string): string {
-    const u = new URL(joinUrl(this.baseURL, path));
-    for (const [k, v] of Object.entries(this.query)) u.searchParams.set(k, v);
-    return u.toString();
+    return endpointUrl(this.baseURL, this.query, path);
   }
 
   /** The messages body AnthropicChatModel sends for `req` (the same function builds both). */

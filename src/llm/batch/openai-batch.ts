@@ -7,11 +7,11 @@
 import { z } from 'zod';
 import { ConfigError, ProviderError, redact, redactSecretValues } from '../../errors.js';
 import type { Completion, CompletionRequest } from '../types.js';
-import { joinUrl, splitQuery } from '../http.js';
+import { splitQuery } from '../http.js';
 import { checkChatResponse, openaiChatBody, parseJsonText, parseStructured, wireSchema } from '../openai.js';
 import { refuseUrlCredentials } from '../remote.js';
 import { BatchClientBase, checkSubmission, outcomeOf, requestError } from './base.js';
-import { callJson, checkLine, jsonlLines, malformed, transport, type Transport } from './transport.js';
+import { callJson, checkLine, endpointUrl, jsonlLines, malformed, transport, type Transport } from './transport.js';
 import type {
   BatchClientOptions,
   BatchCounts,
@@ -109,11 +109,8 @@ export class OpenAIBatchClient extends BatchClientBase {
     });
   }
 
-  /** `base` + `path`, with the base URL's query string (e.g. `api-version`) after the path. */
   private url(path: string): string {
-    const u = new URL(joinUrl(this.baseURL, path));
-    for (const [k, v] of Object.entries(this.query)) u.searchParams.set(k, v);
-    return u.toString();
+    return endpointUrl(this.baseURL, this.query, path);
   }
 
   /** The chat completions body OpenAIChatModel sends for `req` (the same function builds both). */

@@ -8,7 +8,7 @@
 import type { z } from 'zod';
 import { ProviderError, redact, rememberSecrets } from '../../errors.js';
 import { answerError, classifyError, describe, toProviderError } from '../faults.js';
-import { HttpStatusError, RequestTimeoutError, withDeadline } from '../http.js';
+import { HttpStatusError, joinUrl, RequestTimeoutError, withDeadline } from '../http.js';
 import { sleep as timerSleep, withRetry, type Sleep } from '../retry.js';
 import { urlSecrets } from '../remote.js';
 
@@ -254,4 +254,11 @@ export function checkLine<S extends z.ZodType>(
   schema: S,
 ): z.infer<S> {
   return checkJson(t, `${where('GET', url)} (line ${lineNo})`, line, schema);
+}
+
+/** `base` + `path`, with the base URL's query string (e.g. `api-version`) after the path. */
+export function endpointUrl(base: string, query: Readonly<Record<string, string>>, path: string): string {
+  const u = new URL(joinUrl(base, path));
+  for (const [k, v] of Object.entries(query)) u.searchParams.set(k, v);
+  return u.toString();
 }
