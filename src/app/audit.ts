@@ -10,7 +10,14 @@ import { buildAuditSetup } from '../runs/audit-setup.js';
 import type { RunContext } from '../runs/context.js';
 import { writeResults } from '../runs/results-file.js';
 import type { AppHooks } from './hooks.js';
-import { announceComponents, openPipeline, outputDir, type PipelineInputs } from './pipeline.js';
+import {
+  announceComponents,
+  markShard,
+  openPipeline,
+  outputDir,
+  type PipelineInputs,
+  type ShardInfo,
+} from './pipeline.js';
 import { reportBeside } from './report.js';
 
 /** What an audit over one context produced: the results and the files written. */
@@ -28,7 +35,15 @@ export async function auditAndWrite(
   cases: readonly Located<Case>[],
   warnings: string[],
   hooks: AppHooks,
-  opts: { kind: 'run'; outputDir: string; env: NodeJS.ProcessEnv; resume?: string; label?: string; repeat?: number },
+  opts: {
+    kind: 'run';
+    outputDir: string;
+    env: NodeJS.ProcessEnv;
+    resume?: string;
+    label?: string;
+    repeat?: number;
+    shard?: ShardInfo | undefined;
+  },
 ): Promise<AuditOutcome> {
   const { deps, judge } = buildAuditSetup(ctx, opts.env, opts.repeat ? { repeat: opts.repeat } : {});
   announceComponents(ctx, hooks);
@@ -47,7 +62,8 @@ export async function auditAndWrite(
   } finally {
     bar.stop();
   }
-  const { result, stamp, ledger } = run;
+  const { stamp, ledger } = run;
+  const result = markShard(run.result, opts.shard);
   try {
     const files = writeResults(
       opts.outputDir,
@@ -81,10 +97,11 @@ export async function runAuditCommand(
   inputs: RunInputs,
   hooks: AppHooks,
 ): Promise<AuditOutcome & { warnings: string[]; report?: string }> {
-  const { ctx, cases, warnings } = await openPipeline(inputs, hooks);
+  const { ctx, cases, warnings, shard } = await openPipeline(inputs, hooks);
   try {
     const outcome = await auditAndWrite(ctx, cases, warnings, hooks, {
       kind: 'run',
+      shard,
       outputDir: outputDir(inputs.loaded, inputs.cwd),
       env: inputs.env,
       repeat: inputs.repeat,

@@ -1,5 +1,7 @@
 import { resolve } from 'node:path';
 import { loadCases, type Located } from '../cases/load.js';
+import { selectShard, type ShardSpec } from '../cases/shard.js';
+import type { RunResult } from '../model/results.js';
 import type { Case } from '../cases/schema.js';
 import type { LoadedConfig } from '../config/load.js';
 import { InputError } from '../errors.js';
@@ -13,7 +15,12 @@ export interface PipelineInputs extends AppEnv {
   db?: string | undefined;
   /** Case files or directories, resolved; default: the config's. */
   cases?: readonly string[] | undefined;
+  /** Run only this shard of the cases (`--shard I/N`). */
+  shard?: ShardSpec | undefined;
 }
+
+/** What a shard run records: which shard, of how many, and where its cases stand in the whole set. */
+export type ShardInfo = NonNullable<RunResult['shard']>;
 
 /** The config's case paths; a config that names none is told so (exit 2), not given the demo's. */
 export function configCasePaths(loaded: LoadedConfig): string[] {
@@ -53,12 +60,21 @@ export async function openContext(
 export async function openPipeline(
   inputs: PipelineInputs,
   hooks: AppHooks,
-): Promise<{ ctx: RunContext; cases: Located<Case>[]; warnings: string[] }> {
-  const cases = loadCases(inputs.cases?.length ? [...inputs.cases] : configCasePaths(inputs.loaded));
+): Promise<{ ctx: RunContext; cases: Located<Case>[]; warnings: string[]; shard?: ShardInfo }> {
+  const all = loadCases(inputs.cases?.length ? [...inputs.cases] : configCasePaths(inputs.loaded));
+  const selected = inputs.shard ? selectShard(all, (c) => c.value.id, inputs.shard) : undefined;
+  const cases = selected ? selected.items : all;
+  const shard =
+    selected && inputs.shard ? { ...inputs.shard, total: selected.total, positions: selected.positions } : undefined;
+  if (shard && cases.length === 0)
+    hooks.event({
+      kind: 'warning',
+      text: `shard ${shard.index}/${shard.count} holds none of the ${shard.total} cases`,
+    });
   const { ctx, warnings } = await openContext(inputs, hooks);
   try {
     warnings.unshift(...(await goldenWarnings(ctx.profile, cases)));
-    return { ctx, cases, warnings };
+    return { ctx, cases, warnings, ...(shard ? { shard } : {}) };
   } catch (e) {
     await ctx.close();
     throw e;
@@ -73,4 +89,10 @@ export function announceComponents(ctx: RunContext, hooks: AppHooks): void {
 /** The results directory of a run. */
 export function outputDir(loaded: LoadedConfig, cwd: string): string {
   return resolve(cwd, loaded.config.output_dir);
+}
+
+/** A shard run's results carry the shard, and their name says which (so shards never share a file). */
+export function markShard(result: RunResult, shard: ShardInfo | undefined): RunResult {
+  if (!shard) return result;
+  return { ...result, name: `${result.name}-shard-${shard.index}-of-${shard.count}`, shard };
 }

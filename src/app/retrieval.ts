@@ -7,7 +7,14 @@ import { writeResults } from '../runs/results-file.js';
 import { runRetrieval } from '../runs/retrieval-run.js';
 import { writeTrecFiles } from '../runs/trec-export.js';
 import type { AppHooks } from './hooks.js';
-import { announceComponents, openPipeline, outputDir, type PipelineInputs } from './pipeline.js';
+import {
+  announceComponents,
+  markShard,
+  openPipeline,
+  outputDir,
+  type PipelineInputs,
+  type ShardInfo,
+} from './pipeline.js';
 import { reportBeside } from './report.js';
 
 /**
@@ -19,13 +26,13 @@ export async function retrieveAndWrite(
   cases: readonly Located<Case>[],
   warnings: string[],
   hooks: AppHooks,
-  opts: { outputDir: string; label?: string },
+  opts: { outputDir: string; label?: string; shard?: ShardInfo | undefined },
 ): Promise<{ result: RunResult; files: { json: string; md: string } }> {
   announceComponents(ctx, hooks);
   const bar = hooks.progress(opts.label ?? 'retrieval');
   let result: RunResult;
   try {
-    result = await runRetrieval(ctx, cases, warnings, bar.update);
+    result = markShard(await runRetrieval(ctx, cases, warnings, bar.update), opts.shard);
   } finally {
     bar.stop();
   }
@@ -50,10 +57,11 @@ export interface RetrievalOutcome {
 
 /** `retrieval`: every case through each retrieval node; results, digest, TREC files, report. */
 export async function runRetrievalCommand(inputs: RetrievalInputs, hooks: AppHooks): Promise<RetrievalOutcome> {
-  const { ctx, cases, warnings } = await openPipeline(inputs, hooks);
+  const { ctx, cases, warnings, shard } = await openPipeline(inputs, hooks);
   try {
     const { result, files } = await retrieveAndWrite(ctx, cases, warnings, hooks, {
       outputDir: outputDir(inputs.loaded, inputs.cwd),
+      shard,
     });
     const trec = inputs.trecOut
       ? (await writeTrecFiles(inputs.trecOut, result, inputs.cwd, ctx.profile)).files

@@ -3,11 +3,18 @@ import { checkOutputDir } from '../app/output-paths.js';
 import { runRetrievalCommand } from '../app/retrieval.js';
 import { textTable } from '../reports/format.js';
 import { retrievalTable } from '../reports/retrieval-table.js';
+import { parseShardSpec } from '../cases/shard.js';
 import type { Command } from './command.js';
 import { cliHooks, loadWithOverrides, resolvePaths } from './common.js';
 import { optionsHelp, parseCommand, PIPELINE_COLUMN, PIPELINE_OPTIONS, type OptionSpecs } from './options.js';
 
 const OWN_OPTIONS = {
+  shard: {
+    type: 'string',
+    value: 'I/N',
+    doc: `run shard I of N (1-based; env/N reads RAGAUDIT_SHARD, else Kubernetes'
+JOB_COMPLETION_INDEX): cases split by a stable hash of their id; 'ragaudit merge' joins the shards`,
+  },
   'trec-out': {
     type: 'string',
     value: 'DIR',
@@ -47,6 +54,7 @@ Exit codes: 0 all cases retrieved, 1 some cases ended in error, 2 bad input, con
         loaded,
         db: values.db,
         cases: resolvePaths(io, values.cases),
+        shard: values.shard === undefined ? undefined : parseShardSpec(values.shard, io.env),
         cwd: io.cwd,
         env: io.env,
         trecOut,

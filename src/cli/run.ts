@@ -3,6 +3,7 @@ import { textTable } from '../reports/format.js';
 import { generationRows } from '../reports/generation-digest.js';
 import { judgeRows } from '../reports/judge-digest.js';
 import { retrievalTable } from '../reports/retrieval-table.js';
+import { parseShardSpec } from '../cases/shard.js';
 import type { Command } from './command.js';
 import { cliHooks, loadWithOverrides, resolvePaths } from './common.js';
 import { generationOverrides, judgeOverrides, repeatFlag } from './flags.js';
@@ -19,6 +20,12 @@ import {
 const OWN_OPTIONS = {
   ...GENERATION_OPTIONS,
   ...JUDGE_OPTIONS,
+  shard: {
+    type: 'string',
+    value: 'I/N',
+    doc: `run shard I of N (1-based; env/N reads RAGAUDIT_SHARD, else Kubernetes'
+JOB_COMPLETION_INDEX): cases split by a stable hash of their id; 'ragaudit merge' joins the shards`,
+  },
   'no-report': { type: 'boolean', doc: 'do not write the HTML report (<results>.html) beside the results file' },
 } as const;
 
@@ -58,6 +65,7 @@ Exit codes: 0 all cases completed, 1 some cases ended in error, 2 bad input or c
         loaded,
         db: values.db,
         cases: resolvePaths(io, values.cases),
+        shard: values.shard === undefined ? undefined : parseShardSpec(values.shard, io.env),
         cwd: io.cwd,
         env: io.env,
         repeat,

@@ -106,6 +106,19 @@ export const RunResultSchema = z
     components: z.record(z.string(), ComponentSchema),
     /** Which file this one re-judged (ragaudit judge). */
     rejudged_from: z.string().optional(),
+    /**
+     * A shard of a larger run (`--shard I/N`): its index (1-based), the shard count, how many cases
+     * the whole run has, and each of this file's cases' 0-based position in it (for an exact merge).
+     */
+    shard: z
+      .object({
+        index: z.number().int().positive(),
+        count: z.number().int().positive(),
+        total: z.number().int().nonnegative(),
+        positions: z.array(z.number().int().nonnegative()),
+      })
+      .strict()
+      .optional(),
     warnings: z.array(z.string()),
     nodes: z.array(z.object({ name: z.string(), kind: z.string(), grain: z.string() }).strict()),
     summary: RunSummarySchema,
