@@ -55,7 +55,23 @@ export interface KeywordQuery {
   maxPostsCount?: number | null;
 }
 
+/** How a batched semantic statement is shaped (see `DiscourseProfile.batchShape`); default by database kind. */
+export type BatchShape = 'lateral' | 'shared';
+
+export interface SemanticBatchQuery extends Omit<SemanticQuery, 'vector'> {
+  /** One query vector (pgvector text form) per question. */
+  vectors: string[];
+  shape?: BatchShape;
+}
+
+export interface KeywordBatchQuery extends Omit<KeywordQuery, 'text'> {
+  /** One question per list. */
+  texts: string[];
+}
+
 type Row = Omit<RetrievedItem, 'score'> & { score: number | string };
+/** A row of a batched query: which query (1-based) it answers, and the ordering key it was ranked by. */
+type BatchRow = Row & { ord: number; distance?: unknown };
 
 /** Rows as items; a score that is not a finite number is refused here, before any record holds it. */
 function toItems(rows: Row[], what: string): RetrievedItem[] {
@@ -67,17 +83,37 @@ function toItems(rows: Row[], what: string): RetrievedItem[] {
   });
 }
 
+/** Batched rows as one list per query, in query order; the rows arrive sorted by query, then rank. */
+function byQuery(rows: BatchRow[], queries: number, what: string): RetrievedItem[][] {
+  const lists: Row[][] = Array.from({ length: queries }, () => []);
+  for (const { ord, distance, ...row } of rows) {
+    void distance;
+    const list = lists[Number(ord) - 1];
+    if (!list) throw new RagauditError(`${what} answered a query that was not asked (${String(ord)})`);
+    list.push(row);
+  }
+  return lists.map((l) => toItems(l, what));
+}
+
 /**
  * The semantic score and its ORDER BY. Cosine distance involving a zero vector (a stored post or
  * topic with no content) is NaN, which PostgreSQL sorts after every number: such rows are left
  * out, since nothing is near a vector without a direction.
  */
-function semanticSql(op: '<=>' | '<#>', dims: number): { score: string; distance: string; defined: string } {
-  const distance = `(e.embeddings::halfvec(${dims}) ${op} $1::halfvec(${dims}))`;
+function semanticSql(
+  op: '<=>' | '<#>',
+  dims: number,
+  query = `$1::halfvec(${dims})`,
+  stored = `e.embeddings::halfvec(${dims})`,
+): { score: string; distance: string; defined: string; scoreOf: string; definedOf: string } {
+  const distance = `(${stored} ${op} ${query})`;
   return {
     score: op === '<=>' ? `1 - ${distance}` : `-${distance}`,
     distance,
     defined: op === '<=>' ? `${distance} <> 'NaN'::float8` : 'true',
+    // The same, over a distance already computed (a column named by `stored`).
+    scoreOf: op === '<=>' ? `1 - ${stored}` : `-${stored}`,
+    definedOf: op === '<=>' ? `${stored} <> 'NaN'::float8` : 'true',
   };
 }
 
@@ -88,8 +124,11 @@ function semanticSql(op: '<=>' | '<#>', dims: number): { score: string; distance
  * a bound parameter, never spliced into SQL. A question with no lexeme ("Why?", an emoji) makes a
  * NULL query, which matches nothing: the channel returns an empty list, never a score.
  */
-const OR_TSQUERY = `to_tsquery('simple', (SELECT string_agg('''' || replace(replace(l, E'\\\\', E'\\\\\\\\'), '''', '''''') || '''', ' | ')
-  FROM unnest(tsvector_to_array(to_tsvector($2::regconfig, $1))) AS l))`;
+const orTsquery = (
+  text: string,
+) => `to_tsquery('simple', (SELECT string_agg('''' || replace(replace(l, E'\\\\', E'\\\\\\\\'), '''', '''''') || '''', ' | ')
+  FROM unnest(tsvector_to_array(to_tsvector($2::regconfig, ${text}))) AS l))`;
+const OR_TSQUERY = orTsquery('$1');
 
 /** Discourse (with discourse-ai embeddings) as seen by the audit: public content only. */
 export class DiscourseProfile {
@@ -144,6 +183,116 @@ export class DiscourseProfile {
       [q.text, q.config, q.limit, q.maxPostsCount ?? null],
     );
     return toItems(rows, 'keyword topic search');
+  }
+
+  /**
+   * How a batched semantic statement is shaped. `lateral`: the single query itself, run once per
+   * vector inside a LATERAL top-k, so the planner keeps the plan it makes for one question (an
+   * ANN index on a real forum). `shared`: the public candidate rows are computed once per
+   * statement and every vector ranks them, each distance computed once (the embedded demo: a few
+   * hundred posts, no index). Both return exactly the single query's lists: the same rows, scored
+   * by the same expressions, ordered by the same keys (distance, then id: a total order). Keyword
+   * statements are always `lateral` (a text-search index serves each question better than a scan).
+   */
+  batchShape(q: { shape?: BatchShape }): BatchShape {
+    return q.shape ?? (this.db.kind === 'pglite' ? 'shared' : 'lateral');
+  }
+
+  /**
+   * {@link semanticPosts} for many query vectors in one statement (`unnest … WITH ORDINALITY`);
+   * one list per vector, in input order, each exactly what the single query returns.
+   */
+  async semanticPostsBatch(q: SemanticBatchQuery): Promise<RetrievedItem[][]> {
+    const dims = Math.floor(q.dimensions);
+    const op = q.operator ?? '<=>';
+    const params = [q.vectors, q.modelId, q.strategyId, q.limit, q.maxPostsCount ?? null];
+    const where = `e.model_id = $2 AND e.strategy_id = $3 AND ${PUBLIC_POST} AND ($5::int IS NULL OR t.posts_count <= $5)`;
+    const queries = `unnest($1::halfvec(${dims})[]) WITH ORDINALITY AS q(v, ord)`;
+    let sql: string;
+    if (this.batchShape(q) === 'lateral') {
+      const sem = semanticSql(op, dims, 'q.v');
+      sql = `SELECT q.ord::int AS ord, r.* FROM ${queries} CROSS JOIN LATERAL (
+         SELECT ${ITEM_COLUMNS}, ${sem.score} AS score, ${sem.distance} AS distance
+         FROM ai_posts_embeddings e JOIN ${FROM_POSTS} ON p.id = e.post_id
+         WHERE ${where} AND ${sem.defined}
+         ORDER BY ${sem.distance}, p.id LIMIT $4) r
+       ORDER BY q.ord, r.distance, r.post_id`;
+    } else {
+      const sem = semanticSql(op, dims, 'q.v', 'x.emb');
+      const d = semanticSql(op, dims, '', 'y.distance');
+      // OFFSET 0 keeps the distance computed once per row (a flattened subquery would repeat it in WHERE and ORDER BY).
+      sql = `WITH x AS MATERIALIZED (
+         SELECT p.id, e.embeddings::halfvec(${dims}) AS emb
+         FROM ai_posts_embeddings e JOIN ${FROM_POSTS} ON p.id = e.post_id WHERE ${where})
+       SELECT q.ord::int AS ord, ${ITEM_COLUMNS}, r.score, r.distance FROM ${queries} CROSS JOIN LATERAL (
+         SELECT y.id, ${d.scoreOf} AS score, y.distance FROM (SELECT x.id, ${sem.distance} AS distance FROM x OFFSET 0) y
+         WHERE ${d.definedOf} ORDER BY y.distance, y.id LIMIT $4) r
+       JOIN ${FROM_POSTS} ON p.id = r.id
+       ORDER BY q.ord, r.distance, p.id`;
+    }
+    return byQuery(await this.db.query<BatchRow>(sql, params), q.vectors.length, 'semantic post search');
+  }
+
+  /** {@link semanticTopics} for many query vectors in one statement (see {@link semanticPostsBatch}). */
+  async semanticTopicsBatch(q: SemanticBatchQuery): Promise<RetrievedItem[][]> {
+    const dims = Math.floor(q.dimensions);
+    const op = q.operator ?? '<=>';
+    const params = [q.vectors, q.modelId, q.strategyId, q.limit, q.maxPostsCount ?? null];
+    const from = `ai_topics_embeddings e JOIN topics t ON t.id = e.topic_id LEFT JOIN categories c ON c.id = t.category_id
+         JOIN posts p ON ${FIRST_POST}`;
+    const where = `e.model_id = $2 AND e.strategy_id = $3 AND ${PUBLIC_POST} AND ($5::int IS NULL OR t.posts_count <= $5)`;
+    const queries = `unnest($1::halfvec(${dims})[]) WITH ORDINALITY AS q(v, ord)`;
+    let sql: string;
+    if (this.batchShape(q) === 'lateral') {
+      const sem = semanticSql(op, dims, 'q.v');
+      sql = `SELECT q.ord::int AS ord, r.* FROM ${queries} CROSS JOIN LATERAL (
+         SELECT ${ITEM_COLUMNS}, ${sem.score} AS score, ${sem.distance} AS distance
+         FROM ${from} WHERE ${where} AND ${sem.defined}
+         ORDER BY ${sem.distance}, t.id LIMIT $4) r
+       ORDER BY q.ord, r.distance, r.topic_id`;
+    } else {
+      const sem = semanticSql(op, dims, 'q.v', 'x.emb');
+      const d = semanticSql(op, dims, '', 'y.distance');
+      sql = `WITH x AS MATERIALIZED (
+         SELECT t.id AS topic_id, p.id AS post_id, e.embeddings::halfvec(${dims}) AS emb FROM ${from} WHERE ${where})
+       SELECT q.ord::int AS ord, ${ITEM_COLUMNS}, r.score, r.distance FROM ${queries} CROSS JOIN LATERAL (
+         SELECT y.topic_id, y.post_id, ${d.scoreOf} AS score, y.distance
+         FROM (SELECT x.topic_id, x.post_id, ${sem.distance} AS distance FROM x OFFSET 0) y
+         WHERE ${d.definedOf} ORDER BY y.distance, y.topic_id LIMIT $4) r
+       JOIN ${FROM_POSTS} ON p.id = r.post_id
+       ORDER BY q.ord, r.distance, r.topic_id`;
+    }
+    return byQuery(await this.db.query<BatchRow>(sql, params), q.vectors.length, 'semantic topic search');
+  }
+
+  /** {@link keywordPosts} for many questions in one statement: the single query in a LATERAL top-k per question. */
+  async keywordPostsBatch(q: KeywordBatchQuery): Promise<RetrievedItem[][]> {
+    const params = [q.texts, q.config, q.limit, q.maxPostsCount ?? null];
+    const where = `${PUBLIC_POST} AND ($4::int IS NULL OR t.posts_count <= $4)`;
+    const sql = `SELECT q.ord::int AS ord, r.* FROM unnest($1::text[]) WITH ORDINALITY AS q(text, ord)
+     CROSS JOIN LATERAL (
+       SELECT ${ITEM_COLUMNS}, ts_rank_cd(s.search_data, query) AS score
+       FROM post_search_data s JOIN ${FROM_POSTS} ON p.id = s.post_id, ${orTsquery('q.text')} AS query
+       WHERE s.search_data @@ query AND ${where}
+       ORDER BY score DESC, p.id LIMIT $3) r
+     ORDER BY q.ord, r.score DESC, r.post_id`;
+    return byQuery(await this.db.query<BatchRow>(sql, params), q.texts.length, 'keyword post search');
+  }
+
+  /** {@link keywordTopics} for many questions in one statement (see {@link semanticPostsBatch}). */
+  async keywordTopicsBatch(q: KeywordBatchQuery): Promise<RetrievedItem[][]> {
+    const params = [q.texts, q.config, q.limit, q.maxPostsCount ?? null];
+    const from = `topic_search_data s JOIN topics t ON t.id = s.topic_id LEFT JOIN categories c ON c.id = t.category_id
+         JOIN posts p ON ${FIRST_POST}`;
+    const where = `${PUBLIC_POST} AND ($4::int IS NULL OR t.posts_count <= $4)`;
+    const sql = `SELECT q.ord::int AS ord, r.* FROM unnest($1::text[]) WITH ORDINALITY AS q(text, ord)
+     CROSS JOIN LATERAL (
+       SELECT ${ITEM_COLUMNS}, ts_rank_cd(s.search_data, query) AS score
+       FROM ${from}, ${orTsquery('q.text')} AS query
+       WHERE s.search_data @@ query AND ${where}
+       ORDER BY score DESC, t.id LIMIT $3) r
+     ORDER BY q.ord, r.score DESC, r.topic_id`;
+    return byQuery(await this.db.query<BatchRow>(sql, params), q.texts.length, 'keyword topic search');
   }
 
   /**

@@ -9,7 +9,8 @@ import type { SqlClient } from './sql-client.js';
  * thread's event loop and has no timer to cancel it (its `statement_timeout` never fires: a 20 s
  * `pg_sleep` ran under a 1 s limit); here the calling thread keeps the clock and, past the
  * statement timeout, terminates the worker (V8 interrupts WebAssembly too) and opens a fresh one
- * for the next query. Queries are sent one at a time (PGlite runs one at a time anyway), so each
+ * for the next query. Each worker loads the database from a snapshot (a data-directory tar) into
+ * its own memory: no file is shared or written, so nothing needs copying or cleaning up. Queries are sent one at a time (PGlite runs one at a time anyway), so each
  * query's clock starts when it starts, not while it waits behind another.
  */
 
@@ -18,7 +19,9 @@ const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const { PGlite } = require(workerData.pglite);
 const { vector } = require(workerData.vector);
-PGlite.create({ dataDir: workerData.dataDir, extensions: { vector } }).then(async (db) => {
+const { readFileSync } = require('node:fs');
+const loadDataDir = new Blob([readFileSync(workerData.snapshot)]);
+PGlite.create({ loadDataDir, extensions: { vector } }).then(async (db) => {
   // One untimed statement first, so the engine's warm-up is not charged to the first real query.
   await db.query('SELECT 1');
   parentPort.postMessage({ ready: true });
@@ -50,14 +53,14 @@ export interface PgliteWorkerOptions {
   label: string;
   /** Longest a query may run, ms; past it the worker is stopped and the query fails. */
   statementTimeoutMs: number;
-  /** Makes a data directory for a new worker (a fresh copy), and says how to remove it. */
-  openDir: () => { dir: string; remove: () => void };
+  /** The data directory as a tar (PGlite's `dumpDataDir('none')`), loaded into memory by each worker. */
+  snapshot: string;
 }
 
 class PgliteWorkerClient implements SqlClient {
   readonly kind = 'pglite' as const;
   readonly label: string;
-  private current?: { worker: Worker; ready: Promise<void>; remove: () => void };
+  private current?: { worker: Worker; ready: Promise<void> };
   private queue: Promise<unknown> = Promise.resolve();
   private stopping: Promise<void> = Promise.resolve();
   private closed = false;
@@ -66,13 +69,12 @@ class PgliteWorkerClient implements SqlClient {
     this.label = opts.label;
   }
 
-  /** Starts a worker on a fresh data directory and waits until its database is open. */
+  /** Starts a worker on the snapshot and waits until its database is open. */
   start(): Promise<void> {
-    const { dir, remove } = this.opts.openDir();
     const worker = new Worker(WORKER_SOURCE, {
       eval: true,
       workerData: {
-        dataDir: dir,
+        snapshot: this.opts.snapshot,
         pglite: require.resolve('@electric-sql/pglite'),
         vector: require.resolve('@electric-sql/pglite-pgvector'),
       },
@@ -86,7 +88,7 @@ class PgliteWorkerClient implements SqlClient {
       });
       worker.once('error', (e) => reject(new DatabaseError(`cannot open ${this.label}: ${e.message}`, { cause: e })));
     });
-    this.current = { worker, ready, remove };
+    this.current = { worker, ready };
     return ready.catch(async (e: unknown) => {
       await this.stop();
       throw e;
@@ -98,7 +100,6 @@ class PgliteWorkerClient implements SqlClient {
     this.current = undefined;
     if (!cur) return;
     await cur.worker.terminate().catch(() => undefined);
-    cur.remove();
   }
 
   query<T extends object>(sql: string, params: unknown[] = []): Promise<T[]> {
@@ -132,7 +133,7 @@ class PgliteWorkerClient implements SqlClient {
       };
       const timer = setTimeout(() => {
         done();
-        // The next query waits for this stop, then opens a fresh copy: the stopped worker's files are left mid-query.
+        // The next query waits for this stop, then loads the snapshot afresh: the stopped worker's database is left mid-query.
         this.stopping = this.stop();
         reject(
           new DatabaseError(

@@ -93,7 +93,39 @@ export function queryVectorIsZero(v: readonly number[], embedderId: string): boo
 /** The pseudo-dependency holding the question's embedding time (not a valid node name). */
 const EMBED = '#embed';
 
-/** Runs every node of the graph for one question. */
+/** A channel node of the graph. */
+type ChannelNode = Extract<NodeSpec, { kind: 'semantic' | 'keyword' }>;
+
+/** A question's embedding as the channels use it. */
+interface QueryVector {
+  literal: string;
+  zero: boolean;
+}
+
+/**
+ * What one question's channel lists were, computed ahead for a batch: each channel's list, and
+ * the share of the batch's time charged to this question (the embedding and each channel's
+ * statement, divided by the questions of the batch).
+ */
+export interface PreparedChannels {
+  lists: Record<string, RetrievedItem[]>;
+  embedMs: number;
+  channelMs: Record<string, number>;
+  /** This question's own failure (a vector with a non-finite value): it fails alone. */
+  error?: Error;
+}
+
+/** Channel lists for a batch of questions, in the questions' order, and how long each part took. */
+export interface ChannelBatch {
+  prepared: PreparedChannels[];
+  /** Wall time of the batch's embedding call and of each channel's statement, ms. */
+  timing: { embedMs: number; channels: Record<string, number>; wallMs: number };
+}
+
+/** How many questions one batched statement carries: enough to amortise a round trip, small enough to stay well inside the statement timeout. */
+export const DEFAULT_BATCH_SIZE = 250;
+
+/** Runs every node of the graph for one question, or the channels of many at once. */
 export class RetrievalGraph {
   readonly nodes: NodeSpec[];
   constructor(
@@ -103,70 +135,182 @@ export class RetrievalGraph {
     this.nodes = graphNodes(config);
   }
 
+  private channelNodes(): ChannelNode[] {
+    return this.nodes.filter((n): n is ChannelNode => n.kind === 'semantic' || n.kind === 'keyword');
+  }
+
+  private semanticQuery(node: ChannelNode) {
+    const ch = node.channel;
+    return {
+      dimensions: this.deps.embedder.dimensions,
+      modelId: (ch as { model_id: number }).model_id,
+      strategyId: (ch as { strategy_id: number }).strategy_id,
+      operator: (ch as { operator: '<=>' | '<#>' }).operator,
+      limit: ch.top_k ?? this.config.retrieval.top_k,
+      maxPostsCount: node.maxPostsCount,
+    };
+  }
+
+  private keywordQuery(node: ChannelNode) {
+    return {
+      config: this.config.database.text_search_config,
+      limit: node.channel.top_k ?? this.config.retrieval.top_k,
+      maxPostsCount: node.maxPostsCount,
+    };
+  }
+
+  /** One question through every node, each channel asking the database on its own (the per-query path). */
   async run(question: string): Promise<Record<string, NodeResult>> {
+    let vector: { v: QueryVector; ms: number } | undefined;
+    return this.complete(question, {
+      embed: async () => {
+        const fresh = !vector;
+        if (!vector) {
+          const t0 = performance.now();
+          const [v] = await this.deps.embedder.embed([question]);
+          vector = { v: this.queryVector(v!), ms: performance.now() - t0 };
+        }
+        return { ...vector, fresh };
+      },
+      channel: async (node, v) => {
+        if (node.kind === 'semantic') {
+          const q = { ...this.semanticQuery(node), vector: v!.literal };
+          // A zero vector has no direction: cosine distance to it is undefined (NaN), so nothing is near it.
+          if (v!.zero) return [];
+          return node.grain === 'post' ? this.deps.profile.semanticPosts(q) : this.deps.profile.semanticTopics(q);
+        }
+        const q = { ...this.keywordQuery(node), text: question };
+        return node.grain === 'post' ? this.deps.profile.keywordPosts(q) : this.deps.profile.keywordTopics(q);
+      },
+    });
+  }
+
+  private queryVector(v: number[]): QueryVector {
+    return { literal: vectorLiteral(v), zero: queryVectorIsZero(v, this.deps.embedder.id) };
+  }
+
+  /**
+   * The channel lists of many questions: one embedding call for the distinct questions and one
+   * statement per channel (`…Batch` in the profile), the channels' statements sent together (a
+   * pool runs them at once on PostgreSQL). Each list is the one {@link run} would get. Fails as a
+   * whole when the embedding or a statement fails (the caller then takes the per-query path, where
+   * each question meets its own error); a question whose vector is not finite fails alone, at
+   * {@link completePrepared}.
+   */
+  async prepareBatch(questions: readonly string[]): Promise<ChannelBatch> {
+    const t0 = performance.now();
+    const distinct = [...new Set(questions)];
+    const index = new Map(distinct.map((q, i) => [q, i] as const));
+    const nodes = this.channelNodes();
+    let embedMs = 0;
+    let vectors: (QueryVector | Error)[] = [];
+    if (nodes.some((n) => n.kind === 'semantic')) {
+      const te = performance.now();
+      const raw = await this.deps.embedder.embed(distinct);
+      embedMs = performance.now() - te;
+      vectors = raw.map((v) => {
+        try {
+          return this.queryVector(v);
+        } catch (e) {
+          return e instanceof Error ? e : new RagauditError(String(e));
+        }
+      });
+    }
+    // Only vectors with a direction are asked for; the others have an empty list (see run()).
+    const asked = distinct.flatMap((_, i) => {
+      const v = vectors[i];
+      return v && !(v instanceof Error) && !v.zero ? [i] : [];
+    });
+    const channels: Record<string, number> = {};
+    const lists = await Promise.all(
+      nodes.map(async (node) => {
+        const tc = performance.now();
+        let out: RetrievedItem[][];
+        if (node.kind === 'semantic') {
+          const q = { ...this.semanticQuery(node), vectors: asked.map((i) => (vectors[i] as QueryVector).literal) };
+          const got = !asked.length
+            ? []
+            : node.grain === 'post'
+              ? await this.deps.profile.semanticPostsBatch(q)
+              : await this.deps.profile.semanticTopicsBatch(q);
+          out = distinct.map(() => []);
+          asked.forEach((i, k) => (out[i] = got[k]!));
+        } else {
+          const q = { ...this.keywordQuery(node), texts: distinct };
+          out =
+            node.grain === 'post'
+              ? await this.deps.profile.keywordPostsBatch(q)
+              : await this.deps.profile.keywordTopicsBatch(q);
+        }
+        channels[node.name] = performance.now() - tc;
+        return out;
+      }),
+    );
+    const share = (ms: number) => ms / Math.max(1, questions.length);
+    const prepared = questions.map((question): PreparedChannels => {
+      const i = index.get(question)!;
+      const v = vectors[i];
+      if (v instanceof Error) return { lists: {}, embedMs: share(embedMs), channelMs: {}, error: v };
+      return {
+        lists: Object.fromEntries(nodes.map((n, k) => [n.name, lists[k]![i]!])),
+        embedMs: share(embedMs),
+        channelMs: Object.fromEntries(nodes.map((n) => [n.name, share(channels[n.name]!)])),
+      };
+    });
+    return { prepared, timing: { embedMs, channels, wallMs: performance.now() - t0 } };
+  }
+
+  /**
+   * One question of a batch through every node: the channel lists come from {@link prepareBatch},
+   * the title gate, fusions and rerank run here as in {@link run}, so the lists are the same. A
+   * channel's latency is its share of the batch's statement (and of the embedding call).
+   */
+  async completePrepared(question: string, prepared: PreparedChannels): Promise<Record<string, NodeResult>> {
+    if (prepared.error) throw prepared.error;
+    return this.complete(
+      question,
+      {
+        embed: () => Promise.resolve({ v: undefined, ms: prepared.embedMs, fresh: false }),
+        channel: (node) => Promise.resolve(prepared.lists[node.name]!),
+      },
+      prepared.channelMs,
+    );
+  }
+
+  /** The node loop shared by both paths: `source` gives the embedding and each channel's list. */
+  private async complete(
+    question: string,
+    source: {
+      embed: () => Promise<{ v: QueryVector | undefined; ms: number; fresh: boolean }>;
+      channel: (node: ChannelNode, v: QueryVector | undefined) => Promise<RetrievedItem[]>;
+    },
+    charged: Record<string, number> = {},
+  ): Promise<Record<string, NodeResult>> {
     const out: Record<string, NodeResult> = {};
     const own: Record<string, number> = {};
     const deps: Record<string, Set<string>> = {};
-    let vector: { literal: string; ms: number; zero: boolean } | undefined;
-    const embedOnce = async () => {
-      if (!vector) {
-        const t0 = performance.now();
-        const [v] = await this.deps.embedder.embed([question]);
-        vector = {
-          literal: vectorLiteral(v!),
-          ms: performance.now() - t0,
-          zero: queryVectorIsZero(v!, this.deps.embedder.id),
-        };
-      }
-      return vector;
-    };
-    const topK = this.config.retrieval.top_k;
     for (const node of this.nodes) {
       const t0 = performance.now();
       let result: Omit<NodeResult, 'latencyMs' | 'name' | 'kind'>;
       if (node.kind === 'semantic' || node.kind === 'keyword') {
         const ch = node.channel;
-        const limit = ch.top_k ?? topK;
-        let items: RetrievedItem[];
         // Embedding time measured inside this node's window when this node triggered it.
         let inWindow = 0;
+        let v: QueryVector | undefined;
         if (node.kind === 'semantic') {
-          const fresh = !vector;
-          const v = await embedOnce();
-          if (fresh) inWindow = v.ms;
+          const e = await source.embed();
+          if (e.fresh) inWindow = e.ms;
           // The question is embedded once and shared: it is its own dependency, so a fusion of two
           // semantic channels counts it once, and the first channel does not count it twice.
-          own[EMBED] = v.ms;
-          const q = {
-            vector: v.literal,
-            dimensions: this.deps.embedder.dimensions,
-            modelId: (ch as { model_id: number }).model_id,
-            strategyId: (ch as { strategy_id: number }).strategy_id,
-            operator: (ch as { operator: '<=>' | '<#>' }).operator,
-            limit,
-            maxPostsCount: node.maxPostsCount,
-          };
-          // A zero vector has no direction: cosine distance to it is undefined (NaN), so nothing is near it.
-          items = v.zero
-            ? []
-            : node.grain === 'post'
-              ? await this.deps.profile.semanticPosts(q)
-              : await this.deps.profile.semanticTopics(q);
-        } else {
-          const q = {
-            text: question,
-            config: this.config.database.text_search_config,
-            limit,
-            maxPostsCount: node.maxPostsCount,
-          };
-          items =
-            node.grain === 'post' ? await this.deps.profile.keywordPosts(q) : await this.deps.profile.keywordTopics(q);
+          own[EMBED] = e.ms;
+          v = e.v;
         }
+        let items = await source.channel(node, v);
         let gatedOut: number | undefined;
         if (ch.title_gate && this.deps.titleFilter)
           ({ items, gatedOut } = this.deps.titleFilter.apply(question, items));
         result = { grain: node.grain, items, ...(gatedOut !== undefined ? { gatedOut } : {}) };
-        own[node.name] = performance.now() - t0 - inWindow;
+        own[node.name] = performance.now() - t0 - inWindow + (charged[node.name] ?? 0);
         deps[node.name] = new Set(node.kind === 'semantic' ? [node.name, EMBED] : [node.name]);
       } else if (node.kind === 'rrf') {
         result = rrf(

@@ -44,6 +44,11 @@ export async function retrieveCase(
   c: Case,
 ): Promise<{ nodes: Record<string, NodeResult>; retrieval: CaseRecord['retrieval'] }> {
   const nodes = await graph.run(c.question);
+  return { nodes, retrieval: retrievalRecord(c, nodes) };
+}
+
+/** Every node's list (the first {@link KEPT_ITEMS}), metrics and latency, as a record keeps them. */
+export function retrievalRecord(c: Case, nodes: Record<string, NodeResult>): CaseRecord['retrieval'] {
   const retrieval: CaseRecord['retrieval'] = {};
   for (const [name, res] of Object.entries(nodes)) {
     retrieval[name] = {
@@ -55,5 +60,5 @@ export async function retrieveCase(
       ...(res.gatedOut !== undefined ? { gated_out: res.gatedOut } : {}),
     };
   }
-  return { nodes, retrieval };
+  return retrieval;
 }

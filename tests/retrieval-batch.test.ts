@@ -1,0 +1,195 @@
+/**
+ * Batched retrieval replay gives exactly the per-query path's lists: every node's items (ids,
+ * text, scores), their order and tie-breaks, the title gate's counts and the metrics, on the
+ * embedded demo (semantic and keyword channels, both statement shapes) and on the real PostgreSQL
+ * test server (keyword channels: pgvector is not installed there).
+ */
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Located } from '../src/cases/load.js';
+import { loadCases } from '../src/cases/load.js';
+import type { Case } from '../src/cases/schema.js';
+import { loadConfig, validateConfig, type LoadedConfig } from '../src/config/load.js';
+import { readForum } from '../src/corpus/forum.js';
+import { loadForum } from '../src/corpus/load-forum.js';
+import { vectorLiteral } from '../src/embedding/hash-embedder.js';
+import { PACKAGE_ROOT, DEMO_FORUM_DIR } from '../src/paths.js';
+import type { NodeResult } from '../src/retrieval/graph.js';
+import { createRunContext, type RunContext } from '../src/runs/context.js';
+import { runRetrieval } from '../src/runs/retrieval-run.js';
+import type { RunResult } from '../src/model/results.js';
+import { freshDatabase } from './helpers/pg.js';
+
+const CASE_FILES = ['questions-core.yml', 'questions-more.yml'].map((f) => join(PACKAGE_ROOT, 'cases', 'demo', f));
+
+/** Questions that test the edges: no content word (zero vector, no lexeme), quotes, backslashes, SQL. */
+const ODD = ['Why?', '🙂', "wax'); DROP TABLE posts; --", 'C:\\shoes\\ "quoted" it\'s', 'suede suede suede'];
+
+function withOdd(cases: Located<Case>[]): Located<Case>[] {
+  const odd = ODD.map((question, i) => ({
+    ...cases[0]!,
+    value: { ...cases[0]!.value, id: `odd-${i}`, question },
+  }));
+  // Repeated questions (with new ids) share one retrieval in a batch.
+  const again = cases.slice(0, 5).map((c) => ({ ...c, value: { ...c.value, id: `${c.value.id}-again` } }));
+  return [...cases, ...odd, ...again];
+}
+
+/** A node's list without its timing (the only part that may differ between the paths). */
+function lists(nodes: Record<string, NodeResult>) {
+  return Object.fromEntries(
+    Object.entries(nodes).map(([name, { latencyMs, ...rest }]) => (void latencyMs, [name, rest])),
+  );
+}
+
+/** Records without their timings. */
+function withoutLatency(result: RunResult) {
+  return result.cases.map((r) => ({
+    ...r,
+    retrieval: Object.fromEntries(
+      Object.entries(r.retrieval).map(([name, { latency_ms, ...rest }]) => (void latency_ms, [name, rest])),
+    ),
+  }));
+}
+
+/** Every case through graph.run, then all of them through one batch: the same lists. */
+async function expectSameLists(ctx: RunContext, questions: readonly string[]): Promise<void> {
+  const single = [];
+  for (const q of questions) single.push(lists(await ctx.graph.run(q)));
+  const batch = await ctx.graph.prepareBatch(questions);
+  const batched = [];
+  for (const [i, q] of questions.entries())
+    batched.push(lists(await ctx.graph.completePrepared(q, batch.prepared[i]!)));
+  expect(batched).toEqual(single);
+  // Not vacuous: most questions find something.
+  expect(single.filter((n) => Object.values(n).some((l) => l.items.length > 0)).length).toBeGreaterThan(
+    questions.length / 2,
+  );
+}
+
+/** runRetrieval with batches of a few questions (several batches, a latency sample) against the per-query run. */
+async function expectSameRun(ctx: RunContext, cases: Located<Case>[]): Promise<void> {
+  const perQuery = await runRetrieval(ctx, cases, [], undefined, { batch: false });
+  const batched = await runRetrieval(ctx, cases, [], undefined, { batchSize: 7, latencySample: 3 });
+  expect(withoutLatency(batched)).toEqual(withoutLatency(perQuery));
+  const b = batched.summary.retrieval_batch as { batched: number; batches: number; fallbacks: number };
+  expect(b.batched).toBe(cases.length - 3);
+  expect(b.batches).toBeGreaterThan(1);
+  expect(b.fallbacks).toBe(0);
+  expect(perQuery.summary.retrieval_batch).toBeUndefined();
+}
+
+const demoConfig = (file?: string): LoadedConfig =>
+  loadConfig(file ? join(PACKAGE_ROOT, 'configs', file) : undefined, {}, [
+    { path: ['cache_dir'], flag: '--cache-dir', value: join(PACKAGE_ROOT, '.cache', 'ragaudit') },
+  ]);
+
+describe.each([
+  ['the built-in demo graph (posts, topics, keyword, fusions, rerank)', undefined],
+  ['size routing and the title gate (G)', 'G-size-routing.yml'],
+])('batched retrieval on the embedded demo: %s', (_label, file) => {
+  let ctx: RunContext;
+  let cases: Located<Case>[];
+  beforeAll(async () => {
+    ctx = await createRunContext(demoConfig(file), { env: {}, cwd: PACKAGE_ROOT });
+    cases = withOdd(loadCases(CASE_FILES));
+  }, 120_000);
+  afterAll(async () => ctx?.close());
+
+  it('every node of every case gets the per-query lists', async () => {
+    await expectSameLists(
+      ctx,
+      cases.map((c) => c.value.question),
+    );
+  }, 120_000);
+
+  it('a batched run writes the per-query run records (items, scores, metrics, gated counts)', async () => {
+    await expectSameRun(ctx, cases);
+  }, 120_000);
+});
+
+describe('batched semantic statements on the embedded demo: both shapes', () => {
+  let ctx: RunContext;
+  beforeAll(async () => {
+    ctx = await createRunContext(demoConfig(), { env: {}, cwd: PACKAGE_ROOT });
+  }, 120_000);
+  afterAll(async () => ctx?.close());
+
+  it('lateral (one query per vector) and shared (candidates once) return the single query lists', async () => {
+    const questions = [
+      ...loadCases(CASE_FILES)
+        .map((c) => c.value.question)
+        .slice(0, 40),
+      'suede suede suede',
+      'Why?',
+    ];
+    const vectors = (await ctx.embedder.embed(questions)).map(vectorLiteral);
+    for (const maxPostsCount of [null, 12]) {
+      for (const operator of ['<=>', '<#>'] as const) {
+        const base = { dimensions: 384, modelId: 1, strategyId: 1, limit: 25, operator, maxPostsCount };
+        const posts = [];
+        const topics = [];
+        for (const vector of vectors) {
+          posts.push(await ctx.profile.semanticPosts({ ...base, vector }));
+          topics.push(await ctx.profile.semanticTopics({ ...base, vector }));
+        }
+        for (const shape of ['lateral', 'shared'] as const) {
+          expect(await ctx.profile.semanticPostsBatch({ ...base, vectors, shape })).toEqual(posts);
+          expect(await ctx.profile.semanticTopicsBatch({ ...base, vectors, shape })).toEqual(topics);
+        }
+      }
+    }
+  }, 120_000);
+});
+
+describe('batched retrieval on PostgreSQL (keyword channels, title gate, size routing, rerank)', () => {
+  let ctx: RunContext;
+  let close: () => Promise<void>;
+  let cases: Located<Case>[];
+  beforeAll(async () => {
+    const fresh = await freshDatabase('batch');
+    await loadForum(fresh.writer, readForum(DEMO_FORUM_DIR), { textSearchConfig: 'english' });
+    await fresh.close();
+    const config = validateConfig(
+      {
+        retrieval: {
+          top_k: 25,
+          title_gate_max_df: 0.05,
+          channels: [
+            { name: 'kw_posts', kind: 'keyword', grain: 'post' },
+            { name: 'kw_topics', kind: 'keyword', grain: 'topic', title_gate: true, max_posts_count: [12, 40] },
+            { name: 'kw_small', kind: 'keyword', grain: 'topic', top_k: 5, max_posts_count: 20 },
+          ],
+          fusions: [
+            { name: 'hybrid', kind: 'rrf', inputs: ['kw_posts', 'kw_topics'] },
+            { name: 'all', kind: 'rrf', inputs: ['kw_topics_12', 'kw_small', 'hybrid'] },
+          ],
+        },
+        rerank: { node: 'kw_posts', candidates: 25, provider: 'offline', model: 'lexical' },
+      },
+      null,
+      {},
+    );
+    const loaded: LoadedConfig = { ...demoConfig(), config };
+    ctx = await createRunContext(loaded, { env: {}, cwd: PACKAGE_ROOT, dbUrl: fresh.url });
+    close = () => ctx.close();
+    cases = withOdd(loadCases(CASE_FILES));
+  }, 120_000);
+  afterAll(async () => close?.());
+
+  it('runs on a pg pool with the lateral shape', () => {
+    expect(ctx.db.kind).toBe('pg');
+    expect(ctx.profile.batchShape({})).toBe('lateral');
+  });
+
+  it('every node of every case gets the per-query lists', async () => {
+    await expectSameLists(
+      ctx,
+      cases.map((c) => c.value.question),
+    );
+  }, 120_000);
+
+  it('a batched run writes the per-query run records', async () => {
+    await expectSameRun(ctx, cases);
+  }, 120_000);
+});
