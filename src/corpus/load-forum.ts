@@ -1,6 +1,7 @@
 import type { Embedder } from '../embedding/embedder.js';
 import { vectorLiteral } from '../embedding/hash-embedder.js';
 import { EMBEDDINGS_DDL, FORUM_DDL } from './ddl.js';
+import { postEmbeddingText, STRATEGIES, topicEmbeddingText } from './embedding-text.js';
 import type { Forum, ForumPost, ForumTopic } from './forum.js';
 
 /** A writable connection, used only to build demo and test databases (never by the audit). */
@@ -10,17 +11,6 @@ export interface SqlWriter {
   /** Runs one parameterised statement. */
   exec(sql: string, params: unknown[]): Promise<void>;
 }
-
-/**
- * Embedding strategies written to the discourse-ai tables (docs/design.md#discourse-ai-embeddings;
- * seeds' configs B and C).
- */
-export const STRATEGIES = {
-  /** Native: title, category, tags, then the post text. */
-  native: 1,
-  /** Enriched (seeds' config C): native plus 500 chars of the topic's first post and 400 of the parent. */
-  enriched: 2,
-} as const;
 
 export interface LoadOptions {
   /** Text-search configuration for the tsvector columns (`english`, `french`…). */
@@ -56,18 +46,21 @@ async function insertRows(
   }
 }
 
-function header(topic: ForumTopic, categoryName: string): string {
-  return [topic.title, categoryName, topic.tags.join(' ')].filter(Boolean).join('\n');
-}
-
-/** The texts embedded for one post, per strategy. */
-export function postEmbeddingText(topic: ForumTopic, post: ForumPost, categoryName: string, strategy: number): string {
-  const native = `${header(topic, categoryName)}\n${post.raw}`;
-  if (strategy === STRATEGIES.native) return native;
-  const first = topic.posts[0]!;
+/** A fixture post's text under a strategy (one definition for fixtures and real forums). */
+export function forumPostText(topic: ForumTopic, post: ForumPost, category: string, strategy: number): string {
   const parent = post.reply_to ? topic.posts.find((p) => p.n === post.reply_to) : undefined;
-  const extra = [post.n !== 1 ? first.raw.slice(0, 500) : '', parent ? parent.raw.slice(0, 400) : ''].filter(Boolean);
-  return [native, ...extra].join('\n');
+  return postEmbeddingText(
+    {
+      title: topic.title,
+      category,
+      tags: topic.tags,
+      raw: post.raw,
+      post_number: post.n,
+      first_raw: topic.posts[0]!.raw,
+      parent_raw: parent?.raw ?? null,
+    },
+    strategy,
+  );
 }
 
 /** Creates the Discourse tables and loads a forum into them. */
@@ -177,7 +170,7 @@ export async function loadForum(
     await db.script(EMBEDDINGS_DDL);
     const modelId = opts.modelId ?? 1;
     for (const strategy of [STRATEGIES.native, STRATEGIES.enriched]) {
-      const texts = posts.map(({ t, p }) => postEmbeddingText(t, p, catName.get(t.category)!.name, strategy));
+      const texts = posts.map(({ t, p }) => forumPostText(t, p, catName.get(t.category)!.name, strategy));
       const vectors = await opts.embedder.embed(texts);
       await insertRows(
         db,
@@ -187,7 +180,14 @@ export async function loadForum(
         { embeddings: '$::halfvec' },
       );
     }
-    const topicTexts = forum.topics.map((t) => `${header(t, catName.get(t.category)!.name)}\n${t.posts[0]!.raw}`);
+    const topicTexts = forum.topics.map((t) =>
+      topicEmbeddingText({
+        title: t.title,
+        category: catName.get(t.category)!.name,
+        tags: t.tags,
+        raw: t.posts[0]!.raw,
+      }),
+    );
     const topicVectors = await opts.embedder.embed(topicTexts);
     await insertRows(
       db,

@@ -198,9 +198,37 @@ export const ProbeSummarySchema = z
 export type ProbeSummary = z.infer<typeof ProbeSummarySchema>;
 
 /** The summary of a results file: retrieval always; generation for run and probe files; judge and probes when they ran. */
+/**
+ * How a batched retrieval run spent its time (`summary.retrieval_batch`). The per-query latency is
+ * `summary.retrieval.latency`, measured on the first `latency_sample` cases, each retrieved alone;
+ * a batched case's own `latency_ms` is its share of its batch (the embedding call and each
+ * channel's statement divided by the cases of the batch, plus its own fusion and rerank time),
+ * summarised here as `latency_share`.
+ */
+export const RetrievalBatchSummarySchema = z
+  .object({
+    /** Cases retrieved one query at a time (the latency sample). */
+    latency_sample: z.number(),
+    /** Cases retrieved in batches, the distinct questions they ask, and in how many batches. */
+    batched: z.number(),
+    distinct_questions: z.number(),
+    batches: z.number(),
+    batch_size: z.number(),
+    /** Batches that failed as a whole and were retrieved one query at a time instead. */
+    fallbacks: z.number(),
+    /** Wall time of the batched part, ms, and its throughput in cases per second. */
+    wall_ms: z.number(),
+    cases_per_s: num,
+    /** Median and p90 of each node's per-case share of its batch, ms. */
+    latency_share: z.record(z.string(), LatencySummarySchema),
+  })
+  .strict();
+export type RetrievalBatchSummary = z.infer<typeof RetrievalBatchSummarySchema>;
+
 export const RunSummarySchema = z
   .object({
     retrieval: RetrievalSummarySchema,
+    retrieval_batch: RetrievalBatchSummarySchema.optional(),
     generation: GenerationSummarySchema.optional(),
     judge: JudgeSummarySchema.optional(),
     probes: ProbeSummarySchema.optional(),

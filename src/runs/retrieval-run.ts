@@ -9,7 +9,8 @@ import { baseRecord, retrievalRecord, retrieveCase } from './retrieve-case.js';
 import type { RunContext } from './context.js';
 import { resultHeader } from './header.js';
 import type { CaseRecord, RunResult } from '../model/results.js';
-import { summariseRetrieval, type LatencySummary } from './summary.js';
+import type { RetrievalBatchSummary, RunSummary } from '../model/summary.js';
+import { summariseRetrieval } from './summary.js';
 
 /** Progress callback: cases finished so far, out of total. */
 export type OnProgress = (done: number, total: number) => void;
@@ -24,30 +25,6 @@ export interface RetrievalRunOptions {
   latencySample?: number;
   /** `false`: every case through the per-query path (no batch), as before batching existed. */
   batch?: boolean;
-}
-
-/**
- * How a batched run spent its time (`summary.retrieval_batch` of a retrieval results file). The
- * per-query latency is `summary.retrieval.latency`, measured on the first `latency_sample` cases,
- * each retrieved alone; a batched case's own `latency_ms` is its share of its batch (the
- * embedding call and each channel's statement divided by the cases of the batch, plus its own
- * fusion and rerank time), summarised here as `latency_share`.
- */
-export interface RetrievalBatchSummary {
-  /** Cases retrieved one query at a time (the latency sample). */
-  latency_sample: number;
-  /** Cases retrieved in batches, the distinct questions they ask, and in how many batches. */
-  batched: number;
-  distinct_questions: number;
-  batches: number;
-  batch_size: number;
-  /** Batches that failed as a whole and were retrieved one query at a time instead. */
-  fallbacks: number;
-  /** Wall time of the batched part, ms, and its throughput in cases per second. */
-  wall_ms: number;
-  cases_per_s: number | null;
-  /** Median and p90 of each node's per-case share of its batch, ms. */
-  latency_share: Record<string, LatencySummary>;
 }
 
 /**
@@ -183,7 +160,7 @@ export async function runRetrieval(
     );
   const nodes = ctx.graph.nodes.map((n) => n.name);
   const retrieval = summariseRetrieval(records, nodes);
-  const summary: Record<string, unknown> = { retrieval };
+  const summary: RunSummary = { retrieval };
   if (batching && batches.length) {
     // summary.retrieval.latency keeps its meaning: the latency of one question, from the sample.
     retrieval.latency = summariseRetrieval(records.slice(0, sample), nodes).latency;

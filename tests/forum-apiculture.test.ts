@@ -1,5 +1,5 @@
 /**
- * A second, differently built forum (tests/fixtures/forum-fr: French beekeepers, five categories
+ * A second, differently built forum (tests/fixtures/forum-apiculture: French beekeepers, five categories
  * one of them read-restricted, tags, a private message, an unlisted and a deleted topic, hidden,
  * deleted and whispered posts), searched with PostgreSQL's `french` configuration, on a real
  * server and on PGlite. Counted by hand from the fixture: 9 topics and 22 posts; public are topics
@@ -19,7 +19,7 @@ import { loadForum } from '../src/corpus/load-forum.js';
 import { connectPostgres, pgliteClient, type SqlClient } from '../src/corpus/sql-client.js';
 import { freshDatabase } from './helpers/pg.js';
 
-const forum = readForum(join(import.meta.dirname, 'fixtures', 'forum-fr'));
+const forum = readForum(join(import.meta.dirname, 'fixtures', 'forum-apiculture'));
 const CONFIG = 'french';
 
 /** Words only forbidden content holds (private message, staff category, unlisted, deleted, hidden, whisper). */
