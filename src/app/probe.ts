@@ -55,7 +55,7 @@ export function probeRows(s: ProbeSummary): string[][] {
   return [...Object.entries(s.by_attack).map(([k, a]) => row(k, a)), row('all', s.all)];
 }
 
-function probeMarkdown(result: RunResult, s: ProbeSummary): string {
+export function probeMarkdown(result: RunResult, s: ProbeSummary): string {
   const rows = result.cases.map((r) => {
     const safety = r.scores.find((x) => x.name === 'safety');
     return [

@@ -4,6 +4,7 @@ import { compareCommand } from './compare.js';
 import { doctorCommand } from './doctor.js';
 import { embedCommand } from './embed.js';
 import { initCommand } from './init.js';
+import { mergeCommand } from './merge.js';
 import { judgeCommand } from './judge.js';
 import { matrixCommand } from './matrix.js';
 import { probeCommand } from './probe.js';
@@ -23,6 +24,7 @@ export const COMMANDS: Command[] = [
   judgeCommand,
   compareCommand,
   reportCommand,
+  mergeCommand,
   doctorCommand,
   initCommand,
   embedCommand,

@@ -1,0 +1,118 @@
+import { InputError } from '../errors.js';
+import { summariseJudge } from '../judge/summary.js';
+import type { CaseRecord, RunResult } from '../model/results.js';
+import type { RunSummary } from '../model/summary.js';
+import { storedEvidenceNode, summariseGeneration } from './generation-summary.js';
+import { summariseProbes } from './probe-summary.js';
+import { configFromResults } from './rejudge.js';
+import { summariseRetrieval } from './summary.js';
+
+/**
+ * `ragaudit merge`: the results of the shards of one run (`--shard I/N`) joined into the results
+ * the unsharded run would have written. Every case is put back at its position in the whole case
+ * set and every figure is computed again from the records, with the same functions a run uses,
+ * so the merged figures equal the unsharded ones (per-query latencies aside: they are timings).
+ * Nothing is merged that does not belong together: the shards must share the kind, the tool
+ * version, the config digest, the shard count and the case total, and cover every position once.
+ */
+
+export interface ShardFile {
+  file: string;
+  result: RunResult;
+}
+
+/** The run name without the `-shard-I-of-N` a shard's results carry. */
+export function unshardedName(name: string): string {
+  return name.replace(/-shard-\d+-of-\d+$/, '');
+}
+
+function sameEverywhere<T>(shards: readonly ShardFile[], what: string, read: (r: RunResult) => T, problems: string[]) {
+  const first = JSON.stringify(read(shards[0]!.result));
+  for (const s of shards.slice(1))
+    if (JSON.stringify(read(s.result)) !== first)
+      problems.push(`${s.file}: its ${what} differs from ${shards[0]!.file}'s: these are not shards of one run`);
+}
+
+/** Checks the shards and joins them; every problem is reported at once (exit 2). */
+export function mergeShards(shards: readonly ShardFile[]): RunResult {
+  if (shards.length === 0) throw new InputError('merge: no results files given');
+  const problems: string[] = [];
+  for (const s of shards)
+    if (!s.result.shard) problems.push(`${s.file}: not a shard's results (no shard block): run with --shard I/N`);
+  if (problems.length) throw new InputError(`merge: ${problems.length} file(s) are not shards`, problems);
+
+  sameEverywhere(shards, 'kind', (r) => r.kind, problems);
+  sameEverywhere(shards, 'ragaudit version', (r) => r.tool.version, problems);
+  sameEverywhere(shards, 'config (config_digest)', (r) => r.config_digest, problems);
+  sameEverywhere(shards, 'shard count', (r) => r.shard?.count, problems);
+  sameEverywhere(shards, 'case total', (r) => r.shard?.total, problems);
+  sameEverywhere(shards, 'components', (r) => r.components, problems);
+  sameEverywhere(shards, 'retrieval nodes', (r) => r.nodes, problems);
+  if (problems.length) throw new InputError('merge: the files are not shards of one run', problems);
+
+  const count = shards[0]!.result.shard!.count;
+  const total = shards[0]!.result.shard!.total;
+  const byIndex = new Map<number, string>();
+  for (const s of shards) {
+    const { index, positions } = s.result.shard!;
+    const prior = byIndex.get(index);
+    if (prior) problems.push(`${s.file}: shard ${index}/${count} again (also ${prior})`);
+    byIndex.set(index, s.file);
+    if (positions.length !== s.result.cases.length)
+      problems.push(`${s.file}: ${s.result.cases.length} cases but ${positions.length} positions`);
+  }
+  for (let i = 1; i <= count; i++) if (!byIndex.has(i)) problems.push(`shard ${i}/${count} is missing`);
+
+  const slots: (CaseRecord | undefined)[] = new Array<CaseRecord | undefined>(total);
+  const from: string[] = new Array<string>(total);
+  const ids = new Map<string, string>();
+  for (const s of shards) {
+    s.result.shard!.positions.forEach((p, i) => {
+      const record = s.result.cases[i];
+      if (!record) return;
+      if (p >= total) problems.push(`${s.file}: case ${record.id} at position ${p}, beyond the ${total} cases`);
+      else if (slots[p]) problems.push(`${s.file}: case ${record.id} at position ${p}, already held by ${from[p]}`);
+      else {
+        slots[p] = record;
+        from[p] = s.file;
+      }
+      const seen = ids.get(record.id);
+      if (seen) problems.push(`${s.file}: case ${record.id} also in ${seen}`);
+      ids.set(record.id, s.file);
+    });
+  }
+  const empty = slots.reduce((n, r) => n + (r ? 0 : 1), 0);
+  if (empty && problems.length === 0) problems.push(`${empty} of the ${total} case positions are held by no shard`);
+  if (problems.length) throw new InputError('merge: the shards do not cover the run exactly once', problems);
+
+  const cases = slots.filter((r): r is CaseRecord => r !== undefined);
+  const ordered = [...shards].sort((a, b) => a.result.shard!.index - b.result.shard!.index);
+  const first = ordered[0]!.result;
+  const stored = first.summary;
+  const summary: RunSummary = {
+    retrieval: summariseRetrieval(
+      cases,
+      first.nodes.map((n) => n.name),
+    ),
+  };
+  if (stored.generation) summary.generation = summariseGeneration(cases, storedEvidenceNode(stored));
+  if (stored.judge) {
+    const config = configFromResults(first, ordered[0]!.file);
+    summary.judge = summariseJudge(cases, {
+      judge: { id: stored.judge.judge, offline: stored.judge.offline, promptVersions: stored.judge.prompt_versions },
+      prices: config.judge.prices,
+      model: config.judge.model,
+    });
+  }
+  if (stored.probes) summary.probes = summariseProbes(cases);
+  const warnings = [...new Set(ordered.flatMap((s) => s.result.warnings))];
+  const { shard: _shard, ...header } = first;
+  return {
+    ...header,
+    name: unshardedName(first.name),
+    created_at: new Date().toISOString(),
+    warnings,
+    summary,
+    cases,
+  };
+}
