@@ -5,7 +5,7 @@
 //   npx tsc -p tsconfig.build.json && node bench/calibrate.bench.mjs [CASES] [THRESHOLDS]
 //
 // Defaults: 100,000 cases (90 % in-domain ~ N(1, 2.5), 10 % off-topic ~ N(−3, 2), so the two
-// distributions overlap as in the seeds) and 1,000 thresholds from −8 step 0.012. Deterministic
+// distributions overlap as in the original audit) and 1,000 thresholds from −8 step 0.012. Deterministic
 // (mulberry32 seed 42). Prints the wall time of one whole calibrate() call: the first (cold) run,
 // then the best and median of 5 more; once with the default constraints (none met on these
 // tails: the closest-pair path) and once with --max-silenced 0.01 --min-caught 0.9.

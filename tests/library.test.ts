@@ -36,7 +36,7 @@ describe('library entry', () => {
     // The CLI is the bin and the `ragaudit/cli` subpath: the library carries no argv handling.
     expect('main' in lib).toBe(false);
     expect(lib.SCHEMA_VERSION).toBe(1);
-    // The same zone rule as the CLI: -4 and 0 are the seeds' thresholds.
+    // The same zone rule as the CLI: -4 and 0 are the original audit's thresholds.
     expect([
       lib.zoneOf(-4.5, { abstain_below: -4, weak_below: 0 }),
       lib.zoneOf(-1, { abstain_below: -4, weak_below: 0 }),

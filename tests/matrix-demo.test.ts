@@ -1,6 +1,6 @@
 /**
  * The shipped configurations A–G through `ragaudit matrix` on the embedded demo, offline: the
- * seeds' table is printed, every row's results file records the config that produced it, and
+ * original audit's table is printed, every row's results file records the config that produced it, and
  * the factors each config changes show where they should (one long test: ~1–2 min).
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -44,7 +44,7 @@ describe('ragaudit matrix configs/A–G on the demo', () => {
       expect(stderr).toMatch(/OFFLINE STAND-IN/);
       expect(code).toBe(0);
 
-      // The table: the seeds' columns, one row per config, then G's routed variants.
+      // The table: the original audit's columns, one row per config, then G's routed variants.
       const rows = stdout.split('\n').filter((l) => l.startsWith('| '));
       expect(rows[0]).toBe(
         '| Config | Hit@5 topic | post hit@5 | MRR@10 | content MRR@10 | real links | abstention OK | latency p50/p90 ms | notes |',

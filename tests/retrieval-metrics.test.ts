@@ -74,7 +74,7 @@ describe('topic hits and MRR', () => {
 });
 
 describe('content metrics (passage grain)', () => {
-  it("the seeds' guard: demoting the answer passage below a distractor drops content_mrr@10 1.0 → 0.5 while content_recall@5 stays 1.0", () => {
+  it("the original audit's guard: demoting the answer passage below a distractor drops content_mrr@10 1.0 → 0.5 while content_recall@5 stays 1.0", () => {
     const answer = item(5, 'Use a suede renovator spray, then brush.');
     const distractor = item(6, 'Suede is lovely in autumn.');
     const terms = ['renovator'];

@@ -1,8 +1,8 @@
 /**
- * Size routing (the seeds' config G), as a mechanism: a topic-grain channel with
+ * Size routing (the original audit's config G), as a mechanism: a topic-grain channel with
  * `max_posts_count: [N…]` gives one node per N, each leaving out the topics with more than N
  * posts inside the query (before the top-k limit), and fusions over those nodes see only what
- * is left. Whether that helps is what a run measures; nothing here assumes the seeds' finding.
+ * is left. Whether that helps is what a run measures; nothing here assumes the original audit's finding.
  */
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';

@@ -1,5 +1,5 @@
 /**
- * Embedding strategy per semantic channel (the seeds' configs B and C): a channel's `model_id`
+ * Embedding strategy per semantic channel (the original audit's configs B and C): a channel's `model_id`
  * and `strategy_id` pick the discourse-ai vectors it reads. Hand-set vectors make native and
  * enriched rankings disagree on purpose; then the loader's own strategies are checked against
  * vectors recomputed from the texts each strategy embeds.

@@ -1,5 +1,5 @@
 /**
- * The seeds' production title gate (config A), on hand-built titles whose document frequencies
+ * The original forum audit's production title gate (config A), on hand-built titles whose document frequencies
  * are counted by hand below; then inside the retrieval graph, where the gated-out count must
  * land in each case's node record.
  */
@@ -73,7 +73,7 @@ describe('title gate: distinctive words from hand-counted document frequencies',
     expect(gatedOut).toBe(2);
   });
 
-  it("gates everything when the question has no distinctive word (the seeds' accidental abstention)", () => {
+  it("gates everything when the question has no distinctive word (the original audit's accidental abstention)", () => {
     const gate = new TitleFilter(TITLES, 0.25);
     const items = [topic('Suede protector spray'), topic('Cleaning suede trainers')];
     expect(gate.apply('What is the best recipe for boeuf bourguignon?', items)).toEqual({ items: [], gatedOut: 2 });

@@ -1,5 +1,5 @@
 /**
- * Evidence zones (seeds §4.4), the one home of their rule: a question's top-1 cross-encoder score
+ * Evidence zones, the one home of their rule: a question's top-1 cross-encoder score
  * s puts it in `empty` when s < abstain_below, in `weak` when s < weak_below, else in `normal`
  * (strict `<`: a score equal to a threshold is in the zone above it). No evidence is `empty`.
  * Part of the model: imports only zod, so every stage (config, evidence, runs, scoring, reports) may import it.

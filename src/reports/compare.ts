@@ -11,7 +11,7 @@ import {
 } from './compare-metrics.js';
 
 /**
- * Compares runs one factor at a time (seeds §3): the figures of each run, the configuration
+ * Compares runs one factor at a time: the figures of each run, the configuration
  * differences against a baseline, every per-question change by metric (regressions and
  * improvements named), and for each metric a paired bootstrap CI of the difference with
  * McNemar's exact test for binary metrics. Pure: same inputs and seed, same comparison.

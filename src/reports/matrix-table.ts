@@ -4,7 +4,7 @@ import { MATRIX_RETRIEVAL_METRICS } from '../scoring/registry.js';
 import { componentsMarkdown } from './digest.js';
 import { fmt, markdownTable, pct } from './format.js';
 
-/** The seeds' comparison table, one row per configuration (plus one per size-routed variant). */
+/** The original forum audit's comparison table, one row per configuration (plus one per size-routed variant). */
 export const MATRIX_HEADER = [
   'Config',
   ...MATRIX_RETRIEVAL_METRICS.map((m) => m.labels?.matrix ?? m.label),

@@ -5,7 +5,7 @@ import type { Reranker } from './types.js';
  * OFFLINE STAND-IN, NOT A CROSS-ENCODER: scores a passage by the IDF-weighted share of the
  * question's content words (stemmed) it contains, mapped linearly onto a logit-like range:
  * score = 18 · coverage − 7, so no overlap gives −7, full overlap +11 (about the range of the
- * seeds' cross-encoder, −10 … +11), half the words +2. IDF is taken over the
+ * the original audit's cross-encoder, −10 … +11), half the words +2. IDF is taken over the
  * passages of the same call, the only collection a reranker sees. It lets the demo exercise
  * zones and thresholds with no model server; its scores are labelled offline everywhere.
  */

@@ -74,7 +74,7 @@ export function graphNodes(config: Config): NodeSpec[] {
   return nodes;
 }
 
-/** The cross-encoder's view of a passage: "{title}. {first N characters of the post}" (seeds §4ter). */
+/** The cross-encoder's view of a passage: "{title}. {first N characters of the post}". */
 export function rerankPassage(item: RetrievedItem, chars: number): string {
   return `${item.title}. ${item.text.slice(0, chars)}`;
 }

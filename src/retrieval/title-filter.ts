@@ -2,7 +2,7 @@ import { contentTokens, stem } from '../text.js';
 import type { RetrievedItem } from '../corpus/discourse.js';
 
 /**
- * The seeds' production "title gate" (config A): a topic is kept only if its title contains a
+ * The original forum audit's production "title gate" (config A): a topic is kept only if its title contains a
  * distinctive word of the question, a content word whose document frequency over all public
  * topic titles is below `maxDf` (a share, e.g. 0.05).
  */

@@ -8,7 +8,7 @@ import type { RunResult } from '../model/results.js';
 
 /**
  * A matrix runs several configurations on the same cases, one factor changed per config (the
- * seeds' A–G table), and compares them on each config's evidence node.
+ * original forum audit's A–G table), and compares them on each config's evidence node.
  */
 
 /** A size-routed variant of a row's node: the same node with topics above `limit` posts removed. */

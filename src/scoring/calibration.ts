@@ -1,5 +1,5 @@
 /**
- * Zone-threshold calibration (seeds §4.4): how the top-1 cross-encoder score of in-domain and
+ * Zone-threshold calibration: how the top-1 cross-encoder score of in-domain and
  * off-topic cases falls against candidate thresholds, and which (abstain_below, weak_below)
  * pair a grid search recommends. Pure and fast: each kind's scores are sorted once and every
  * count is a binary search, O((n + T) log n) for n cases and T thresholds; the pair search
