@@ -131,7 +131,7 @@ abstract class BatchedHttpReranker implements Reranker {
     }
     const missing = scores.flatMap((s, i) => (s === undefined ? [i] : []));
     if (missing.length) throw this.badResponse(`no score for passages ${missing.join(', ')}`);
-    return scores as number[];
+    return scores.filter((s): s is number => s !== undefined);
   }
 
   private badResponse(what: string): ProviderError {
