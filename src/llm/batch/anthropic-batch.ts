@@ -5,14 +5,12 @@
  * `results_url`, read line by line and matched back by custom_id.
  */
 import { z } from 'zod';
-import { ConfigError, JudgeParseError, ProviderError, redact, redactSecretValues } from '../../errors.js';
+import { JudgeParseError, ProviderError, redact, redactSecretValues } from '../../errors.js';
 import type { Completion, CompletionRequest } from '../types.js';
 import { anthropicMessageParams, checkMessage } from '../anthropic.js';
-import { splitQuery } from '../http.js';
 import { parseStructured, wireSchema } from '../openai.js';
-import { refuseUrlCredentials } from '../remote.js';
 import { BatchClientBase, checkSubmission, outcomeOf, requestError } from './base.js';
-import { callJson, checkLine, endpointUrl, jsonlLines, malformed, transport, type Transport } from './transport.js';
+import { callJson, checkLine, endpointUrl, jsonlLines, malformed, openEndpoint, type Transport } from './transport.js';
 import type { BatchClientOptions, BatchOutcome, BatchRequest, BatchResult, BatchStatus } from './types.js';
 
 const ANTHROPIC_URL = 'https://api.anthropic.com';
@@ -66,26 +64,18 @@ export class AnthropicBatchClient extends BatchClientBase {
   constructor(private readonly opts: AnthropicBatchClientOptions) {
     super(opts);
     this.id = `anthropic:${opts.model}`;
-    const { url, query } = splitQuery(opts.baseURL ?? ANTHROPIC_URL);
-    this.baseURL = url;
-    this.query = query;
-    if (!opts.apiKey && !opts.baseURL) {
-      throw new ConfigError(`${this.label}: no API key given for ${this.id} at ${ANTHROPIC_URL}`);
-    }
-    refuseUrlCredentials(this.id, url, 'ANTHROPIC_API_KEY');
-    this.t = transport({
-      provider: this.label,
-      baseURL: url,
-      apiKey: opts.apiKey,
-      authHeaders: opts.apiKey ? { 'x-api-key': opts.apiKey } : {},
-      headers: { 'anthropic-version': opts.anthropicVersion ?? '2023-06-01' },
+    ({
+      baseURL: this.baseURL,
+      query: this.query,
+      t: this.t,
+    } = openEndpoint(opts, {
+      label: this.label,
+      id: this.id,
+      defaultUrl: ANTHROPIC_URL,
       keyEnv: 'ANTHROPIC_API_KEY',
-      timeoutMs: opts.timeoutMs,
-      retries: opts.retries,
-      minDelayMs: opts.minDelayMs,
-      maxRetryAfterMs: opts.maxRetryAfterMs,
-      sleep: opts.sleep,
-    });
+      authHeaders: (key) => ({ 'x-api-key': key }),
+      headers: { 'anthropic-version': opts.anthropicVersion ?? '2023-06-01' },
+    }));
   }
 
   private url(path: string): string {

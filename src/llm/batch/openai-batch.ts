@@ -5,13 +5,11 @@
  * (`GET /files/{id}/content`) are read line by line and matched back by custom_id.
  */
 import { z } from 'zod';
-import { ConfigError, ProviderError, redact, redactSecretValues } from '../../errors.js';
+import { ProviderError, redact, redactSecretValues } from '../../errors.js';
 import type { Completion, CompletionRequest } from '../types.js';
-import { splitQuery } from '../http.js';
 import { checkChatResponse, openaiChatBody, parseJsonText, parseStructured, wireSchema } from '../openai.js';
-import { refuseUrlCredentials } from '../remote.js';
 import { BatchClientBase, checkSubmission, outcomeOf, requestError } from './base.js';
-import { callJson, checkLine, endpointUrl, jsonlLines, malformed, transport, type Transport } from './transport.js';
+import { callJson, checkLine, endpointUrl, jsonlLines, malformed, openEndpoint, type Transport } from './transport.js';
 import type {
   BatchClientOptions,
   BatchCounts,
@@ -87,26 +85,18 @@ export class OpenAIBatchClient extends BatchClientBase {
   constructor(private readonly opts: OpenAIBatchClientOptions) {
     super(opts);
     this.id = `openai:${opts.model}`;
-    const { url, query } = splitQuery(opts.baseURL ?? OPENAI_URL);
-    this.baseURL = url;
-    this.query = query;
-    if (!opts.apiKey && !opts.baseURL) {
-      throw new ConfigError(`${this.label}: no API key given for ${this.id} at ${OPENAI_URL}`);
-    }
-    refuseUrlCredentials(this.id, url, 'OPENAI_API_KEY');
-    this.maxTokensField = opts.maxTokensField ?? (opts.baseURL ? 'max_tokens' : 'max_completion_tokens');
-    this.t = transport({
-      provider: this.label,
-      baseURL: url,
-      apiKey: opts.apiKey,
-      authHeaders: opts.apiKey ? { authorization: `Bearer ${opts.apiKey}` } : {},
+    ({
+      baseURL: this.baseURL,
+      query: this.query,
+      t: this.t,
+    } = openEndpoint(opts, {
+      label: this.label,
+      id: this.id,
+      defaultUrl: OPENAI_URL,
       keyEnv: 'OPENAI_API_KEY',
-      timeoutMs: opts.timeoutMs,
-      retries: opts.retries,
-      minDelayMs: opts.minDelayMs,
-      maxRetryAfterMs: opts.maxRetryAfterMs,
-      sleep: opts.sleep,
-    });
+      authHeaders: (key) => ({ authorization: `Bearer ${key}` }),
+    }));
+    this.maxTokensField = opts.maxTokensField ?? (opts.baseURL ? 'max_tokens' : 'max_completion_tokens');
   }
 
   private url(path: string): string {

@@ -6,11 +6,12 @@
  * certainly did not take it (connection refused, 429).
  */
 import type { z } from 'zod';
-import { ProviderError, redact, rememberSecrets } from '../../errors.js';
+import { ConfigError, ProviderError, redact, rememberSecrets } from '../../errors.js';
 import { answerError, classifyError, describe, toProviderError } from '../faults.js';
-import { HttpStatusError, joinUrl, RequestTimeoutError, withDeadline } from '../http.js';
+import { HttpStatusError, joinUrl, RequestTimeoutError, splitQuery, withDeadline } from '../http.js';
 import { sleep as timerSleep, withRetry, type Sleep } from '../retry.js';
-import { urlSecrets } from '../remote.js';
+import { refuseUrlCredentials, urlSecrets } from '../remote.js';
+import type { BatchClientOptions } from './types.js';
 
 /** How one provider's batch endpoints are reached. */
 export interface Transport {
@@ -61,6 +62,48 @@ export function transport(s: TransportSettings): Transport {
     maxRetryAfterMs: s.maxRetryAfterMs ?? 30_000,
     sleep: s.sleep ?? timerSleep,
   };
+}
+
+/** Where a batch client talks and how: its API root, the root's query string, and the transport. */
+export interface Endpoint {
+  baseURL: string;
+  query: Record<string, string>;
+  t: Transport;
+}
+
+/**
+ * A batch client's endpoint from its settings: the provider's own API unless a base URL is given,
+ * a key required for the provider's own API, credentials in the URL refused (say the key instead).
+ */
+export function openEndpoint(
+  opts: BatchClientOptions,
+  p: {
+    label: string;
+    id: string;
+    defaultUrl: string;
+    keyEnv: string;
+    authHeaders: (key: string) => Record<string, string>;
+    headers?: Record<string, string>;
+  },
+): Endpoint {
+  const { url, query } = splitQuery(opts.baseURL ?? p.defaultUrl);
+  if (!opts.apiKey && !opts.baseURL)
+    throw new ConfigError(`${p.label}: no API key given for ${p.id} at ${p.defaultUrl}`);
+  refuseUrlCredentials(p.id, url, p.keyEnv);
+  const t = transport({
+    provider: p.label,
+    baseURL: url,
+    apiKey: opts.apiKey,
+    authHeaders: opts.apiKey ? p.authHeaders(opts.apiKey) : {},
+    ...(p.headers ? { headers: p.headers } : {}),
+    keyEnv: p.keyEnv,
+    timeoutMs: opts.timeoutMs,
+    retries: opts.retries,
+    minDelayMs: opts.minDelayMs,
+    maxRetryAfterMs: opts.maxRetryAfterMs,
+    sleep: opts.sleep,
+  });
+  return { baseURL: url, query, t };
 }
 
 type Method = 'GET' | 'POST';

@@ -4,8 +4,7 @@
  * submits, keeps the batch id (so an interrupted run polls the same batch again instead of
  * paying twice), waits with backoff, then reads one outcome per request, matched by custom_id.
  */
-import type { Completion, CompletionRequest } from '../types.js';
-import type { Sleep } from '../retry.js';
+import type { Completion, CompletionRequest, RemoteModelOptions } from '../types.js';
 
 /** One request of a batch. `custom_id` is unique within the batch (`[a-zA-Z0-9_-]{1,64}`). */
 export interface BatchRequest<T = unknown> {
@@ -94,30 +93,18 @@ export interface WaitOptions {
   signal?: AbortSignal;
 }
 
-/** Settings of a batch client: all given by the caller, nothing read from the environment. */
-export interface BatchClientOptions {
-  /** Model name as the provider knows it. */
-  model: string;
-  /** API root (default the provider's own; OpenAI's includes `/v1`, Anthropic's does not). */
-  baseURL?: string;
-  /** Required for the provider's own API; a local server may need none. */
-  apiKey?: string;
-  /** Deadline of one HTTP request, ms; for a result file, of each read (default 60 000). */
-  timeoutMs?: number;
-  /** Retries of a transient failure of one HTTP request (default 4). */
-  retries?: number;
-  /** First retry delay, ms (default 500). */
-  minDelayMs?: number;
-  /** Cap on a server's Retry-After, ms (default 30 000). */
-  maxRetryAfterMs?: number;
+/**
+ * Settings of a batch client: all given by the caller, nothing read from the environment. Those of
+ * a remote chat model (model, base URL, key, per-request deadline and retries), where a result
+ * file's deadline applies to each read, plus how to poll.
+ */
+export interface BatchClientOptions extends RemoteModelOptions {
   /** First wait between polls, ms (default 10 000); it doubles after every poll… */
   pollMinMs?: number;
   /** …up to this, ms (default 300 000). */
   pollMaxMs?: number;
   /** Give up waiting after this long on the clock, ms (default 25 h: the 24 h window and finalizing). */
   maxWaitMs?: number;
-  /** How to wait between polls and retries (default a timer); tests record the delays. */
-  sleep?: Sleep;
   /** The clock `maxWaitMs` is measured on, ms (default Date.now). */
   now?: () => number;
 }
