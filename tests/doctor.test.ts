@@ -73,6 +73,7 @@ describe('doctor on PostgreSQL without pgvector', () => {
     expect(kw.sentence).toMatch(
       /^Channel kw \(keyword, topic\) answered the title "Reviving faded suede" with 1 of 25 items in [\d.]+ ms\.$/,
     );
+    expect(byId(checks, 'preflight').mark).toBe('pass');
     // The shared test server's role is a superuser.
     expect(byId(checks, 'role')).toMatchObject({ mark: 'warn' });
     expect(byId(checks, 'role').sentence).toMatch(/is a superuser/);
@@ -87,6 +88,12 @@ describe('doctor on PostgreSQL without pgvector', () => {
       sentence: 'pgvector is not installed in this database: the semantic channels cannot run.',
     });
     expect(byId(checks, 'channel:sem').mark).toBe('fail');
+    // The same check run and retrieval make before their first case, with the same words.
+    const preflight = byId(checks, 'preflight');
+    expect(preflight.mark).toBe('fail');
+    expect(preflight.details?.join('\n')).toMatch(
+      /retrieval\.channels\[0\] \(sem\): table ai_posts_embeddings does not exist on postgres:\/\//,
+    );
     expect(worstMark(checks)).toBe('fail');
   });
 
@@ -172,6 +179,9 @@ describe('doctor on PGlite with pgvector', () => {
     );
     expect(byId(checks, 'embeddings:sem').sentence).toBe(
       'Channel sem: the stored vectors for model_id 1, strategy_id 1 have 64 dimensions, the configured embedder makes 384.',
+    );
+    expect(byId(checks, 'preflight').details).toContain(
+      'retrieval.channels[0] (sem): the vectors in ai_posts_embeddings for model_id 1, strategy_id 1 have 64 dimensions, but the embedder makes 384 (embedder.dimensions, embedder.model): query and stored vectors must come from the same model',
     );
     expect(byId(checks, 'embeddings:sem7')).toMatchObject({
       mark: 'fail',

@@ -1,17 +1,19 @@
 import type { Located } from '../cases/load.js';
 import type { Case } from '../cases/schema.js';
 import type { Config } from '../config/schema.js';
-import { DatabaseError } from '../errors.js';
+import { ConfigError, DatabaseError } from '../errors.js';
 import { PUBLIC_POST, type DiscourseProfile } from './discourse.js';
-import { textSearchConfigs } from './retrieval-setup.js';
+import { checkRetrievalSetup, textSearchConfigs } from './retrieval-setup.js';
 
 /**
  * What a database offers the configured audit, checked in plain sentences before anyone runs it:
  * the server, the Discourse tables and columns read, the text-search configuration, pgvector,
  * discourse-ai's embeddings (type, dimensions, which model/strategy pairs, their coverage of
  * public content), visibility counts, the goldens' visibility, one sample query per channel, and
- * whether the role could write. Every statement is a read; each check catches its own database
- * errors, so one failing check does not hide the others.
+ * whether the role could write, and the checks run and retrieval make before their first case
+ * (checkRetrievalSetup: the same code, so the doctor fails whatever would stop a run). Every
+ * statement is a read; each check catches its own database errors, so one failing check does not
+ * hide the others.
  */
 
 export type Mark = 'pass' | 'warn' | 'fail';
@@ -340,6 +342,26 @@ export async function diagnose(
       };
     });
   }
+
+  // The very checks run and retrieval make before their first case: what fails here would stop them (exit 2).
+  await attempt('preflight', 'the checks before the first case', async () => {
+    try {
+      await checkRetrievalSetup(profile, config);
+      return {
+        id: 'preflight',
+        mark: 'pass',
+        sentence: 'run and retrieval would pass their checks before the first case.',
+      };
+    } catch (e) {
+      if (!(e instanceof ConfigError)) throw e;
+      return {
+        id: 'preflight',
+        mark: 'fail',
+        sentence: 'run and retrieval would stop before the first case (exit 2):',
+        details: e.problems.length ? e.problems : [e.message],
+      };
+    }
+  });
 
   if (profile.db.kind === 'pglite') {
     checks.push({
