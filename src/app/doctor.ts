@@ -32,7 +32,11 @@ export async function runDoctor(inputs: DoctorInputs, hooks: AppHooks): Promise<
     onProgress: (text) => hooks.event({ kind: 'status', text }),
   });
   try {
-    const checks = await diagnose(new DiscourseProfile(db), inputs.loaded.config, { cases });
+    const checks = await diagnose(
+      new DiscourseProfile(db, { vectorsSchema: inputs.loaded.config.database.vectors_schema }),
+      inputs.loaded.config,
+      { cases },
+    );
     return { database: db.label, checks, worst: worstMark(checks) };
   } finally {
     await db.close();

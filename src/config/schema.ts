@@ -82,6 +82,14 @@ export const ConfigSchema = z
           .regex(/^[a-z_]+$/, 'a text search configuration name, e.g. english')
           .default('english'),
         statement_timeout_ms: z.number().int().positive().default(10_000),
+        /**
+         * The schema holding discourse-ai's embedding tables, when they are not the forum's own: e.g.
+         * a side schema `ragaudit embed --target-schema` filled; posts and topics stay the forum's.
+         */
+        vectors_schema: z
+          .string()
+          .regex(/^[a-z_][a-z0-9_]{0,62}$/, 'a schema name: lowercase letters, digits and _')
+          .optional(),
       })
       .strict()
       .default({ profile: 'discourse', text_search_config: 'english', statement_timeout_ms: 10_000 }),

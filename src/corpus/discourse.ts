@@ -130,18 +130,43 @@ const orTsquery = (
   FROM unnest(tsvector_to_array(to_tsvector($2::regconfig, ${text}))) AS l))`;
 const OR_TSQUERY = orTsquery('$1');
 
+/** A schema name as config and flags accept it (it is spliced into SQL as a quoted identifier). */
+export const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/** discourse-ai's embedding table of a grain, schema-qualified when a schema is named. */
+export function embeddingsTable(grain: 'post' | 'topic', schema?: string): string {
+  if (schema === undefined) return `ai_${grain}s_embeddings`;
+  if (!SCHEMA_NAME.test(schema)) throw new RagauditError(`not a schema name: ${JSON.stringify(schema)}`);
+  return `"${schema}".ai_${grain}s_embeddings`;
+}
+
 /** Discourse (with discourse-ai embeddings) as seen by the audit: public content only. */
 export class DiscourseProfile {
   /** Visibility of posts already checked during this run (one profile lives for one run). */
   private readonly visible = new Map<number, boolean>();
 
-  constructor(readonly db: SqlClient) {}
+  /** discourse-ai's tables, in the schema that holds the vectors (the search path's by default). */
+  readonly vectors: { readonly post: string; readonly topic: string };
+
+  /**
+   * `vectorsSchema`: the schema of the embedding tables when they are not the forum's own, e.g. a
+   * side schema `ragaudit embed --target-schema` filled; posts and topics are read from the forum.
+   */
+  constructor(
+    readonly db: SqlClient,
+    opts: { vectorsSchema?: string | undefined } = {},
+  ) {
+    this.vectors = {
+      post: embeddingsTable('post', opts.vectorsSchema),
+      topic: embeddingsTable('topic', opts.vectorsSchema),
+    };
+  }
 
   async semanticPosts(q: SemanticQuery): Promise<RetrievedItem[]> {
     const sem = semanticSql(q.operator ?? '<=>', Math.floor(q.dimensions));
     const rows = await this.db.query<Row>(
       `SELECT ${ITEM_COLUMNS}, ${sem.score} AS score
-       FROM ai_posts_embeddings e JOIN ${FROM_POSTS} ON p.id = e.post_id
+       FROM ${this.vectors.post} e JOIN ${FROM_POSTS} ON p.id = e.post_id
        WHERE e.model_id = $2 AND e.strategy_id = $3 AND ${sem.defined} AND ${PUBLIC_POST} AND ($5::int IS NULL OR t.posts_count <= $5)
        ORDER BY ${sem.distance}, p.id LIMIT $4`,
       [q.vector, q.modelId, q.strategyId, q.limit, q.maxPostsCount ?? null],
@@ -153,7 +178,7 @@ export class DiscourseProfile {
     const sem = semanticSql(q.operator ?? '<=>', Math.floor(q.dimensions));
     const rows = await this.db.query<Row>(
       `SELECT ${ITEM_COLUMNS}, ${sem.score} AS score
-       FROM ai_topics_embeddings e JOIN topics t ON t.id = e.topic_id LEFT JOIN categories c ON c.id = t.category_id
+       FROM ${this.vectors.topic} e JOIN topics t ON t.id = e.topic_id LEFT JOIN categories c ON c.id = t.category_id
        JOIN posts p ON ${FIRST_POST}
        WHERE e.model_id = $2 AND e.strategy_id = $3 AND ${sem.defined} AND ${PUBLIC_POST} AND ($5::int IS NULL OR t.posts_count <= $5)
        ORDER BY ${sem.distance}, t.id LIMIT $4`,
@@ -213,7 +238,7 @@ export class DiscourseProfile {
       const sem = semanticSql(op, dims, 'q.v');
       sql = `SELECT q.ord::int AS ord, r.* FROM ${queries} CROSS JOIN LATERAL (
          SELECT ${ITEM_COLUMNS}, ${sem.score} AS score, ${sem.distance} AS distance
-         FROM ai_posts_embeddings e JOIN ${FROM_POSTS} ON p.id = e.post_id
+         FROM ${this.vectors.post} e JOIN ${FROM_POSTS} ON p.id = e.post_id
          WHERE ${where} AND ${sem.defined}
          ORDER BY ${sem.distance}, p.id LIMIT $4) r
        ORDER BY q.ord, r.distance, r.post_id`;
@@ -223,7 +248,7 @@ export class DiscourseProfile {
       // OFFSET 0 keeps the distance computed once per row (a flattened subquery would repeat it in WHERE and ORDER BY).
       sql = `WITH x AS MATERIALIZED (
          SELECT p.id, e.embeddings::halfvec(${dims}) AS emb
-         FROM ai_posts_embeddings e JOIN ${FROM_POSTS} ON p.id = e.post_id WHERE ${where})
+         FROM ${this.vectors.post} e JOIN ${FROM_POSTS} ON p.id = e.post_id WHERE ${where})
        SELECT q.ord::int AS ord, ${ITEM_COLUMNS}, r.score, r.distance FROM ${queries} CROSS JOIN LATERAL (
          SELECT y.id, ${d.scoreOf} AS score, y.distance FROM (SELECT x.id, ${sem.distance} AS distance FROM x OFFSET 0) y
          WHERE ${d.definedOf} ORDER BY y.distance, y.id LIMIT $4) r
@@ -238,7 +263,7 @@ export class DiscourseProfile {
     const dims = Math.floor(q.dimensions);
     const op = q.operator ?? '<=>';
     const params = [q.vectors, q.modelId, q.strategyId, q.limit, q.maxPostsCount ?? null];
-    const from = `ai_topics_embeddings e JOIN topics t ON t.id = e.topic_id LEFT JOIN categories c ON c.id = t.category_id
+    const from = `${this.vectors.topic} e JOIN topics t ON t.id = e.topic_id LEFT JOIN categories c ON c.id = t.category_id
          JOIN posts p ON ${FIRST_POST}`;
     const where = `e.model_id = $2 AND e.strategy_id = $3 AND ${PUBLIC_POST} AND ($5::int IS NULL OR t.posts_count <= $5)`;
     const queries = `unnest($1::halfvec(${dims})[]) WITH ORDINALITY AS q(v, ord)`;

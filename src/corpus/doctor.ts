@@ -72,12 +72,26 @@ function failed(id: string, what: string, e: unknown): DoctorCheck {
   return { id, mark: 'fail', sentence: `${what}: the database refused the check: ${e.message}` };
 }
 
+/** A table a channel reads: its name as SQL writes it, its bare name, and its schema when one is named. */
+interface Needed {
+  name: string;
+  table: string;
+  schema?: string | undefined;
+}
+
 /** Which tables the configured channels read, beside posts, topics and categories. */
-function tablesNeeded(config: Config): string[] {
-  const out = new Set(['posts', 'topics', 'categories']);
-  for (const ch of config.retrieval.channels)
-    out.add(ch.kind === 'keyword' ? `${ch.grain}_search_data` : `ai_${ch.grain}s_embeddings`);
-  return [...out];
+function tablesNeeded(config: Config, profile: DiscourseProfile): Needed[] {
+  const out = new Map<string, Needed>();
+  for (const t of ['posts', 'topics', 'categories']) out.set(t, { name: t, table: t });
+  const schema = config.database.vectors_schema;
+  for (const ch of config.retrieval.channels) {
+    const n: Needed =
+      ch.kind === 'keyword'
+        ? { name: `${ch.grain}_search_data`, table: `${ch.grain}_search_data` }
+        : { name: profile.vectors[ch.grain], table: `ai_${ch.grain}s_embeddings`, schema };
+    out.set(n.name, n);
+  }
+  return [...out.values()];
 }
 
 /** Runs every check; the order is the order of the report. */
@@ -110,21 +124,25 @@ export async function diagnose(
 
   const present = new Map<string, Set<string>>();
   await attempt('tables', 'tables and columns', async () => {
-    const needed = tablesNeeded(config);
-    const rows = await query<{ t: string; c: string }>(
-      `SELECT table_name AS t, column_name AS c FROM information_schema.columns
-       WHERE table_schema = ANY (current_schemas(false)) AND table_name = ANY ($1::text[])`,
-      [needed],
+    const needed = tablesNeeded(config, profile);
+    // A table in a named schema is looked up there; the others where the search path finds them.
+    const rows = await query<{ s: string; t: string; c: string }>(
+      `SELECT table_schema AS s, table_name AS t, column_name AS c FROM information_schema.columns
+       WHERE table_name = ANY ($1::text[]) AND (table_schema = ANY (current_schemas(false)) OR table_schema = $2)`,
+      [needed.map((n) => n.table), config.database.vectors_schema ?? null],
     );
-    for (const r of rows) (present.get(r.t) ?? present.set(r.t, new Set()).get(r.t)!).add(r.c);
+    for (const n of needed) {
+      const cols = rows.filter((r) => r.t === n.table && (n.schema === undefined || r.s === n.schema)).map((r) => r.c);
+      if (cols.length) present.set(n.name, new Set(cols));
+    }
     const details: string[] = [];
-    for (const t of needed) {
-      const cols = present.get(t);
-      if (!cols) details.push(`table ${t} is missing`);
+    for (const n of needed) {
+      const cols = present.get(n.name);
+      if (!cols) details.push(`table ${n.name} is missing`);
       else {
-        const missing = (COLUMNS_READ[t] ?? []).filter((c) => !cols.has(c));
+        const missing = (COLUMNS_READ[n.table] ?? []).filter((c) => !cols.has(c));
         if (missing.length)
-          details.push(`table ${t} lacks column${missing.length > 1 ? 's' : ''} ${missing.join(', ')}`);
+          details.push(`table ${n.name} lacks column${missing.length > 1 ? 's' : ''} ${missing.join(', ')}`);
       }
     }
     return details.length
@@ -137,7 +155,7 @@ export async function diagnose(
       : {
           id: 'tables',
           mark: 'pass',
-          sentence: `The tables the configured channels read are there: ${needed.join(', ')}.`,
+          sentence: `The tables the configured channels read are there: ${needed.map((n) => n.name).join(', ')}.`,
         };
   });
   const hasTable = (t: string) => present.has(t);
@@ -178,7 +196,7 @@ export async function diagnose(
   });
 
   for (const grain of ['post', 'topic'] as const) {
-    const table = `ai_${grain}s_embeddings`;
+    const table = profile.vectors[grain];
     const channels = semantic.filter((c) => c.grain === grain);
     if (!hasTable(table) || !pgvector) continue;
     await attempt(`embeddings:${grain}`, table, async () => {
@@ -290,7 +308,7 @@ export async function diagnose(
   }
 
   for (const ch of config.retrieval.channels) {
-    const table = ch.kind === 'keyword' ? `${ch.grain}_search_data` : `ai_${ch.grain}s_embeddings`;
+    const table = ch.kind === 'keyword' ? `${ch.grain}_search_data` : profile.vectors[ch.grain];
     const id = `channel:${ch.name}`;
     if (!hasTable(table) || !hasTable('posts') || (ch.kind === 'semantic' && !pgvector)) {
       checks.push({

@@ -3,7 +3,7 @@ import pg from 'pg';
 import type { Embedder } from '../embedding/embedder.js';
 import { vectorLiteral } from '../embedding/hash-embedder.js';
 import { ConfigError, DatabaseError, InputError } from '../errors.js';
-import { PUBLIC_POST } from './discourse.js';
+import { PUBLIC_POST, SCHEMA_NAME } from './discourse.js';
 import { postEmbeddingText, topicEmbeddingText } from './embedding-text.js';
 import { APPLICATION_NAME, CONNECT_TIMEOUT_MS, describeUrl, type SqlClient } from './sql-client.js';
 
@@ -48,8 +48,6 @@ export interface BackfillReport {
   tables: { table: string; strategy_id: number; written: number; current: number; total: number }[];
   stopped: boolean;
 }
-
-const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
 /** An identity of a database: cluster, database and the schema vectors would go to. */
 interface Identity {

@@ -63,14 +63,14 @@ export async function checkRetrievalSetup(profile: DiscourseProfile, config: Con
   ]);
   channels.forEach((ch, i) => {
     const at = `retrieval.channels[${i}] (${ch.name})`;
-    const table = ch.kind === 'keyword' ? `${ch.grain}_search_data` : `ai_${ch.grain}s_embeddings`;
+    const table = ch.kind === 'keyword' ? `${ch.grain}_search_data` : profile.vectors[ch.grain];
     if (!tables.get(table)) tables.set(table, at);
   });
   const missing = new Set<string>();
   for (const [table, at] of tables) {
     if (await tableExists(query, table)) continue;
     missing.add(table);
-    const why = table.startsWith('ai_')
+    const why = table.includes('ai_')
       ? ": semantic channels read discourse-ai's embeddings (is the discourse-ai plugin installed with embeddings enabled, and is this its database?)"
       : ': the database does not look like a Discourse database (check the URL)';
     problems.push(`${at ? `${at}: ` : ''}table ${table} does not exist on ${where}${why}`);
@@ -85,7 +85,7 @@ export async function checkRetrievalSetup(profile: DiscourseProfile, config: Con
   const seen = new Set<string>();
   for (const [i, ch] of channels.entries()) {
     if (ch.kind !== 'semantic') continue;
-    const table = `ai_${ch.grain}s_embeddings`;
+    const table = profile.vectors[ch.grain];
     const key = `${table}|${ch.model_id}|${ch.strategy_id}`;
     if (missing.has(table) || seen.has(key)) continue;
     seen.add(key);

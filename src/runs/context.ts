@@ -127,7 +127,7 @@ export async function createRunContext(loaded: LoadedConfig, opts: ContextOption
   const givenDb = opts.db;
   const db = givenDb ?? (await openDatabase(config, { ...opts, ...(dbUrl ? { dbUrl } : {}) }));
   try {
-    const profile = new DiscourseProfile(db);
+    const profile = new DiscourseProfile(db, { vectorsSchema: config.database.vectors_schema });
     // Before the first case: a database that cannot serve the channels ends the command here (exit 2).
     await checkRetrievalSetup(profile, config);
     const embedder: Embedder = opts.embedder ?? createEmbedder(config, opts.env);
