@@ -6,7 +6,7 @@
  * posts and topics come from the forum. The demo forum has 516 public posts (docs: `doctor` on the
  * demo; tests/demo-data.test.ts checks the corpus).
  */
-import { writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -120,6 +120,32 @@ describe('embed into a side schema, then measure native against enriched from it
     expect(r.code, r.err).toBe(0);
     expect(r.out).toMatch(/^\| native /m);
     expect(r.out).toMatch(/^\| enriched /m);
+    // A side database instead of a schema: the same vectors, so the same items, scores and order.
+    const side = await freshDatabase('embed_side_db');
+    await side.close();
+    const filled = await cli(dir, ['embed', '--db', url, '--target', side.url, '--strategy', '1', '--no-topics']);
+    expect(filled.code, filled.err).toBe(0);
+    writeFileSync(
+      join(dir, 'native-db.yml'),
+      config('native-db', 1).replace('  vectors_schema: ragaudit_side', `  vectors_url: ${side.url}`),
+    );
+    const [viaSchema, viaDb] = [
+      await cli(dir, ['retrieval', '--config', 'native.yml', '--db', url, '--out', 'a', '--no-report']),
+      await cli(dir, ['retrieval', '--config', 'native-db.yml', '--db', url, '--out', 'b', '--no-report']),
+    ];
+    expect(viaSchema.code, viaSchema.err).toBe(0);
+    expect(viaDb.code, viaDb.err).toBe(0);
+    const items = (sub: string) => {
+      const f = readdirSync(join(dir, sub)).find((x) => x.endsWith('.json'))!;
+      const r = JSON.parse(readFileSync(join(dir, sub, f), 'utf8')) as {
+        cases: { id: string; retrieval: Record<string, { items: unknown[] }> }[];
+      };
+      return r.cases.map((c) => [c.id, c.retrieval.posts?.items]);
+    };
+    const a = items('a');
+    expect(a.length).toBeGreaterThan(50);
+    expect(items('b')).toEqual(a);
+
     // Without the schema the forum has no vectors: the run stops before its first case, saying so.
     writeFileSync(join(dir, 'nowhere.yml'), config('nowhere', 1).replace('  vectors_schema: ragaudit_side\n', ''));
     const missing = await cli(dir, ['retrieval', '--config', 'nowhere.yml', '--db', url]);

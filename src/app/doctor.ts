@@ -3,6 +3,7 @@ import { loadCases, type Located } from '../cases/load.js';
 import type { Case } from '../cases/schema.js';
 import type { LoadedConfig } from '../config/load.js';
 import { DiscourseProfile } from '../corpus/discourse.js';
+import { connectPostgres, type SqlClient } from '../corpus/sql-client.js';
 import { diagnose, worstMark, type DoctorCheck, type Mark } from '../corpus/doctor.js';
 import { casePaths, openDatabase } from '../runs/context.js';
 import type { AppEnv, AppHooks } from './hooks.js';
@@ -31,14 +32,19 @@ export async function runDoctor(inputs: DoctorInputs, hooks: AppHooks): Promise<
     cwd: inputs.cwd,
     onProgress: (text) => hooks.event({ kind: 'status', text }),
   });
+  const {
+    vectors_schema: vectorsSchema,
+    vectors_url: vectorsUrl,
+    statement_timeout_ms,
+  } = inputs.loaded.config.database;
+  let vectorsDb: SqlClient | undefined;
   try {
-    const checks = await diagnose(
-      new DiscourseProfile(db, { vectorsSchema: inputs.loaded.config.database.vectors_schema }),
-      inputs.loaded.config,
-      { cases },
-    );
+    if (vectorsUrl) vectorsDb = await connectPostgres(vectorsUrl, { statementTimeoutMs: statement_timeout_ms });
+    const profile = new DiscourseProfile(db, { vectorsSchema, vectorsDb });
+    const checks = await diagnose(profile, inputs.loaded.config, { cases });
     return { database: db.label, checks, worst: worstMark(checks) };
   } finally {
+    await vectorsDb?.close();
     await db.close();
   }
 }

@@ -90,6 +90,12 @@ export const ConfigSchema = z
           .string()
           .regex(/^[a-z_][a-z0-9_]{0,62}$/, 'a schema name: lowercase letters, digits and _')
           .optional(),
+        /**
+         * A side database holding the embedding tables (postgres://…; e.g. one `ragaudit embed
+         * --target` filled): semantic channels find their nearest candidates there and the forum
+         * keeps the public ones. Read-only, like the forum.
+         */
+        vectors_url: z.string().optional(),
       })
       .strict()
       .default({ profile: 'discourse', text_search_config: 'english', statement_timeout_ms: 10_000 }),

@@ -152,17 +152,73 @@ export class DiscourseProfile {
    * `vectorsSchema`: the schema of the embedding tables when they are not the forum's own, e.g. a
    * side schema `ragaudit embed --target-schema` filled; posts and topics are read from the forum.
    */
+  /** Where the embedding tables are: the forum's database, or a side database of their own. */
+  readonly vectorsDb: SqlClient;
+
   constructor(
     readonly db: SqlClient,
-    opts: { vectorsSchema?: string | undefined } = {},
+    opts: { vectorsSchema?: string | undefined; vectorsDb?: SqlClient | undefined } = {},
   ) {
     this.vectors = {
       post: embeddingsTable('post', opts.vectorsSchema),
       topic: embeddingsTable('topic', opts.vectorsSchema),
     };
+    this.vectorsDb = opts.vectorsDb ?? db;
+  }
+
+  /** A batch over a side database: one two-step search per vector (no statement can span both). */
+  private async sideBatch(grain: 'post' | 'topic', q: SemanticBatchQuery): Promise<RetrievedItem[][]> {
+    const out: RetrievedItem[][] = [];
+    for (const vector of q.vectors) out.push(await this.sideSemantic(grain, { ...q, vector }));
+    return out;
+  }
+
+  /** The vectors live in another database than the forum: no query can join the two. */
+  get separateVectors(): boolean {
+    return this.vectorsDb !== this.db;
+  }
+
+  /**
+   * Semantic search when the vectors are in a side database: the nearest candidates there (the
+   * same distance, score and tie-break as the joined query), then the forum keeps the public ones
+   * in that order; when fewer than `limit` survive and more candidates exist, it asks for four
+   * times as many. The result is the joined query's: the first `limit` public rows by
+   * (distance, id).
+   */
+  private async sideSemantic(grain: 'post' | 'topic', q: SemanticQuery): Promise<RetrievedItem[]> {
+    const sem = semanticSql(q.operator ?? '<=>', Math.floor(q.dimensions));
+    const idCol = grain === 'post' ? 'post_id' : 'topic_id';
+    const what = `semantic ${grain} search`;
+    for (let fetch = Math.max(q.limit * 4, 50); ; fetch *= 4) {
+      const candidates = await this.vectorsDb.query<{ id: number; score: number | string }>(
+        `SELECT e.${idCol} AS id, ${sem.score} AS score FROM ${this.vectors[grain]} e
+         WHERE e.model_id = $2 AND e.strategy_id = $3 AND ${sem.defined}
+         ORDER BY ${sem.distance}, e.${idCol} LIMIT $4`,
+        [q.vector, q.modelId, q.strategyId, fetch],
+      );
+      const ids = candidates.map((c) => Number(c.id));
+      const rows = await this.db.query<Row>(
+        grain === 'post'
+          ? `SELECT ${ITEM_COLUMNS}, 0 AS score FROM ${FROM_POSTS}
+             WHERE p.id = ANY($1::int[]) AND ${PUBLIC_POST} AND ($2::int IS NULL OR t.posts_count <= $2)`
+          : `SELECT ${ITEM_COLUMNS}, 0 AS score FROM topics t LEFT JOIN categories c ON c.id = t.category_id
+             JOIN posts p ON ${FIRST_POST}
+             WHERE t.id = ANY($1::int[]) AND ${PUBLIC_POST} AND ($2::int IS NULL OR t.posts_count <= $2)`,
+        [ids, q.maxPostsCount ?? null],
+      );
+      const byId = new Map(rows.map((r) => [Number(grain === 'post' ? r.post_id : r.topic_id), r]));
+      const kept = candidates
+        .flatMap((c) => {
+          const r = byId.get(Number(c.id));
+          return r ? [{ ...r, score: c.score }] : [];
+        })
+        .slice(0, q.limit);
+      if (kept.length >= q.limit || candidates.length < fetch) return toItems(kept, what);
+    }
   }
 
   async semanticPosts(q: SemanticQuery): Promise<RetrievedItem[]> {
+    if (this.separateVectors) return this.sideSemantic('post', q);
     const sem = semanticSql(q.operator ?? '<=>', Math.floor(q.dimensions));
     const rows = await this.db.query<Row>(
       `SELECT ${ITEM_COLUMNS}, ${sem.score} AS score
@@ -175,6 +231,7 @@ export class DiscourseProfile {
   }
 
   async semanticTopics(q: SemanticQuery): Promise<RetrievedItem[]> {
+    if (this.separateVectors) return this.sideSemantic('topic', q);
     const sem = semanticSql(q.operator ?? '<=>', Math.floor(q.dimensions));
     const rows = await this.db.query<Row>(
       `SELECT ${ITEM_COLUMNS}, ${sem.score} AS score
@@ -228,6 +285,7 @@ export class DiscourseProfile {
    * one list per vector, in input order, each exactly what the single query returns.
    */
   async semanticPostsBatch(q: SemanticBatchQuery): Promise<RetrievedItem[][]> {
+    if (this.separateVectors) return this.sideBatch('post', q);
     const dims = Math.floor(q.dimensions);
     const op = q.operator ?? '<=>';
     const params = [q.vectors, q.modelId, q.strategyId, q.limit, q.maxPostsCount ?? null];
@@ -260,6 +318,7 @@ export class DiscourseProfile {
 
   /** {@link semanticTopics} for many query vectors in one statement (see {@link semanticPostsBatch}). */
   async semanticTopicsBatch(q: SemanticBatchQuery): Promise<RetrievedItem[][]> {
+    if (this.separateVectors) return this.sideBatch('topic', q);
     const dims = Math.floor(q.dimensions);
     const op = q.operator ?? '<=>';
     const params = [q.vectors, q.modelId, q.strategyId, q.limit, q.maxPostsCount ?? null];

@@ -94,6 +94,33 @@ function tablesNeeded(config: Config, profile: DiscourseProfile): Needed[] {
   return [...out.values()];
 }
 
+/**
+ * Coverage of public content by each pair when the vectors are in another database: the public
+ * ids from the forum, each pair's ids from the side, counted in memory (no query spans both).
+ */
+async function coverageAcross(
+  query: Query,
+  vquery: Query,
+  grain: 'post' | 'topic',
+  table: string,
+  pairs: readonly { m: number; s: number }[],
+): Promise<{ m: number; s: number; n: number }[]> {
+  const FROM = 'posts p JOIN topics t ON t.id = p.topic_id LEFT JOIN categories c ON c.id = t.category_id';
+  const pub = await query<{ id: number }>(
+    `SELECT DISTINCT ${grain === 'post' ? 'p.id' : 't.id'} AS id FROM ${FROM} WHERE ${PUBLIC_POST}`,
+  );
+  const ids = new Set(pub.map((r) => Number(r.id)));
+  const out: { m: number; s: number; n: number }[] = [];
+  for (const p of pairs) {
+    const rows = await vquery<{ id: number }>(
+      `SELECT ${grain}_id AS id FROM ${table} WHERE model_id = $1 AND strategy_id = $2`,
+      [p.m, p.s],
+    );
+    out.push({ m: p.m, s: p.s, n: rows.filter((r) => ids.has(Number(r.id))).length });
+  }
+  return out;
+}
+
 /** Runs every check; the order is the order of the report. */
 export async function diagnose(
   profile: DiscourseProfile,
@@ -101,6 +128,8 @@ export async function diagnose(
   opts: DoctorOptions = {},
 ): Promise<DoctorCheck[]> {
   const query: Query = (sql, params) => profile.db.query(sql, params);
+  /** The embedding tables' database: the forum's, or a side one (database.vectors_url). */
+  const vquery: Query = (sql, params) => profile.vectorsDb.query(sql, params);
   const now = opts.now ?? (() => performance.now());
   const checks: DoctorCheck[] = [];
   const attempt = async (id: string, what: string, run: () => Promise<DoctorCheck | DoctorCheck[]>) => {
@@ -126,13 +155,19 @@ export async function diagnose(
   await attempt('tables', 'tables and columns', async () => {
     const needed = tablesNeeded(config, profile);
     // A table in a named schema is looked up there; the others where the search path finds them.
-    const rows = await query<{ s: string; t: string; c: string }>(
-      `SELECT table_schema AS s, table_name AS t, column_name AS c FROM information_schema.columns
-       WHERE table_name = ANY ($1::text[]) AND (table_schema = ANY (current_schemas(false)) OR table_schema = $2)`,
-      [needed.map((n) => n.table), config.database.vectors_schema ?? null],
-    );
+    const columnsOf = (q: Query) =>
+      q<{ s: string; t: string; c: string }>(
+        `SELECT table_schema AS s, table_name AS t, column_name AS c FROM information_schema.columns
+         WHERE table_name = ANY ($1::text[]) AND (table_schema = ANY (current_schemas(false)) OR table_schema = $2)`,
+        [needed.map((n) => n.table), config.database.vectors_schema ?? null],
+      );
+    const rows = await columnsOf(query);
+    const vrows = profile.separateVectors ? await columnsOf(vquery) : rows;
     for (const n of needed) {
-      const cols = rows.filter((r) => r.t === n.table && (n.schema === undefined || r.s === n.schema)).map((r) => r.c);
+      const isVectors = n.table.startsWith('ai_');
+      const cols = (isVectors ? vrows : rows)
+        .filter((r) => r.t === n.table && (n.schema === undefined || r.s === n.schema))
+        .map((r) => r.c);
       if (cols.length) present.set(n.name, new Set(cols));
     }
     const details: string[] = [];
@@ -177,7 +212,7 @@ export async function diagnose(
   const semantic = config.retrieval.channels.filter((c) => c.kind === 'semantic');
   let pgvector: string | undefined;
   await attempt('pgvector', 'pgvector', async () => {
-    const [row] = await query<{ v: string }>("SELECT extversion AS v FROM pg_extension WHERE extname = 'vector'");
+    const [row] = await vquery<{ v: string }>("SELECT extversion AS v FROM pg_extension WHERE extname = 'vector'");
     pgvector = row?.v;
     const need = semantic.length ? 'fail' : 'warn';
     if (!pgvector)
@@ -200,13 +235,13 @@ export async function diagnose(
     const channels = semantic.filter((c) => c.grain === grain);
     if (!hasTable(table) || !pgvector) continue;
     await attempt(`embeddings:${grain}`, table, async () => {
-      const [type] = await query<{ t: string }>(
+      const [type] = await vquery<{ t: string }>(
         `SELECT format_type(a.atttypid, a.atttypmod) AS t FROM pg_attribute a
          WHERE a.attrelid = to_regclass($1::text) AND a.attname = 'embeddings' AND NOT a.attisdropped`,
         [table],
       );
       const idCol = `${grain}_id`;
-      const pairs = await query<{ m: number; s: number; n: string; d: number | null }>(
+      const pairs = await vquery<{ m: number; s: number; n: string; d: number | null }>(
         `SELECT model_id AS m, strategy_id AS s, count(*) AS n, max(vector_dims(embeddings)) AS d
          FROM ${table} GROUP BY 1, 2 ORDER BY 1, 2`,
       );
@@ -215,11 +250,13 @@ export async function diagnose(
           ? `SELECT count(*) AS n FROM posts p JOIN topics t ON t.id = p.topic_id LEFT JOIN categories c ON c.id = t.category_id WHERE ${PUBLIC_POST}`
           : `SELECT count(DISTINCT t.id) AS n FROM posts p JOIN topics t ON t.id = p.topic_id LEFT JOIN categories c ON c.id = t.category_id WHERE ${PUBLIC_POST}`,
       );
-      const covered = await query<{ m: number; s: number; n: string }>(
-        `SELECT e.model_id AS m, e.strategy_id AS s, count(DISTINCT e.${idCol}) AS n FROM ${table} e
-         JOIN ${grain === 'post' ? 'posts p ON p.id = e.post_id JOIN topics t ON t.id = p.topic_id' : 'topics t ON t.id = e.topic_id JOIN posts p ON p.topic_id = t.id'}
-         LEFT JOIN categories c ON c.id = t.category_id WHERE ${PUBLIC_POST} GROUP BY 1, 2`,
-      );
+      const covered = profile.separateVectors
+        ? await coverageAcross(query, vquery, grain, table, pairs)
+        : await query<{ m: number; s: number; n: string }>(
+            `SELECT e.model_id AS m, e.strategy_id AS s, count(DISTINCT e.${idCol}) AS n FROM ${table} e
+             JOIN ${grain === 'post' ? 'posts p ON p.id = e.post_id JOIN topics t ON t.id = p.topic_id' : 'topics t ON t.id = e.topic_id JOIN posts p ON p.topic_id = t.id'}
+             LEFT JOIN categories c ON c.id = t.category_id WHERE ${PUBLIC_POST} GROUP BY 1, 2`,
+          );
       const publicTotal = Number(totals?.n ?? 0);
       const cover = new Map(covered.map((r) => [`${r.m}|${r.s}`, Number(r.n)]));
       const details = pairs.map(
@@ -325,7 +362,7 @@ export async function diagnose(
       let asked: string;
       if (ch.kind === 'semantic') {
         // A stored vector as the query: the doctor needs no embedding model to time the channel.
-        const [v] = await query<{ v: string }>(
+        const [v] = await vquery<{ v: string }>(
           `SELECT embeddings::text AS v FROM ${table} WHERE model_id = $1 AND strategy_id = $2 LIMIT 1`,
           [ch.model_id, ch.strategy_id],
         );

@@ -52,6 +52,9 @@ async function presentPairs(query: Query, table: string): Promise<string> {
  */
 export async function checkRetrievalSetup(profile: DiscourseProfile, config: Config): Promise<void> {
   const query: Query = (sql, params) => profile.db.query(sql, params);
+  // The embedding tables may live in a side database (database.vectors_url).
+  const vquery: Query = (sql, params) => profile.vectorsDb.query(sql, params);
+  const isVectors = (table: string) => table === profile.vectors.post || table === profile.vectors.topic;
   const where = profile.db.label;
   const channels = config.retrieval.channels;
   const problems: string[] = [];
@@ -68,12 +71,14 @@ export async function checkRetrievalSetup(profile: DiscourseProfile, config: Con
   });
   const missing = new Set<string>();
   for (const [table, at] of tables) {
-    if (await tableExists(query, table)) continue;
+    if (await tableExists(isVectors(table) ? vquery : query, table)) continue;
     missing.add(table);
     const why = table.includes('ai_')
       ? ": semantic channels read discourse-ai's embeddings (is the discourse-ai plugin installed with embeddings enabled, and is this its database?)"
       : ': the database does not look like a Discourse database (check the URL)';
-    problems.push(`${at ? `${at}: ` : ''}table ${table} does not exist on ${where}${why}`);
+    problems.push(
+      `${at ? `${at}: ` : ''}table ${table} does not exist on ${isVectors(table) ? profile.vectorsDb.label : where}${why}`,
+    );
   }
 
   if (channels.some((c) => c.kind === 'keyword')) {
@@ -91,16 +96,16 @@ export async function checkRetrievalSetup(profile: DiscourseProfile, config: Con
     seen.add(key);
     const at = `retrieval.channels[${i}] (${ch.name})`;
     const pair = `model_id ${ch.model_id}, strategy_id ${ch.strategy_id}`;
-    const rows = await query<{ one: number }>(
+    const rows = await vquery<{ one: number }>(
       `SELECT 1 AS one FROM ${table} WHERE model_id = $1 AND strategy_id = $2 LIMIT 1`,
       [ch.model_id, ch.strategy_id],
     );
     if (rows.length === 0) {
-      problems.push(`${at}: no vectors in ${table} for ${pair}${await presentPairs(query, table)}`);
+      problems.push(`${at}: no vectors in ${table} for ${pair}${await presentPairs(vquery, table)}`);
       continue;
     }
     // One row tells the dimension: discourse-ai stores one model's vectors at one size.
-    const [row] = await query<{ d: number }>(
+    const [row] = await vquery<{ d: number }>(
       `SELECT vector_dims(embeddings) AS d FROM ${table} WHERE model_id = $1 AND strategy_id = $2 LIMIT 1`,
       [ch.model_id, ch.strategy_id],
     );

@@ -82,6 +82,7 @@ export function collectSecrets(config: Config, env: Environment, dbUrl?: string)
   const urls = [
     dbUrl,
     config.database.url,
+    config.database.vectors_url,
     config.rerank?.url,
     config.generator.base_url,
     config.judge.base_url,
@@ -126,8 +127,14 @@ export async function createRunContext(loaded: LoadedConfig, opts: ContextOption
   const dbUrl = opts.dbUrl ?? config.database.url;
   const givenDb = opts.db;
   const db = givenDb ?? (await openDatabase(config, { ...opts, ...(dbUrl ? { dbUrl } : {}) }));
+  let vectorsDb: SqlClient | undefined;
   try {
-    const profile = new DiscourseProfile(db, { vectorsSchema: config.database.vectors_schema });
+    // A side database of vectors (database.vectors_url), read-only like the forum.
+    if (config.database.vectors_url)
+      vectorsDb = await connectPostgres(config.database.vectors_url, {
+        statementTimeoutMs: config.database.statement_timeout_ms,
+      });
+    const profile = new DiscourseProfile(db, { vectorsSchema: config.database.vectors_schema, vectorsDb });
     // Before the first case: a database that cannot serve the channels ends the command here (exit 2).
     await checkRetrievalSetup(profile, config);
     const embedder: Embedder = opts.embedder ?? createEmbedder(config, opts.env);
@@ -152,6 +159,8 @@ export async function createRunContext(loaded: LoadedConfig, opts: ContextOption
       embedder: describeComponent(embedder, 'semantic embedding model'),
     };
     if (reranker) components.reranker = describeComponent(reranker, 'cross-encoder');
+    if (vectorsDb) components.vectors = { id: vectorsDb.label, offline: false, label: `${vectorsDb.label} (vectors)` };
+    const sideDb = vectorsDb;
     return {
       loaded,
       config,
@@ -163,9 +172,13 @@ export async function createRunContext(loaded: LoadedConfig, opts: ContextOption
       components,
       secrets: collectSecrets(config, opts.env, dbUrl),
       cacheDir,
-      close: () => (givenDb ? Promise.resolve() : db.close()),
+      close: async () => {
+        await sideDb?.close();
+        if (!givenDb) await db.close();
+      },
     };
   } catch (e) {
+    await vectorsDb?.close().catch(() => undefined);
     if (!givenDb) await db.close().catch(() => undefined);
     throw e;
   }
