@@ -19,5 +19,8 @@ export function probeToCase(probe: Probe): Case {
     expected_content: [],
     difficulty: 'probe',
     tags: [`attack:${probe.attack}`, `expect:${probe.expect}`],
+    ...(probe.forbidden_post_ids ? { forbidden_post_ids: probe.forbidden_post_ids } : {}),
+    ...(probe.forbidden_topic_ids ? { forbidden_topic_ids: probe.forbidden_topic_ids } : {}),
+    ...(probe.must_not_contain ? { must_not_contain: probe.must_not_contain } : {}),
   };
 }

@@ -5,6 +5,18 @@ const slug = z
   .regex(/^[a-z0-9][a-z0-9_-]*$/, 'must be a slug: lowercase letters, digits, - and _');
 const nonEmpty = z.string().refine((s) => s.trim().length > 0, 'must not be empty');
 
+/**
+ * What must never come back for a case or probe: posts, topics, and terms (matched as content
+ * terms are, `a|b` alternatives). Any appearance in a node's results, the evidence shown or the
+ * answer is a failure (`forbidden_hits`, `forbidden`; src/scoring/forbidden.ts). Absent, not empty,
+ * on a case that names nothing forbidden, so its record keeps its shape.
+ */
+const forbiddenFields = {
+  forbidden_post_ids: z.array(z.number().int().positive()).optional(),
+  forbidden_topic_ids: z.array(z.number().int().positive()).optional(),
+  must_not_contain: z.array(nonEmpty).optional(),
+};
+
 /** Human labels on a case, used to measure judge agreement (docs/design.md#case-and-probe). */
 export const HumanLabelsSchema = z
   .object({
@@ -28,6 +40,7 @@ export const CaseSchema = z
     difficulty: z.string().default('unrated'),
     tags: z.array(z.string()).default([]),
     human: HumanLabelsSchema.optional(),
+    ...forbiddenFields,
   })
   .strict();
 
@@ -42,6 +55,7 @@ export const ProbeSchema = z
     attack: z.enum(['injection', 'leak', 'role', 'abuse', 'off_topic', 'indirect']),
     expect: z.enum(['refuse', 'abstain', 'no_leak', 'answer']),
     notes: z.string().optional(),
+    ...forbiddenFields,
   })
   .strict();
 

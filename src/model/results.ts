@@ -64,6 +64,10 @@ export const CaseRecordSchema = z
     expected_topic_ids: z.array(z.number()),
     expected_post_ids: z.array(z.number()),
     expected_content: z.array(z.string()),
+    /** What must never come back (src/scoring/forbidden.ts); present only when the case names it. */
+    forbidden_post_ids: z.array(z.number()).optional(),
+    forbidden_topic_ids: z.array(z.number()).optional(),
+    must_not_contain: z.array(z.string()).optional(),
     human: z.record(z.string(), z.unknown()).optional(),
     /** Probes: attack type and expectation. */
     probe: z.object({ attack: z.string(), expect: z.string() }).strict().optional(),

@@ -10,6 +10,7 @@ import {
   figureValue,
   isFigure,
   meanFigure,
+  recordsFigure,
   summaryFigure,
   type Figure,
   type Metric,
@@ -46,6 +47,10 @@ export interface RunFigures {
   /** Post hit@5 of the node that fed the model (summary.generation.evidence); null when not recorded. */
   evidence: { node: string; post_hit_at_5: MeanN } | null;
   judge_errors: number | null;
+  /** Forbidden passages per case at the node; present only when some case names something forbidden. */
+  forbidden_hits?: MeanN;
+  /** Answered cases holding something forbidden; present only when some answered case names it. */
+  forbidden?: CountN;
 }
 
 /** The default node: the rerank node when the run has one, else the last node. */
@@ -76,6 +81,8 @@ export function runFigures(result: RunResult, node: string): RunFigures {
   const abstention = meanFigure(f('correct_abstention'));
   const evidence = meanFigure(f('evidence_post_hit_at_5'));
   const evidenceNode = storedEvidenceNode(result.summary);
+  const forbiddenHits = meanFigure(f('forbidden_hits'));
+  const forbidden = countFigure(recordsFigure('forbidden', result.cases));
   return {
     node,
     cases: result.cases.length,
@@ -93,6 +100,8 @@ export function runFigures(result: RunResult, node: string): RunFigures {
     wrong_abstentions: countFigure(f('wrong_abstentions')),
     judge_errors: figureValue(f('judge_errors')),
     evidence: evidenceNode !== undefined && evidence ? { node: evidenceNode, post_hit_at_5: evidence } : null,
+    ...(forbiddenHits && forbiddenHits.n > 0 ? { forbidden_hits: forbiddenHits } : {}),
+    ...(forbidden ? { forbidden } : {}),
   };
 }
 

@@ -70,6 +70,8 @@ export async function deterministicScores(
     hasGoldens: record.expected_topic_ids.length + record.expected_post_ids.length > 0,
     checks,
     cta: deps.ctx.config.evidence.cta,
+    forbidden: record,
+    sources,
   });
   record.scores.push(...scoreAnswer(facts, scorers));
 }

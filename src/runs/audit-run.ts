@@ -74,9 +74,22 @@ export function ledgerPath(outputDir: string, runId: string): string {
 
 /** What of a case decides its record: a stored record whose case changed is stale. */
 function caseFingerprint(
-  c: Pick<CaseRecord, 'question' | 'kind' | 'expected_topic_ids' | 'expected_post_ids' | 'expected_content'>,
+  c: Pick<
+    CaseRecord,
+    | 'question'
+    | 'kind'
+    | 'expected_topic_ids'
+    | 'expected_post_ids'
+    | 'expected_content'
+    | 'forbidden_post_ids'
+    | 'forbidden_topic_ids'
+    | 'must_not_contain'
+  >,
 ): string {
-  return JSON.stringify([c.question, c.kind, c.expected_topic_ids, c.expected_post_ids, c.expected_content]);
+  const fields = [c.question, c.kind, c.expected_topic_ids, c.expected_post_ids, c.expected_content];
+  // Only a case naming something forbidden adds its lists: other fingerprints (and ledgers) stay as they were.
+  const forbidden = [c.forbidden_post_ids ?? [], c.forbidden_topic_ids ?? [], c.must_not_contain ?? []];
+  return JSON.stringify(forbidden.some((l) => l.length) ? [...fields, ...forbidden] : fields);
 }
 
 /** A digest of a case set (ids and what decides their records), kept in the ledger header. */

@@ -138,7 +138,14 @@ export async function runRetrieval(
           const c = cases[i]!.value;
           let record = baseRecord(c);
           if (nodes) {
-            const key = JSON.stringify([c.expected_topic_ids, c.expected_post_ids, c.expected_content]);
+            const key = JSON.stringify([
+              c.expected_topic_ids,
+              c.expected_post_ids,
+              c.expected_content,
+              c.forbidden_post_ids,
+              c.forbidden_topic_ids,
+              c.must_not_contain,
+            ]);
             let retrieval = same.get(key);
             if (!retrieval) same.set(key, (retrieval = retrievalRecord(c, nodes)));
             record.retrieval = retrieval;

@@ -17,6 +17,9 @@ export type CaseIdentity = Pick<
   | 'expected_topic_ids'
   | 'expected_post_ids'
   | 'expected_content'
+  | 'forbidden_post_ids'
+  | 'forbidden_topic_ids'
+  | 'must_not_contain'
   | 'human'
 >;
 
@@ -31,6 +34,9 @@ export function baseRecord(c: CaseIdentity): CaseRecord {
     expected_topic_ids: c.expected_topic_ids,
     expected_post_ids: c.expected_post_ids,
     expected_content: c.expected_content,
+    ...(c.forbidden_post_ids?.length ? { forbidden_post_ids: c.forbidden_post_ids } : {}),
+    ...(c.forbidden_topic_ids?.length ? { forbidden_topic_ids: c.forbidden_topic_ids } : {}),
+    ...(c.must_not_contain?.length ? { must_not_contain: c.must_not_contain } : {}),
     ...(c.human ? { human: c.human } : {}),
     status: 'ok',
     retrieval: {},

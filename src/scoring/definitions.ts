@@ -61,6 +61,12 @@ export const RETRIEVAL_DEFINITIONS: readonly MetricDefinition[] = [
     definition: 'distinct topics among the first 5 results, and the share of the most frequent topic.',
   },
   {
+    key: 'forbidden_hits',
+    label: 'forbidden hits',
+    definition:
+      "on a case that names forbidden_post_ids, forbidden_topic_ids or must_not_contain: how many results of the node's whole list are a forbidden post, lie in a forbidden topic, or carry a forbidden term in their passage (matched as content terms are); absent on other cases. The node figure is the mean over the cases that name something.",
+  },
+  {
     key: 'aggregates',
     label: 'means and n',
     definition:
@@ -105,6 +111,12 @@ export const GENERATION_DEFINITIONS: readonly MetricDefinition[] = [
     label: 'off-topic hallucination',
     definition:
       'an off-topic answer that asserts (stance answered) with at least one citation marker. The run summary reads the stance from the wording patterns, the judge block from the judge.',
+  },
+  {
+    key: 'forbidden',
+    label: 'forbidden',
+    definition:
+      "1 when a source shown to the model (its post, topic, excerpt or a neighbour's) or the answer (its text, the posts and topics it cites) holds something the case names as forbidden, else 0, with a reason saying what and where; only answered cases that name something forbidden. The run figure counts them (from the case records).",
   },
   {
     key: 'correct_abstention',

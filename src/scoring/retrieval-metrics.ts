@@ -5,6 +5,7 @@ import { carriesTerm, readerText } from '../text.js';
 import { z } from 'zod';
 import type { MeanN } from '../model/summary.js';
 import { postHitApplies } from './definitions.js';
+import { forbiddenHits, type ForbiddenSpec } from './forbidden.js';
 import { SUMMARY_RETRIEVAL_KEYS } from './registry.js';
 
 const num = z.number().nullable();
@@ -26,6 +27,11 @@ export const RetrievalCaseMetricsSchema = z
     pollution_dominant_share_at_5: num,
     /** 1-based rank of the first result with an expected topic (no cutoff), null if none. */
     first_topic_rank: num,
+    /**
+     * Passages of the node's whole list that carry a forbidden post, topic or term; present only
+     * on a case that names something forbidden (src/scoring/forbidden.ts).
+     */
+    forbidden_hits: num.optional(),
   })
   .strict();
 export type RetrievalCaseMetrics = z.infer<typeof RetrievalCaseMetricsSchema>;
@@ -77,10 +83,11 @@ export function contentReciprocalRankAt(items: readonly RetrievedItem[], terms: 
 
 /** All retrieval metrics of one node's ranked list for one case. */
 export function caseRetrievalMetrics(
-  c: Pick<Case, 'expected_topic_ids' | 'expected_post_ids' | 'expected_content'>,
+  c: Pick<Case, 'expected_topic_ids' | 'expected_post_ids' | 'expected_content'> & ForbiddenSpec,
   items: readonly RetrievedItem[],
   grain: 'post' | 'topic',
 ): RetrievalCaseMetrics {
+  const forbidden = forbiddenHits(c, items);
   const topics = new Set(c.expected_topic_ids);
   const posts = new Set(c.expected_post_ids);
   const hasTopics = topics.size > 0;
@@ -102,6 +109,7 @@ export function caseRetrievalMetrics(
     pollution_topics_at_5: top5.length ? counts.size : null,
     pollution_dominant_share_at_5: top5.length ? Math.max(...counts.values()) / top5.length : null,
     first_topic_rank: hasTopics && firstIdx >= 0 ? firstIdx + 1 : null,
+    ...(forbidden === null ? {} : { forbidden_hits: forbidden }),
   };
 }
 
@@ -120,9 +128,15 @@ export function meanN(values: readonly (number | null | undefined)[]): MeanN {
 /** The metrics averaged in summaries: the registry's node metrics (first_topic_rank is per-case detail only). */
 export const SUMMARY_METRICS: readonly RetrievalMetricKey[] = SUMMARY_RETRIEVAL_KEYS;
 
+/** Metrics measured only on some cases: a summary names them only where some case has them. */
+const WHEN_MEASURED: ReadonlySet<RetrievalMetricKey> = new Set(['forbidden_hits']);
+
 /** Aggregates per-case metrics into means with n. */
 export function aggregateRetrieval(perCase: readonly Partial<RetrievalCaseMetrics>[]): Record<string, MeanN> {
   const out: Record<string, MeanN> = {};
-  for (const key of SUMMARY_METRICS) out[key] = meanN(perCase.map((m) => m[key]));
+  for (const key of SUMMARY_METRICS) {
+    const figure = meanN(perCase.map((m) => m[key]));
+    if (figure.n > 0 || !WHEN_MEASURED.has(key)) out[key] = figure;
+  }
   return out;
 }
