@@ -149,7 +149,9 @@ describe('forbidden content', { timeout: 180_000 }, () => {
     expect(findScore(byId('never').scores, 'forbidden')).toEqual({ name: 'forbidden', value: 0 });
     expect(findScore(byId('plain').scores, 'forbidden')).toBeUndefined();
 
-    // The run-level count reaches compare's rows and a gate rule on it.
+    // Counted in the run's summary (2 answered cases name something forbidden, 1 holds it)...
+    expect(result.summary.generation?.forbidden).toEqual({ count: 1, n: 2 });
+    // ...whence it reaches compare's rows and a gate rule on it.
     const gate = join(dir, 'gate-answer.yml');
     writeFileSync(gate, 'forbidden: {max: 0}\n');
     const run: RunResult = result;

@@ -66,6 +66,11 @@ export const GenerationSummarySchema = z
     offtopic_hallucinations: CountNSchema,
     /** In-domain answers the pattern reads as abstentions. */
     wrong_abstentions: CountNSchema,
+    /**
+     * Answered cases whose evidence or answer holds a forbidden post, topic or term, out of the
+     * answered cases that name something forbidden; absent when no case does.
+     */
+    forbidden: CountNSchema.optional(),
     tokens: TokensSchema,
     latency_ms: LatencySummarySchema,
     cached: z.number(),

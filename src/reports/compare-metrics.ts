@@ -10,7 +10,6 @@ import {
   figureValue,
   isFigure,
   meanFigure,
-  recordsFigure,
   summaryFigure,
   type Figure,
   type Metric,
@@ -82,7 +81,7 @@ export function runFigures(result: RunResult, node: string): RunFigures {
   const evidence = meanFigure(f('evidence_post_hit_at_5'));
   const evidenceNode = storedEvidenceNode(result.summary);
   const forbiddenHits = meanFigure(f('forbidden_hits'));
-  const forbidden = countFigure(recordsFigure('forbidden', result.cases));
+  const forbidden = countFigure(f('forbidden'));
   return {
     node,
     cases: result.cases.length,

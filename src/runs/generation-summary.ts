@@ -31,6 +31,10 @@ export function summariseGeneration(records: readonly CaseRecord[], evidenceNode
   const markers = answered.flatMap((r) => r.citations ?? []);
   const offTopic = answered.filter((r) => r.kind === 'off_topic');
   const inDomain = answered.filter((r) => r.kind !== 'off_topic');
+  const forbidden = answered.flatMap((r) => {
+    const v = findScore(r.scores, 'forbidden')?.value;
+    return v === null || v === undefined ? [] : [v];
+  });
   const lat = answered.filter((r) => r.latency_ms !== undefined && !r.cached).map((r) => r.latency_ms!);
   // Post hit@5 over every case that reached the evidence node, as the retrieval table counts it.
   const evidence =
@@ -64,6 +68,7 @@ export function summariseGeneration(records: readonly CaseRecord[], evidenceNode
       count: inDomain.filter((r) => findScore(r.scores, 'correct_abstention_pattern')?.value === 0).length,
       n: inDomain.length,
     },
+    ...(forbidden.length ? { forbidden: { count: forbidden.filter((v) => v === 1).length, n: forbidden.length } } : {}),
     tokens: {
       input: answered.reduce((a, r) => a + (r.usage?.input_tokens ?? 0), 0),
       output: answered.reduce((a, r) => a + (r.usage?.output_tokens ?? 0), 0),

@@ -52,11 +52,6 @@ export interface Metric {
   retrievalKey?: RetrievalMetricKey;
   /** The run-level figure from a results file's summary, at the compared node; null when the file does not measure it. */
   fromSummary?: (summary: RunSummary, at: NodeRef) => Figure;
-  /**
-   * The run-level figure read from the case records, for a metric no summary block stores (null
-   * when no record measures it).
-   */
-  fromRecords?: (records: readonly CaseRecord[]) => Figure;
   /** The per-case value compared question by question (key and label as compare shows them). */
   perCase?: {
     key: string;
@@ -84,17 +79,6 @@ const caseNode =
 const caseScore = (name: ScoreName) => (r: CaseRecord) => findScore(r.scores, name)?.value ?? null;
 const plain = (m: MeanN | CountN): MeanN | CountN =>
   'mean' in m ? { mean: m.mean, n: m.n } : { count: m.count, n: m.n };
-
-/** Of the records scoring `name` (0/1), how many scored 1; null when none scored it. */
-const countOfScore =
-  (name: ScoreName) =>
-  (records: readonly CaseRecord[]): CountN | null => {
-    const values = records.flatMap((r) => {
-      const v = findScore(r.scores, name)?.value;
-      return v === null || v === undefined ? [] : [v];
-    });
-    return values.length ? { count: values.filter((v) => v === 1).length, n: values.length } : null;
-  };
 
 /** The judge's correct abstention when the run has a judge, else the pattern check's. */
 function correctAbstentionFigure(s: RunSummary): MeanN | null {
@@ -273,7 +257,7 @@ const ALL: readonly Metric[] = [
     higherIsBetter: false,
     format: 'count',
     definition: 'answered cases whose evidence or answer holds a forbidden post, topic or term',
-    fromRecords: countOfScore('forbidden'),
+    fromSummary: (s) => (s.generation?.forbidden ? plain(s.generation.forbidden) : null),
     perCase: { key: 'forbidden', label: 'forbidden', kind: 'binary', read: caseScore('forbidden') },
     gate: { doc: 'answered cases whose evidence or answer holds something forbidden (count)' },
   },
@@ -398,11 +382,6 @@ export const MATRIX_RETRIEVAL_METRICS = view(['hit_at_5', 'post_hit_at_5', 'mrr_
 /** The run-level figures of a results file at `at`, keyed by metric (what compare rows and the gate read). */
 export function summaryFigure(key: string, summary: RunSummary, at: NodeRef): Figure {
   return metric(key).fromSummary?.(summary, at) ?? null;
-}
-
-/** The run-level figure of `key` read from a results file's case records (null when the metric has no such reading). */
-export function recordsFigure(key: string, records: readonly CaseRecord[]): Figure {
-  return metric(key).fromRecords?.(records) ?? null;
 }
 
 /** The figure as a mean with n, when it is one. */
