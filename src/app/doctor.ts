@@ -3,9 +3,9 @@ import { loadCases, type Located } from '../cases/load.js';
 import type { Case } from '../cases/schema.js';
 import type { LoadedConfig } from '../config/load.js';
 import { DiscourseProfile } from '../corpus/discourse.js';
-import { connectPostgres, type SqlClient } from '../corpus/sql-client.js';
+import type { SqlClient } from '../corpus/sql-client.js';
 import { diagnose, worstMark, type DoctorCheck, type Mark } from '../corpus/doctor.js';
-import { casePaths, openDatabase } from '../runs/context.js';
+import { casePaths, openDatabase, openVectorsDatabase } from '../runs/context.js';
 import type { AppEnv, AppHooks } from './hooks.js';
 
 export interface DoctorInputs extends AppEnv {
@@ -32,14 +32,10 @@ export async function runDoctor(inputs: DoctorInputs, hooks: AppHooks): Promise<
     cwd: inputs.cwd,
     onProgress: (text) => hooks.event({ kind: 'status', text }),
   });
-  const {
-    vectors_schema: vectorsSchema,
-    vectors_url: vectorsUrl,
-    statement_timeout_ms,
-  } = inputs.loaded.config.database;
   let vectorsDb: SqlClient | undefined;
   try {
-    if (vectorsUrl) vectorsDb = await connectPostgres(vectorsUrl, { statementTimeoutMs: statement_timeout_ms });
+    vectorsDb = await openVectorsDatabase(inputs.loaded.config);
+    const vectorsSchema = inputs.loaded.config.database.vectors_schema;
     const profile = new DiscourseProfile(db, { vectorsSchema, vectorsDb });
     const checks = await diagnose(profile, inputs.loaded.config, { cases });
     return { database: db.label, checks, worst: worstMark(checks) };

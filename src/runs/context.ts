@@ -115,6 +115,12 @@ export async function openDatabase(
       });
 }
 
+/** The side database of vectors a config names (database.vectors_url), read-only like the forum; none by default. */
+export async function openVectorsDatabase(config: Config): Promise<SqlClient | undefined> {
+  const url = config.database.vectors_url;
+  return url ? connectPostgres(url, { statementTimeoutMs: config.database.statement_timeout_ms }) : undefined;
+}
+
 /**
  * Opens the database and builds the retrieval graph for a config, with the embedder and reranker
  * it names or the ones passed in.
@@ -129,11 +135,7 @@ export async function createRunContext(loaded: LoadedConfig, opts: ContextOption
   const db = givenDb ?? (await openDatabase(config, { ...opts, ...(dbUrl ? { dbUrl } : {}) }));
   let vectorsDb: SqlClient | undefined;
   try {
-    // A side database of vectors (database.vectors_url), read-only like the forum.
-    if (config.database.vectors_url)
-      vectorsDb = await connectPostgres(config.database.vectors_url, {
-        statementTimeoutMs: config.database.statement_timeout_ms,
-      });
+    vectorsDb = await openVectorsDatabase(config);
     const profile = new DiscourseProfile(db, { vectorsSchema: config.database.vectors_schema, vectorsDb });
     // Before the first case: a database that cannot serve the channels ends the command here (exit 2).
     await checkRetrievalSetup(profile, config);
