@@ -5,12 +5,13 @@ import { addNeighbourhood } from '../evidence/neighbourhood.js';
 import { evidenceZone } from '../model/zones.js';
 import { redact } from '../errors.js';
 import type { CaseJudge } from '../judge/case-scores.js';
-import type { ChatModel } from '../llm/types.js';
+import type { ChatModel, Completion, CompletionRequest } from '../llm/types.js';
+import type { NodeResult } from '../retrieval/graph.js';
 import { checkCitations } from '../scoring/citations.js';
 import { ANSWER_SCORERS, answerFacts, scoreAnswer } from '../scoring/scorers.js';
 import type { RunContext } from './context.js';
 import type { CaseRecord } from '../model/results.js';
-import { baseRecord, retrieveCase } from './retrieve-case.js';
+import { baseRecord, retrievalRecord } from './retrieve-case.js';
 
 /** What generating one case needs, built once per run. */
 export interface AuditDeps {
@@ -41,7 +42,8 @@ export interface CaseOutcome {
   error?: unknown;
 }
 
-function fail(record: CaseRecord, stage: string, e: unknown): CaseOutcome {
+/** Ends a case at a failed stage: the record names the stage and keeps what earlier stages computed. */
+export function stageFailed(record: CaseRecord, stage: string, e: unknown): CaseOutcome {
   record.status = 'error';
   record.error = { stage, message: redact((e as Error)?.message ?? String(e)) };
   return { record, error: e };
@@ -76,30 +78,37 @@ export async function deterministicScores(
   record.scores.push(...scoreAnswer(facts, scorers));
 }
 
-/**
- * One case through the whole pipeline: input gate, retrieval, zone, evidence, generation,
- * deterministic scorers, judge. A failing stage ends the case as an error record naming the
- * stage; what earlier stages computed stays in the record.
- */
-export async function auditCase(deps: AuditDeps, c: Case): Promise<CaseRecord> {
-  return (await auditCaseOutcome(deps, c)).record;
+/** A case ready for generation: its record so far and the system prompt built from its evidence. */
+export interface PreparedCase {
+  record: CaseRecord;
+  system: string;
 }
 
-/** {@link auditCase}, also returning what ended the case when a stage failed. */
-export async function auditCaseOutcome(deps: AuditDeps, c: Case): Promise<CaseOutcome> {
+/** The channel and node lists of a case's question, however they were computed (per query or batched ahead). */
+export type RetrieveNodes = (question: string) => Promise<Record<string, NodeResult>>;
+
+/**
+ * The stages before generation: input gate, retrieval (by `retrieve`, the per-query path by
+ * default), zone, evidence and system prompt. Returns the finished outcome when the case ends
+ * here (gated, or a stage failed: the record names it and keeps what earlier stages computed).
+ */
+export async function prepareCase(
+  deps: AuditDeps,
+  c: Case,
+  retrieve: RetrieveNodes = (q) => deps.ctx.graph.run(q),
+): Promise<{ prepared: PreparedCase } | { done: CaseOutcome }> {
   const record = baseRecord(c);
   const rule = matchIntentRule(deps.intentRules, c.question);
   if (rule) {
     record.status = 'gated';
     record.gate = { intent: rule.intent, pattern: rule.pattern };
-    return { record };
+    return { done: { record } };
   }
   const { config } = deps.ctx;
-  let system: string;
   let replyTo = new Map<number, number | null>();
   try {
-    const { nodes, retrieval } = await retrieveCase(deps.ctx.graph, c);
-    record.retrieval = retrieval;
+    const nodes = await retrieve(c.question);
+    record.retrieval = retrievalRecord(c, nodes);
     const { node, zoneNode } = evidenceNode(deps.ctx);
     const items = nodes[node]!.items;
     replyTo = new Map(items.map((i) => [i.post_id, i.reply_to_post_number] as const));
@@ -117,7 +126,7 @@ export async function auditCaseOutcome(deps: AuditDeps, c: Case): Promise<CaseOu
             forumUrl: config.evidence.forum_url,
           });
   } catch (e) {
-    return fail(record, 'retrieval', e);
+    return { done: stageFailed(record, 'retrieval', e) };
   }
   try {
     if (config.evidence.neighbourhood && record.sources.length) {
@@ -133,36 +142,68 @@ export async function auditCaseOutcome(deps: AuditDeps, c: Case): Promise<CaseOu
       clauses: deps.clauses,
       ...(deps.clauseVars ? { clauseVars: deps.clauseVars } : {}),
     });
-    system = prompt.text;
     record.prompt_versions = prompt.versions;
+    return { prepared: { record, system: prompt.text } };
   } catch (e) {
-    return fail(record, 'evidence', e);
+    return { done: stageFailed(record, 'evidence', e) };
   }
-  try {
-    const out = await deps.generator.complete({
-      system,
-      messages: [{ role: 'user', content: c.question }],
-      temperature: config.generator.temperature,
-      maxTokens: config.generator.max_tokens,
-    });
-    record.answer = out.text;
-    record.usage = { input_tokens: out.usage.inputTokens, output_tokens: out.usage.outputTokens };
-    record.latency_ms = Math.round(out.latencyMs);
-    if (out.cached) record.cached = true;
-  } catch (e) {
-    return fail(record, 'generation', e);
-  }
+}
+
+/** The generator request of a prepared case (the same for a synchronous call and a batch line). */
+export function generationRequest(deps: AuditDeps, p: PreparedCase): CompletionRequest {
+  const { generator } = deps.ctx.config;
+  return {
+    system: p.system,
+    messages: [{ role: 'user', content: p.record.question }],
+    temperature: generator.temperature,
+    maxTokens: generator.max_tokens,
+  };
+}
+
+/** Writes the generator's answer into the record. */
+export function recordAnswer(record: CaseRecord, out: Completion): void {
+  record.answer = out.text;
+  record.usage = { input_tokens: out.usage.inputTokens, output_tokens: out.usage.outputTokens };
+  record.latency_ms = Math.round(out.latencyMs);
+  if (out.cached) record.cached = true;
+}
+
+/** The stages after generation: deterministic scorers, then the judge when there is one. */
+export async function scoreCase(deps: AuditDeps, p: PreparedCase): Promise<CaseOutcome> {
+  const { record } = p;
   try {
     await deterministicScores(deps, record);
   } catch (e) {
-    return fail(record, 'scoring', e);
+    return stageFailed(record, 'scoring', e);
   }
   if (deps.judge) {
     try {
-      record.scores.push(...(await deps.judge(record, system)));
+      record.scores.push(...(await deps.judge(record, p.system)));
     } catch (e) {
-      return fail(record, 'judge', e);
+      return stageFailed(record, 'judge', e);
     }
   }
   return { record };
+}
+
+/**
+ * One case through the whole pipeline: input gate, retrieval, zone, evidence, generation,
+ * deterministic scorers, judge. A failing stage ends the case as an error record naming the
+ * stage; what earlier stages computed stays in the record.
+ */
+export async function auditCase(deps: AuditDeps, c: Case): Promise<CaseRecord> {
+  return (await auditCaseOutcome(deps, c)).record;
+}
+
+/** {@link auditCase}, also returning what ended the case when a stage failed; `retrieve` as in {@link prepareCase}. */
+export async function auditCaseOutcome(deps: AuditDeps, c: Case, retrieve?: RetrieveNodes): Promise<CaseOutcome> {
+  const step = await prepareCase(deps, c, retrieve);
+  if ('done' in step) return step.done;
+  const { prepared } = step;
+  try {
+    recordAnswer(prepared.record, await deps.generator.complete(generationRequest(deps, prepared)));
+  } catch (e) {
+    return stageFailed(prepared.record, 'generation', e);
+  }
+  return scoreCase(deps, prepared);
 }
