@@ -72,8 +72,13 @@ async function expectSameRun(ctx: RunContext, cases: Located<Case>[]): Promise<v
   const perQuery = await runRetrieval(ctx, cases, [], undefined, { batch: false });
   const batched = await runRetrieval(ctx, cases, [], undefined, { batchSize: 7, latencySample: 3 });
   expect(withoutLatency(batched)).toEqual(withoutLatency(perQuery));
-  const b = batched.summary.retrieval_batch as { batched: number; batches: number; fallbacks: number };
-  expect(b.batched).toBe(cases.length - 3);
+  const b = batched.summary.retrieval_batch!;
+  // The sample is the first 3 distinct questions; every case asking one of them is served by the
+  // sample's per-query lists, the others by a batch.
+  const sampled = new Set([...new Set(cases.map((c) => c.value.question))].slice(0, 3));
+  expect(b.latency_sample).toBe(3);
+  expect(b.batched).toBe(cases.filter((c) => !sampled.has(c.value.question)).length);
+  expect(b.distinct_questions).toBe(new Set(cases.map((c) => c.value.question)).size - 3);
   expect(b.batches).toBeGreaterThan(1);
   expect(b.fallbacks).toBe(0);
   expect(perQuery.summary.retrieval_batch).toBeUndefined();

@@ -63,7 +63,7 @@ Exit codes: 0 all cases retrieved, 1 some cases ended in error, 2 bad input, con
       cliHooks(io),
     );
     const s = result.summary.retrieval;
-    const t = retrievalTable(s, { compact: true });
+    const t = retrievalTable(s, { compact: true, batch: result.summary.retrieval_batch });
     io.out(
       `${textTable(t.header, t.rows)}\n${t.legend}\n\ncases ${s.cases} · ok ${s.ok} · errors ${s.errors}${warnings.length ? ` · ${warnings.length} warnings (see the digest)` : ''}\n`,
     );

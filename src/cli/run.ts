@@ -76,7 +76,7 @@ Exit codes: 0 all cases completed, 1 some cases ended in error, 2 bad input or c
     );
     const r = result.summary.retrieval;
     const generation = result.summary.generation;
-    const t = retrievalTable(r, { compact: true });
+    const t = retrievalTable(r, { compact: true, batch: result.summary.retrieval_batch });
     io.out(
       `${textTable(t.header, t.rows)}\n${t.legend}\n\n${generation ? textTable(['generation', 'value'], generationRows(generation)) : ''}\n\n`,
     );

@@ -221,9 +221,15 @@ export const RetrievalBatchSummarySchema = z
     batch_size: z.number(),
     /** Batches that failed as a whole and were retrieved one query at a time instead. */
     fallbacks: z.number(),
-    /** Wall time of the batched part, ms, and its throughput in cases per second. */
+    /**
+     * Wall time of the batched part, ms (first batch's statements to the last batched case's
+     * lists), and its throughput in cases per second. In `run` and `probe` the lists are completed
+     * (fused, reranked) as generation asks for them, so this is paced by generation there.
+     */
     wall_ms: z.number(),
     cases_per_s: num,
+    /** Time spent in the batches' embedding calls and statements (each batch's wall, summed), ms; older results have none. */
+    statements_ms: z.number().optional(),
     /** Median and p90 of each node's per-case share of its batch, ms. */
     latency_share: z.record(z.string(), LatencySummarySchema),
   })

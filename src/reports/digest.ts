@@ -1,7 +1,7 @@
 import type { RunResult } from '../model/results.js';
 import { markdownTable } from './format.js';
 import { markdownText } from './inert.js';
-import { retrievalTable } from './retrieval-table.js';
+import { batchLine, retrievalTable } from './retrieval-table.js';
 
 /** The components block: offline stand-ins are named as such. */
 export function componentsMarkdown(result: RunResult): string {
@@ -34,6 +34,7 @@ export function retrievalMarkdown(result: RunResult): string {
     '## Retrieval by node',
     '',
     markdownTable(t.header, t.rows),
+    ...(result.summary.retrieval_batch ? ['', batchLine(result.summary.retrieval_batch)] : []),
   ];
   if (result.warnings.length) out.push('', '## Warnings', '', ...result.warnings.map((w) => `- ${markdownText(w)}`));
   const errors = result.cases.filter((c) => c.status === 'error');

@@ -11,7 +11,7 @@ import { agreementHtml } from './html-agreement.js';
 import { CASE_COLUMNS, caseHtml, type CaseView } from './html-cases.js';
 import { esc, jsonScript } from './html-escape.js';
 import { REPORT_CSS, REPORT_JS } from './html-assets.js';
-import { retrievalTable } from './retrieval-table.js';
+import { batchLine, retrievalTable } from './retrieval-table.js';
 
 /**
  * The HTML report of one results file: a single self-contained page (inline CSS, a little
@@ -133,7 +133,8 @@ function table(header: readonly string[], rows: readonly (readonly string[])[], 
 
 function nodesHtml(result: RunResult): string {
   const t = retrievalTable(result.summary.retrieval);
-  return `<section><h2>Retrieval by node</h2>${table(t.header, t.rows, 'nodes')}<p class="meta">Each figure is a mean over the cases it applies to (n in the header).</p></section>`;
+  const batch = result.summary.retrieval_batch;
+  return `<section><h2>Retrieval by node</h2>${table(t.header, t.rows, 'nodes')}<p class="meta">Each figure is a mean over the cases it applies to (n in the header).${batch ? ` ${esc(batchLine(batch))}` : ''}</p></section>`;
 }
 
 function zonesHtml(views: readonly CaseView[], computed: boolean): string {

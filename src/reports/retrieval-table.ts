@@ -1,4 +1,4 @@
-import type { RetrievalSummary } from '../model/summary.js';
+import type { RetrievalBatchSummary, RetrievalSummary } from '../model/summary.js';
 import { NOT_APPLICABLE } from '../scoring/definitions.js';
 import { RETRIEVAL_TABLE_METRICS } from '../scoring/registry.js';
 import { fmt } from './format.js';
@@ -13,7 +13,7 @@ const COLUMNS = RETRIEVAL_TABLE_METRICS;
  */
 export function retrievalTable(
   summary: RetrievalSummary,
-  opts: { compact?: boolean } = {},
+  opts: { compact?: boolean; batch?: RetrievalBatchSummary | undefined } = {},
 ): { header: string[]; rows: string[][]; legend: string } {
   const nodes = Object.keys(summary.nodes);
   const nOf = (key: string) => Math.max(0, ...nodes.map((n) => summary.nodes[n]![key]?.n ?? 0));
@@ -29,6 +29,7 @@ export function retrievalTable(
     `cases measured (n): ${[...ns].map(([n, labels]) => `${labels.join(', ')} ${n}`).join(' · ')}`,
     'CRecall@5: every expected content term is in one of the first 5 passages; CMRR@10: mean 1/rank of each term within 10;',
     'Topics@5: distinct topics among the first 5 results (pollution); p50/p90: retrieval latency per node.',
+    ...(opts.batch ? [batchLine(opts.batch)] : []),
   ].join('\n');
   const rows = nodes.map((node) => [
     node,
@@ -40,4 +41,15 @@ export function retrievalTable(
     fmt(summary.latency[node]?.p90, 1),
   ]);
   return { header, rows, legend };
+}
+
+/** What the latency columns are when retrieval was batched, and the batches' throughput. */
+export function batchLine(b: RetrievalBatchSummary): string {
+  const rate = b.cases_per_s === null ? '' : `, ${b.cases_per_s} cases/s over ${b.wall_ms} ms`;
+  const statements = b.statements_ms === undefined ? '' : ` (statements ${b.statements_ms} ms)`;
+  const fallbacks = b.fallbacks ? `; ${b.fallbacks} failed batches retrieved one query at a time` : '';
+  return (
+    `p50/p90 are per question alone, from ${b.latency_sample} cases retrieved one query at a time; ` +
+    `the other ${b.batched} cases in ${b.batches} batches of up to ${b.batch_size} questions${rate}${statements}${fallbacks}.`
+  );
 }

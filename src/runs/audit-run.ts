@@ -9,6 +9,8 @@ import { CircuitBreaker, RunStoppedError } from './breaker.js';
 import { resultHeader } from './header.js';
 import { Ledger } from './ledger.js';
 import { forEachConcurrent } from './pool.js';
+import { feedSummary, RetrievalFeed, type RetrievalFeedOptions } from './retrieval-feed.js';
+import { matchIntentRule } from '../cases/intent-rules.js';
 import { preflightAll } from './preflight.js';
 import { errorRecord, storable } from './record-check.js';
 import type { CaseRecord, RunResult } from '../model/results.js';
@@ -31,6 +33,8 @@ export interface AuditRunOptions {
   onWarning?: (message: string) => void;
   /** Runs on every finished record (gated and error ones too) before it is appended to the ledger. */
   finish?: (record: CaseRecord) => Promise<void>;
+  /** How retrieval is batched ahead of generation (src/runs/retrieval-feed.ts). */
+  retrieval?: RetrievalFeedOptions;
   /** Extra summary blocks computed from the records (judge, probes). */
   summarisers?: {
     judge?: (records: readonly CaseRecord[]) => JudgeSummary;
@@ -206,13 +210,21 @@ export async function runAudit(
   let done = cases.length - todo.length;
   opts.onProgress?.(done, cases.length);
   const breaker = new CircuitBreaker(deps.ctx.config.circuit_breaker);
+  // Retrieval is computed ahead in batches (cases stopped by an intent rule ask for none), so the
+  // generation lanes never wait for a retrieval that could have run while they were generating.
+  const feed = new RetrievalFeed(
+    deps.ctx.graph,
+    todo.filter((c) => !matchIntentRule(deps.intentRules, c.value.question)).map((c) => c.value.question),
+    opts.retrieval,
+  );
+  const retrieve = (question: string) => feed.get(question);
   await forEachConcurrent(
     todo,
     deps.ctx.config.generator.concurrency,
     async ({ value }) => {
       let outcome: { record: CaseRecord; error?: unknown };
       try {
-        outcome = await auditCaseOutcome(deps, value);
+        outcome = await auditCaseOutcome(deps, value, retrieve);
       } catch (e) {
         outcome = { record: errorRecord(value, 'case', e), error: e };
       }
@@ -230,7 +242,7 @@ export async function runAudit(
       opts.onProgress?.(++done, cases.length);
     },
     { stop: () => breaker.tripped },
-  );
+  ).finally(() => feed.settle());
   if (breaker.tripped) {
     const left = cases.filter((c) => ledger.done.get(c.value.id)?.status !== 'ok').length;
     throw new RunStoppedError(
@@ -240,8 +252,13 @@ export async function runAudit(
   const records = cases.map((c) => ledger.done.get(c.value.id)!);
   const nodes = deps.ctx.graph.nodes.map((n) => n.name);
   const { judge, probes } = opts.summarisers ?? {};
+  const retrieval = summariseRetrieval(records, nodes);
+  // On a fresh run the feed saw every case; a resumed run's batch figures would describe only the rest.
+  const batched = opts.resume ? undefined : feedSummary(feed, records, nodes);
+  if (batched) retrieval.latency = batched.latency;
   const summary: RunSummary = {
-    retrieval: summariseRetrieval(records, nodes),
+    retrieval,
+    ...(batched ? { retrieval_batch: batched.batch } : {}),
     generation: summariseGeneration(records, evidenceNode(deps.ctx).node),
     ...(judge ? { judge: judge(records) } : {}),
     ...(probes ? { probes: probes(records) } : {}),

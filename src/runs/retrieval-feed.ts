@@ -1,0 +1,232 @@
+import type { CaseRecord } from '../model/results.js';
+import type { RetrievalBatchSummary, RetrievalSummary } from '../model/summary.js';
+import { DEFAULT_BATCH_SIZE, type ChannelBatch, type NodeResult, type RetrievalGraph } from '../retrieval/graph.js';
+import { summariseRetrieval } from './summary.js';
+
+/** How many questions are retrieved one query at a time to measure the per-query latency. */
+export const LATENCY_SAMPLE = 16;
+
+export interface RetrievalFeedOptions {
+  /** Distinct questions per batched statement (default {@link DEFAULT_BATCH_SIZE}). */
+  batchSize?: number;
+  /** Distinct questions retrieved one query at a time, one after the other, before any batch (default {@link LATENCY_SAMPLE}). */
+  latencySample?: number;
+  /** `false`: every question through the per-query path, as before batching existed. */
+  batch?: boolean;
+}
+
+/** What the feed did, for the run's summary. */
+export interface RetrievalFeedStats {
+  /** Distinct questions in the sample (per-query path, one at a time). */
+  sample: number;
+  /** Distinct questions in batches. */
+  batched: number;
+  batches: number;
+  batchSize: number;
+  /** Batches that failed as a whole, whose questions then took the per-query path. */
+  fallbacks: number;
+  /** From the first batch's statements to the last batched question completed, ms (null: no batch). */
+  wallMs: number | null;
+  /** The batches' embedding calls and statements, each batch's wall summed, ms. */
+  statementsMs: number;
+}
+
+type Prepared = { batch: ChannelBatch } | { error: unknown };
+
+/**
+ * Retrieval of a run's questions, computed ahead of the stages that consume it. The questions
+ * are known up front (in the order the run will ask for them); each distinct question is
+ * retrieved once, however many cases ask it. The first few (the latency sample) go through the
+ * per-query path one at a time, so their latencies are those of a single question; the others in
+ * batches: one embedding call and one statement per channel for up to `batchSize` questions
+ * (src/retrieval/graph.ts), whose lists are exactly those of the per-query path. A batch's
+ * statements start when one of its questions is first asked for, and the next batch's start at
+ * the same time, so a consumer never waits for a batch behind the one it reads (generation
+ * overlaps retrieval) while memory holds at most two batches of lists. A batch that fails as a
+ * whole sends its questions through the per-query path, so that each meets its own error.
+ */
+export class RetrievalFeed {
+  private readonly sampleOf = new Set<string>();
+  private readonly batchOf = new Map<string, { b: number; k: number }>();
+  private readonly batchQuestions: string[][] = [];
+  private readonly prepared = new Map<number, Promise<Prepared>>();
+  /** Questions of each batch not asked for yet: a batch's lists are dropped once all were read. */
+  private readonly batchLeft: number[] = [];
+  /** Cases still to ask for each question: the question's lists are dropped after the last. */
+  private readonly remaining = new Map<string, number>();
+  private readonly memo = new Map<string, Promise<Record<string, NodeResult>>>();
+  private sampleChain: Promise<unknown> = Promise.resolve();
+  private sampleLeft: number;
+  private sampleDone: Promise<void>;
+  private releaseSample!: () => void;
+  private readonly size: number;
+  private fallbacks = 0;
+  private statementsMs = 0;
+  private firstBatchAt: number | null = null;
+  private lastBatchedAt: number | null = null;
+  private readonly completions = new Set<Promise<unknown>>();
+
+  /** `questions`: one per case, in the order the cases will ask (repeats allowed). */
+  constructor(
+    private readonly graph: RetrievalGraph,
+    questions: readonly string[],
+    opts: RetrievalFeedOptions = {},
+  ) {
+    for (const q of questions) this.remaining.set(q, (this.remaining.get(q) ?? 0) + 1);
+    const distinct = [...this.remaining.keys()];
+    const batching = opts.batch !== false;
+    const sample = batching ? Math.min(distinct.length, Math.max(1, opts.latencySample ?? LATENCY_SAMPLE)) : 0;
+    this.size = Math.max(1, opts.batchSize ?? DEFAULT_BATCH_SIZE);
+    for (const q of distinct.slice(0, sample)) this.sampleOf.add(q);
+    if (batching)
+      for (let from = sample; from < distinct.length; from += this.size) {
+        const b = this.batchQuestions.length;
+        const list = distinct.slice(from, from + this.size);
+        this.batchQuestions.push(list);
+        this.batchLeft.push(list.length);
+        list.forEach((q, k) => this.batchOf.set(q, { b, k }));
+      }
+    this.sampleLeft = sample;
+    this.sampleDone = new Promise((resolve) => (this.releaseSample = resolve));
+    if (!sample) this.releaseSample();
+  }
+
+  /** The node lists of a question (one of those given), computed once and shared by its cases. */
+  get(question: string): Promise<Record<string, NodeResult>> {
+    let p = this.memo.get(question);
+    if (!p) {
+      p = this.compute(question);
+      this.memo.set(question, p);
+      this.track(p);
+    }
+    const left = (this.remaining.get(question) ?? 1) - 1;
+    if (left > 0) this.remaining.set(question, left);
+    else {
+      this.remaining.delete(question);
+      this.memo.delete(question);
+    }
+    return p;
+  }
+
+  private track(p: Promise<unknown>): void {
+    const settled = p.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.completions.add(settled);
+    void settled.then(() => this.completions.delete(settled));
+  }
+
+  private compute(question: string): Promise<Record<string, NodeResult>> {
+    if (this.sampleOf.has(question)) {
+      // One at a time: a sample question's latency is that of a question alone.
+      const run = this.sampleChain.then(() => this.graph.run(question));
+      this.sampleChain = run.then(
+        () => this.sampleFinished(),
+        () => this.sampleFinished(),
+      );
+      return run;
+    }
+    const at = this.batchOf.get(question);
+    if (at === undefined) return this.graph.run(question);
+    return this.fromBatch(question, at.b, at.k);
+  }
+
+  private sampleFinished(): void {
+    if (--this.sampleLeft === 0) this.releaseSample();
+  }
+
+  private async fromBatch(question: string, b: number, k: number): Promise<Record<string, NodeResult>> {
+    const got = await this.prepare(b);
+    // The next batch's statements run while this one's questions are fused, reranked and answered.
+    if (b + 1 < this.batchQuestions.length) void this.prepare(b + 1);
+    if (--this.batchLeft[b]! === 0) this.prepared.delete(b);
+    if ('error' in got) return this.graph.run(question);
+    const nodes = await this.graph.completePrepared(question, got.batch.prepared[k]!);
+    this.lastBatchedAt = performance.now();
+    return nodes;
+  }
+
+  private prepare(b: number): Promise<Prepared> {
+    let p = this.prepared.get(b);
+    if (!p) {
+      // Batches wait for the sample, so that the sample's latencies are those of a question alone.
+      p = this.sampleDone.then(() => {
+        this.firstBatchAt ??= performance.now();
+        return this.graph.prepareBatch(this.batchQuestions[b]!).then(
+          (batch): Prepared => {
+            this.statementsMs += batch.timing.wallMs;
+            return { batch };
+          },
+          (error: unknown): Prepared => {
+            this.fallbacks++;
+            return { error };
+          },
+        );
+      });
+      this.prepared.set(b, p);
+      this.track(p);
+    }
+    return p;
+  }
+
+  /** Waits until no statement or completion the feed started is still running (before the database closes). */
+  async settle(): Promise<void> {
+    while (this.completions.size) await Promise.all([...this.completions]);
+  }
+
+  /** Whether a question is one of the latency sample's. */
+  inSample(question: string): boolean {
+    return this.sampleOf.has(question);
+  }
+
+  stats(): RetrievalFeedStats {
+    const batched = this.batchQuestions.reduce((a, l) => a + l.length, 0);
+    return {
+      sample: this.sampleOf.size,
+      batched,
+      batches: this.batchQuestions.length,
+      batchSize: this.size,
+      fallbacks: this.fallbacks,
+      statementsMs: this.statementsMs,
+      wallMs: this.firstBatchAt !== null && this.lastBatchedAt !== null ? this.lastBatchedAt - this.firstBatchAt : null,
+    };
+  }
+}
+
+/**
+ * The retrieval summary's latency and batch figures of a run whose retrieval went through a
+ * feed: `latency` stays the latency of one question alone (the sample's first cases), and the
+ * batch block says what was batched, how fast, and each node's share of the batches' time.
+ * Undefined when nothing was batched (the summary's latency is then already per question).
+ */
+export function feedSummary(
+  feed: RetrievalFeed,
+  records: readonly CaseRecord[],
+  nodes: readonly string[],
+): { latency: RetrievalSummary['latency']; batch: RetrievalBatchSummary } | undefined {
+  const stats = feed.stats();
+  if (!stats.batches) return undefined;
+  const seen = new Set<string>();
+  const sample = records.filter((r) => {
+    if (!feed.inSample(r.question) || seen.has(r.question)) return false;
+    seen.add(r.question);
+    return true;
+  });
+  const batched = records.filter((r) => !feed.inSample(r.question));
+  return {
+    latency: summariseRetrieval(sample, nodes).latency,
+    batch: {
+      latency_sample: sample.length,
+      batched: batched.length,
+      distinct_questions: stats.batched,
+      batches: stats.batches,
+      batch_size: stats.batchSize,
+      fallbacks: stats.fallbacks,
+      wall_ms: Math.round(stats.wallMs ?? 0),
+      cases_per_s: stats.wallMs ? Math.round((batched.length / stats.wallMs) * 1000) : null,
+      statements_ms: Math.round(stats.statementsMs),
+      latency_share: summariseRetrieval(batched, nodes).latency,
+    },
+  };
+}
