@@ -1,0 +1,114 @@
+/**
+ * The retrieval feed (src/runs/retrieval-feed.ts) on the embedded demo: each distinct question is
+ * retrieved once (the sample one query at a time, the rest in batches of the given size), a
+ * batch that fails as a whole sends its questions through the per-query path, and an audit fed by
+ * it writes the very records of an audit retrieving one query at a time. Calls are counted on the
+ * real graph; nothing is timed.
+ */
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { Located } from '../src/cases/load.js';
+import { loadCases } from '../src/cases/load.js';
+import type { Case } from '../src/cases/schema.js';
+import { loadConfig } from '../src/config/load.js';
+import { PACKAGE_ROOT } from '../src/paths.js';
+import type { CaseRecord } from '../src/model/results.js';
+import { buildAuditSetup } from '../src/runs/audit-setup.js';
+import { runAudit } from '../src/runs/audit-run.js';
+import { createRunContext, type RunContext } from '../src/runs/context.js';
+import { RetrievalFeed } from '../src/runs/retrieval-feed.js';
+import { removeWorkDirs, workDir } from './fixtures/audit/harness.js';
+
+const CASES = loadCases([join(PACKAGE_ROOT, 'cases', 'demo', 'questions-core.yml')]);
+
+/** The first 30 cases, then the first 6 again under new ids (repeated questions). */
+function withRepeats(cases: readonly Located<Case>[]): Located<Case>[] {
+  const first = cases.slice(0, 30);
+  return [...first, ...first.slice(0, 6).map((c) => ({ ...c, value: { ...c.value, id: `${c.value.id}-again` } }))];
+}
+
+/** A record without what may differ between two runs of one config (timings, the response cache). */
+const stable = (r: CaseRecord) =>
+  JSON.parse(
+    JSON.stringify(r, (k, v: unknown) => (k === 'latency_ms' || k === 'cached' ? undefined : v)),
+  ) as CaseRecord;
+
+describe('the retrieval feed on the embedded demo', { timeout: 240_000 }, () => {
+  let ctx: RunContext;
+  beforeAll(async () => {
+    ctx = await createRunContext(
+      loadConfig(undefined, {}, [
+        { path: ['cache_dir'], flag: '--cache-dir', value: join(PACKAGE_ROOT, '.cache', 'ragaudit') },
+      ]),
+      { env: {}, cwd: workDir('feed') },
+    );
+  });
+  afterAll(async () => {
+    await ctx?.close();
+    removeWorkDirs();
+  });
+
+  it('retrieves each distinct question once: the sample per query, the rest in batches', async () => {
+    const questions = withRepeats(CASES).map((c) => c.value.question);
+    const distinct = [...new Set(questions)];
+    expect(distinct.length).toBe(30);
+    const run = vi.spyOn(ctx.graph, 'run');
+    const prepare = vi.spyOn(ctx.graph, 'prepareBatch');
+    const complete = vi.spyOn(ctx.graph, 'completePrepared');
+    try {
+      const feed = new RetrievalFeed(ctx.graph, questions, { batchSize: 8, latencySample: 4 });
+      const got = await Promise.all(questions.map((q) => feed.get(q)));
+      await feed.settle();
+      // 4 sample questions per query; 26 others in ceil(26 / 8) = 4 batches, each question completed once.
+      expect(run).toHaveBeenCalledTimes(4);
+      expect(prepare).toHaveBeenCalledTimes(4);
+      expect(prepare.mock.calls.map(([qs]) => qs.length)).toEqual([8, 8, 8, 2]);
+      expect(complete).toHaveBeenCalledTimes(26);
+      // A repeated question gets the lists of its first asking.
+      expect(got[30]).toBe(got[0]);
+      expect(feed.stats()).toMatchObject({ sample: 4, batched: 26, batches: 4, batchSize: 8, fallbacks: 0 });
+    } finally {
+      vi.restoreAllMocks();
+    }
+  });
+
+  it('a batch that fails as a whole sends its questions one query at a time, each meeting its own error', async () => {
+    const questions = CASES.slice(0, 12).map((c) => c.value.question);
+    const original = ctx.graph.prepareBatch.bind(ctx.graph);
+    let calls = 0;
+    const prepare = vi.spyOn(ctx.graph, 'prepareBatch').mockImplementation((qs) => {
+      calls++;
+      return calls === 1 ? Promise.reject(new Error('statement timeout')) : original(qs);
+    });
+    const run = vi.spyOn(ctx.graph, 'run');
+    try {
+      const feed = new RetrievalFeed(ctx.graph, questions, { batchSize: 4, latencySample: 2 });
+      const got = await Promise.all(questions.map((q) => feed.get(q)));
+      await feed.settle();
+      expect(got.every((n) => Object.keys(n).length === ctx.graph.nodes.length)).toBe(true);
+      expect(prepare).toHaveBeenCalledTimes(3);
+      // 2 sample questions, then the 4 of the failed first batch, per query.
+      expect(run).toHaveBeenCalledTimes(6);
+      expect(feed.stats().fallbacks).toBe(1);
+    } finally {
+      vi.restoreAllMocks();
+    }
+  });
+
+  it('an audit fed by batches writes the records of an audit retrieving one query at a time', async () => {
+    const cases = withRepeats(CASES);
+    const { deps } = buildAuditSetup(ctx, {});
+    const dir = workDir('feed-audit');
+    const fed = await runAudit(deps, cases, [], {
+      outputDir: join(dir, 'a'),
+      retrieval: { batchSize: 8, latencySample: 4 },
+    });
+    const single = await runAudit(deps, cases, [], { outputDir: join(dir, 'b'), retrieval: { batch: false } });
+    expect(fed.result.cases.map(stable)).toEqual(single.result.cases.map(stable));
+    expect(fed.result.cases.filter((c) => c.status === 'ok').length).toBeGreaterThan(25);
+    const b = fed.result.summary.retrieval_batch!;
+    // The first 4 distinct questions are the sample; the repeats ask them again (4 cases) and 2 others: 36 - 8 = 28 batched.
+    expect(b).toMatchObject({ latency_sample: 4, batched: 28, distinct_questions: 26, batches: 4, fallbacks: 0 });
+    expect(single.result.summary.retrieval_batch).toBeUndefined();
+  });
+});
