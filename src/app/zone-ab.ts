@@ -3,7 +3,8 @@ import type { Case } from '../cases/schema.js';
 import { storedZoneThresholds, zoneOf, type ZoneThresholds } from '../model/zones.js';
 import { InputError } from '../errors.js';
 import { markdownTable, fmt } from '../reports/format.js';
-import { auditCase } from '../runs/audit-case.js';
+import { auditCaseOutcome } from '../runs/audit-case.js';
+import { RetrievalFeed } from '../runs/retrieval-feed.js';
 import { forEachConcurrent } from '../runs/pool.js';
 import { refuseSecrets, writeArtifact, writeJsonArtifact } from '../io/artifacts.js';
 import { timestamp } from '../runs/results-file.js';
@@ -107,35 +108,49 @@ export async function runZoneAB(inputs: ZoneABInputs, hooks: AppHooks): Promise<
         records: base.cases,
       },
     ];
-    for (const zones of candidates) {
-      const moved = base.cases.filter(
+    const movedBy = candidates.map((zones) =>
+      base.cases.filter(
         (r) => r.status === 'ok' && r.zone && r.top1_score !== undefined && zoneOf(r.top1_score, zones) !== r.zone,
-      );
-      const records = new Map(base.cases.map((r) => [r.id, r] as const));
-      const deps = { ...setup.deps, ctx: { ...ctx, config: { ...ctx.config, zones: { ...zones } } } };
-      const bar = hooks.progress(`zones ${zones.abstain_below}:${zones.weak_below}`);
-      let done = 0;
-      await forEachConcurrent(moved, ctx.config.generator.concurrency, async (r) => {
-        const c: Case = {
-          id: r.id,
-          question: r.question,
-          kind: r.kind as Case['kind'],
-          expected_topic_ids: r.expected_topic_ids,
-          expected_post_ids: r.expected_post_ids,
-          expected_content: r.expected_content,
-          difficulty: r.difficulty,
-          tags: r.tags,
-        };
-        records.set(r.id, await auditCase(deps, c));
-        bar.update(++done, moved.length);
-      });
-      bar.stop();
-      settings.push({
-        name: `${zones.abstain_below}:${zones.weak_below}`,
-        zones,
-        changed: moved.map((r) => r.id),
-        records: base.cases.map((r) => records.get(r.id)!),
-      });
+      ),
+    );
+    // A case that moves under several candidates is retrieved once for all of them (batched ahead).
+    const feed = new RetrievalFeed(
+      ctx.graph,
+      movedBy.flat().map((r) => r.question),
+    );
+    const retrieve = (question: string) => feed.get(question);
+    try {
+      for (const [k, zones] of candidates.entries()) {
+        const moved = movedBy[k]!;
+        const records = new Map(base.cases.map((r) => [r.id, r] as const));
+        const deps = { ...setup.deps, ctx: { ...ctx, config: { ...ctx.config, zones: { ...zones } } } };
+        const bar = hooks.progress(`zones ${zones.abstain_below}:${zones.weak_below}`);
+        let done = 0;
+        await forEachConcurrent(moved, ctx.config.generator.concurrency, async (r) => {
+          const c: Case = {
+            id: r.id,
+            question: r.question,
+            kind: r.kind as Case['kind'],
+            expected_topic_ids: r.expected_topic_ids,
+            expected_post_ids: r.expected_post_ids,
+            expected_content: r.expected_content,
+            difficulty: r.difficulty,
+            tags: r.tags,
+          };
+          records.set(r.id, (await auditCaseOutcome(deps, c, retrieve)).record);
+          bar.update(++done, moved.length);
+        });
+        bar.stop();
+        settings.push({
+          name: `${zones.abstain_below}:${zones.weak_below}`,
+          zones,
+          changed: moved.map((r) => r.id),
+          records: base.cases.map((r) => records.get(r.id)!),
+        });
+      }
+    } finally {
+      // Nothing may still be reading when the database closes.
+      await feed.settle();
     }
     const report = settings.map((s) => ({
       setting: s.name,
