@@ -73,7 +73,8 @@ const invokedDirectly = (() => {
   }
 })();
 
-if (invokedDirectly) {
+/** Runs the CLI on this process's arguments and console; the exit code is set when it ends. */
+export function runProcess(): void {
   installInterruptHandler(process.stderr);
   const io: CliIO = {
     out: (t) => process.stdout.write(t),
@@ -92,3 +93,5 @@ if (invokedDirectly) {
     },
   );
 }
+
+if (invokedDirectly) runProcess();

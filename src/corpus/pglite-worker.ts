@@ -22,8 +22,10 @@ const { vector } = require(workerData.vector);
 const { readFileSync } = require('node:fs');
 const loadDataDir = new Blob([readFileSync(workerData.snapshot)]);
 PGlite.create({ loadDataDir, extensions: { vector } }).then(async (db) => {
-  // One untimed statement first, so the engine's warm-up is not charged to the first real query.
+  // Untimed statements first, so the engine's warm-up (and loading pgvector's code, when the
+  // database has it) is not charged to the first real query.
   await db.query('SELECT 1');
+  await db.query("SELECT '[1,2]'::vector <=> '[2,1]'::vector").catch(() => undefined);
   parentPort.postMessage({ ready: true });
   parentPort.on('message', async ({ sql, params }) => {
     try {
@@ -69,24 +71,18 @@ class PgliteWorkerClient implements SqlClient {
     this.label = opts.label;
   }
 
-  /** Starts a worker on the snapshot and waits until its database is open. */
+  /**
+   * Starts a worker on the snapshot (or takes the one started ahead for it, see
+   * {@link prestartPglite}) and waits until its database is open.
+   */
   start(): Promise<void> {
-    const worker = new Worker(WORKER_SOURCE, {
-      eval: true,
-      workerData: {
-        snapshot: this.opts.snapshot,
-        pglite: require.resolve('@electric-sql/pglite'),
-        vector: require.resolve('@electric-sql/pglite-pgvector'),
-      },
-    });
-    const ready = new Promise<void>((resolve, reject) => {
-      worker.once('message', (m: Reply) => {
-        // An idle worker must not keep the process alive: only a query in flight does.
-        worker.unref();
-        if (m.ready) resolve();
-        else reject(new DatabaseError(`cannot open ${this.label}: ${m.fatal ?? 'no answer'}`));
-      });
-      worker.once('error', (e) => reject(new DatabaseError(`cannot open ${this.label}: ${e.message}`, { cause: e })));
+    const early = prestarted;
+    prestarted = undefined;
+    // A worker started ahead on another snapshot was a wrong guess: stopped, never used.
+    if (early && early.snapshot !== this.opts.snapshot) void early.worker.terminate().catch(() => undefined);
+    const { worker, opened } = early?.snapshot === this.opts.snapshot ? early : spawnWorker(this.opts.snapshot);
+    const ready = opened.then((fatal) => {
+      if (fatal !== undefined) throw new DatabaseError(`cannot open ${this.label}: ${fatal}`);
     });
     this.current = { worker, ready };
     return ready.catch(async (e: unknown) => {
@@ -156,6 +152,54 @@ class PgliteWorkerClient implements SqlClient {
     await this.stopping;
     await this.stop();
   }
+}
+
+/**
+ * A worker on a snapshot; `opened` resolves once its database is open (undefined) or could not be
+ * (the reason). An idle worker never keeps the process alive: only a query in flight does.
+ */
+function spawnWorker(snapshot: string): { snapshot: string; worker: Worker; opened: Promise<string | undefined> } {
+  const worker = new Worker(WORKER_SOURCE, {
+    eval: true,
+    workerData: {
+      snapshot,
+      pglite: require.resolve('@electric-sql/pglite'),
+      vector: require.resolve('@electric-sql/pglite-pgvector'),
+    },
+  });
+  worker.unref();
+  const opened = new Promise<string | undefined>((resolve) => {
+    worker.once('message', (m: Reply) => resolve(m.ready ? undefined : (m.fatal ?? 'no answer')));
+    worker.once('error', (e) => resolve(e.message));
+  });
+  return { snapshot, worker, opened };
+}
+
+/** A worker started ahead of need (at most one), taken by the first client opening the same snapshot. */
+let prestarted: ReturnType<typeof spawnWorker> | undefined;
+
+/**
+ * Starts opening a snapshot now, on its own thread, while the caller goes on loading modules and
+ * reading its inputs; the first {@link openPgliteWorker} on the same snapshot takes it instead of
+ * starting another. Opening the embedded database is most of a short run's start-up, so this
+ * takes it off the critical path. A worker nobody takes is stopped by {@link discardPrestarted}
+ * or ends with the process (it never keeps it alive).
+ */
+export function prestartPglite(snapshot: string): void {
+  void discardPrestarted();
+  prestarted = spawnWorker(snapshot);
+}
+
+/** The snapshot of the worker started ahead that no client has taken yet, if any. */
+export function prestartedSnapshot(): string | undefined {
+  return prestarted?.snapshot;
+}
+
+/** Stops the worker started ahead, if no client took it (the run opened another database). */
+export async function discardPrestarted(): Promise<void> {
+  const early = prestarted;
+  prestarted = undefined;
+  await early?.worker.terminate().catch(() => undefined);
 }
 
 /** Opens PGlite in a worker thread (see above); fails at once if the database cannot be opened. */

@@ -2,6 +2,7 @@ import { join, resolve } from 'node:path';
 import type { Config } from '../config/schema.js';
 import { resolveFrom, type LoadedConfig } from '../config/load.js';
 import { openDemoDatabase } from '../corpus/demo-db.js';
+import { discardPrestarted } from '../corpus/pglite-worker.js';
 import { DiscourseProfile } from '../corpus/discourse.js';
 import { checkRetrievalSetup } from '../corpus/retrieval-setup.js';
 import { connectPostgres, type SqlClient } from '../corpus/sql-client.js';
@@ -105,6 +106,8 @@ export async function openDatabase(
   opts: Pick<ContextOptions, 'dbUrl' | 'cwd' | 'onProgress'>,
 ): Promise<SqlClient> {
   const dbUrl = opts.dbUrl ?? config.database.url;
+  // The embedded demo may have been started ahead (src/cli/ragaudit.ts); a real database does not need it.
+  if (dbUrl) await discardPrestarted();
   return dbUrl
     ? connectPostgres(dbUrl, { statementTimeoutMs: config.database.statement_timeout_ms })
     : openDemoDatabase({

@@ -1,0 +1,13 @@
+const T = () => performance.now();
+const t0 = T();
+const { loadConfig } = await import('../dist/config/load.js');
+const { createRunContext } = await import('../dist/runs/context.js');
+const t1 = T();
+const ctx = await createRunContext(loadConfig(undefined, {}), { env: {}, cwd: process.cwd() });
+const t2 = T();
+await ctx.graph.run('How do I revive faded suede?');
+const t3 = T();
+await ctx.graph.run('mirror shine on toe caps');
+const t4 = T();
+console.log(`modules ${(t1 - t0).toFixed(0)} open ${(t2 - t1).toFixed(0)} first ${(t3 - t2).toFixed(0)} second ${(t4 - t3).toFixed(0)}`);
+await ctx.close();

@@ -1,0 +1,44 @@
+import { readdirSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { prestartPglite } from './pglite-worker.js';
+
+/** Commands that open the database first thing (the others never need the embedded demo early). */
+const OPENING = new Set(['run', 'retrieval', 'probe', 'matrix']);
+
+/** The value of `--flag VALUE` or `--flag=VALUE` in argv. */
+function flagValue(argv: readonly string[], flag: string): string | undefined {
+  for (const [i, a] of argv.entries()) {
+    if (a === flag) return argv[i + 1];
+    if (a.startsWith(`${flag}=`)) return a.slice(flag.length + 1);
+  }
+  return undefined;
+}
+
+/**
+ * Before the CLI loads its modules and reads its config, starts opening the embedded demo
+ * database on its own thread when the command will most likely open it: a command that opens a
+ * database, no `--db`, not `--help`, and a demo snapshot already built in the cache directory
+ * (`--cache-dir` or the default `.cache/ragaudit` under the working directory; the newest one).
+ * A guess only: the run later opens the snapshot its config names, taking this worker when it is
+ * the same snapshot and stopping it otherwise, so a wrong guess costs a thread's work, never a
+ * wrong database. Returns the snapshot started, if any.
+ */
+export function prestartDemoDatabase(argv: readonly string[], cwd: string): string | undefined {
+  const [command, ...rest] = argv;
+  if (!command || !OPENING.has(command)) return undefined;
+  if (rest.some((a) => a === '--help' || a === '-h' || a === '--db' || a.startsWith('--db='))) return undefined;
+  const dir = join(resolve(cwd, flagValue(rest, '--cache-dir') ?? '.cache/ragaudit'), 'demo-db');
+  let newest: { file: string; mtime: number } | undefined;
+  try {
+    for (const name of readdirSync(dir)) {
+      if (!/^demo-db-[0-9a-f]+\.tar$/.test(name)) continue;
+      const file = join(dir, name);
+      const mtime = statSync(file).mtimeMs;
+      if (!newest || mtime > newest.mtime) newest = { file, mtime };
+    }
+  } catch {
+    return undefined;
+  }
+  if (newest) prestartPglite(newest.file);
+  return newest?.file;
+}

@@ -1,0 +1,61 @@
+/**
+ * Opening the embedded demo ahead (src/corpus/demo-prestart.ts, called by the `ragaudit`
+ * executable before it loads the CLI): only for commands that open a database, never with --db
+ * or --help; the run's own open takes the worker started ahead when it is the same snapshot, and
+ * a wrong guess never stands in for the database the config names.
+ */
+import { copyFileSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openDemoDatabase } from '../src/corpus/demo-db.js';
+import { prestartDemoDatabase } from '../src/corpus/demo-prestart.js';
+import { discardPrestarted, prestartedSnapshot, prestartPglite } from '../src/corpus/pglite-worker.js';
+import { PACKAGE_ROOT } from '../src/paths.js';
+import { removeWorkDirs, workDir } from './fixtures/audit/harness.js';
+
+const CACHE = join(PACKAGE_ROOT, '.cache', 'ragaudit', 'demo-db');
+
+afterAll(async () => {
+  await discardPrestarted();
+  removeWorkDirs();
+});
+
+describe('opening the embedded demo ahead', { timeout: 120_000 }, () => {
+  it('starts only for commands that open a database, without --db or --help, when a snapshot is cached', async () => {
+    // The demo's snapshot exists once any demo run has built it.
+    const db = await openDemoDatabase({ cacheDir: CACHE });
+    await db.close();
+    const snapshot = readdirSync(CACHE).find((f) => /^demo-db-[0-9a-f]+\.tar$/.test(f))!;
+    const cwd = workDir('prestart');
+    mkdirSync(join(cwd, 'cache', 'demo-db'), { recursive: true });
+    copyFileSync(join(CACHE, snapshot), join(cwd, 'cache', 'demo-db', snapshot));
+    writeFileSync(join(cwd, 'cache', 'demo-db', 'demo-db-notes.txt'), 'not a snapshot');
+    for (const argv of [
+      ['compare', 'a.json', 'b.json'],
+      ['run', '--db', 'postgres://127.0.0.1/forum'],
+      ['retrieval', '--help'],
+      ['run'], // no snapshot under the default cache directory of this working directory
+    ]) {
+      expect(prestartDemoDatabase(argv, cwd), argv.join(' ')).toBeUndefined();
+      expect(prestartedSnapshot()).toBeUndefined();
+    }
+    const started = prestartDemoDatabase(['retrieval', '--cache-dir', 'cache'], cwd);
+    expect(started).toBe(join(cwd, 'cache', 'demo-db', snapshot));
+    expect(prestartedSnapshot()).toBe(started);
+    // The run's open of the same snapshot takes the worker and queries it.
+    const opened = await openDemoDatabase({ cacheDir: join(cwd, 'cache', 'demo-db') });
+    expect(prestartedSnapshot()).toBeUndefined();
+    const [row] = await opened.query<{ n: string }>('SELECT count(*)::text AS n FROM posts');
+    expect(Number(row!.n)).toBeGreaterThan(100);
+    await opened.close();
+  });
+
+  it('a wrong guess is stopped and the configured database opened', async () => {
+    prestartPglite(join(workDir('wrong-guess'), 'demo-db-0000.tar'));
+    const db = await openDemoDatabase({ cacheDir: CACHE });
+    expect(prestartedSnapshot()).toBeUndefined();
+    const [row] = await db.query<{ n: string }>('SELECT count(*)::text AS n FROM posts');
+    expect(Number(row!.n)).toBeGreaterThan(100);
+    await db.close();
+  });
+});
