@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import pg from 'pg';
+import type pg from 'pg';
 import type { Embedder } from '../embedding/embedder.js';
 import { vectorLiteral } from '../embedding/hash-embedder.js';
 import { ConfigError, DatabaseError, InputError } from '../errors.js';
@@ -107,7 +107,8 @@ export async function backfillEmbeddings(o: BackfillOptions): Promise<BackfillRe
     if (!Number.isInteger(s) || s < 1) throw new InputError(`--strategy ${s}: a strategy id is a positive integer`);
   const batchSize = o.batch_size ?? 256;
   const label = describeUrl(o.target.url);
-  const target = new pg.Client({
+  const { default: driver } = await import('pg');
+  const target: pg.Client = new driver.Client({
     connectionString: o.target.url,
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     application_name: `${APPLICATION_NAME} embed`,

@@ -1,4 +1,4 @@
-import pg from 'pg';
+import type pg from 'pg';
 import type { PGlite } from '@electric-sql/pglite';
 import { DatabaseError } from '../errors.js';
 import { connectFailure, deadlineFailure, queryFailure } from './db-errors.js';
@@ -114,9 +114,11 @@ export async function connectPostgres(
   opts: { statementTimeoutMs?: number; max?: number } = {},
 ): Promise<SqlClient> {
   const label = describeUrl(url);
+  // Loaded on first use: a run on the embedded demo never needs the PostgreSQL driver.
+  const { default: driver } = await import('pg');
   let pool: pg.Pool;
   try {
-    pool = new pg.Pool({
+    pool = new driver.Pool({
       connectionString: url,
       max: opts.max ?? 4,
       connectionTimeoutMillis: CONNECT_TIMEOUT_MS,

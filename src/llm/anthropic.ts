@@ -3,7 +3,8 @@
  * Structured output uses tool use: one tool whose input_schema is the answer's JSON Schema,
  * forced with `tool_choice`, so the answer arrives as the tool_use block's input.
  */
-import Anthropic from '@anthropic-ai/sdk';
+import type Anthropic from '@anthropic-ai/sdk';
+import { registerSdkErrors } from './faults.js';
 import { z } from 'zod';
 import { ConfigError, JudgeParseError, redactSecretValues, rememberSecrets } from '../errors.js';
 import type { ChatModel, Completion, CompletionRequest, RemoteModelOptions } from './types.js';
@@ -106,7 +107,8 @@ export class AnthropicChatModel implements ChatModel {
   readonly id: string;
   readonly offline = false;
   readonly cacheScope: string;
-  private readonly client: Anthropic;
+  private readonly clientOptions: ConstructorParameters<typeof Anthropic>[0];
+  private client?: Promise<Anthropic>;
   private readonly baseURL: string;
   private readonly apiKey: string;
 
@@ -127,13 +129,22 @@ export class AnthropicChatModel implements ChatModel {
       baseURL: opts.baseURL ?? ANTHROPIC_URL,
       maxTokens: opts.maxTokens ?? null,
     });
-    this.client = new Anthropic({
+    this.clientOptions = {
       apiKey: this.apiKey,
       baseURL: this.baseURL,
       ...(Object.keys(query).length > 0 && { defaultQuery: query }),
       timeout: opts.timeoutMs ?? 60_000,
       maxRetries: 0,
+    };
+  }
+
+  /** The SDK client, its module loaded on first use (a run on offline stand-ins never loads it). */
+  private sdk(): Promise<Anthropic> {
+    this.client ??= import('@anthropic-ai/sdk').then((mod) => {
+      registerSdkErrors(mod);
+      return new mod.default(this.clientOptions);
     });
+    return this.client;
   }
 
   async complete<T = unknown>(req: CompletionRequest<T>): Promise<Completion<T>> {
@@ -141,8 +152,9 @@ export class AnthropicChatModel implements ChatModel {
     const params = anthropicMessageParams(req, { model: this.opts.model, maxTokens: this.opts.maxTokens });
 
     const endpoint = `${this.baseURL}/v1/messages`;
+    const client = await this.sdk();
     const { value: res, latencyMs } = await timedCall(
-      async (signal) => checkMessage(await this.client.messages.create(params, { signal }), endpoint, wire?.name),
+      async (signal) => checkMessage(await client.messages.create(params, { signal }), endpoint, wire?.name),
       {
         provider: 'anthropic',
         endpoint: this.baseURL,
@@ -185,14 +197,15 @@ export class AnthropicChatModel implements ChatModel {
       secrets: [this.apiKey],
       timeoutMs: this.opts.timeoutMs,
     };
+    const client = await this.sdk();
     const found = await probe(
       target,
-      (signal, timeout) => this.client.models.retrieve(this.opts.model, {}, { signal, timeout }),
+      (signal, timeout) => client.models.retrieve(this.opts.model, {}, { signal, timeout }),
       { optional: true },
     );
     if (found.ok) return;
     await probe(target, (signal, timeout) =>
-      this.client.messages.create(
+      client.messages.create(
         { model: this.opts.model, max_tokens: 1, messages: [{ role: 'user', content: 'ping' }] },
         { signal, timeout },
       ),

@@ -12,8 +12,6 @@
  */
 import { STATUS_CODES } from 'node:http';
 import { inspect } from 'node:util';
-import * as OpenAIErrors from 'openai';
-import * as AnthropicErrors from '@anthropic-ai/sdk';
 import { ProviderError, RagauditError, redact, type ProviderFault } from '../errors.js';
 import { HttpStatusError, RequestTimeoutError } from './http.js';
 
@@ -77,19 +75,38 @@ function causes(e: unknown): unknown[] {
   return chain;
 }
 
+/** An SDK's error classes the fault kinds depend on (both SDKs export them under these names). */
+interface SdkErrorClasses {
+  APIConnectionError: abstract new (...args: never[]) => Error;
+  APIUserAbortError: abstract new (...args: never[]) => Error;
+  APIConnectionTimeoutError: abstract new (...args: never[]) => Error;
+}
+
+/**
+ * The error classes of every SDK loaded so far. The SDKs are loaded on first use (src/llm/openai.ts,
+ * anthropic.ts), and an SDK that was never loaded threw nothing, so checking the loaded ones is enough.
+ */
+const sdkErrors = new Set<SdkErrorClasses>();
+
+/** Called by a client when it loads its SDK's module. */
+export function registerSdkErrors(mod: SdkErrorClasses): void {
+  sdkErrors.add(mod);
+}
+
+const isSdk = (e: unknown, kind: keyof SdkErrorClasses) => [...sdkErrors].some((m) => e instanceof m[kind]);
+
 function isSdkConnectionError(e: unknown): boolean {
-  return e instanceof OpenAIErrors.APIConnectionError || e instanceof AnthropicErrors.APIConnectionError;
+  return isSdk(e, 'APIConnectionError');
 }
 
 function isSdkUserAbort(e: unknown): boolean {
-  return e instanceof OpenAIErrors.APIUserAbortError || e instanceof AnthropicErrors.APIUserAbortError;
+  return isSdk(e, 'APIUserAbortError');
 }
 
 function isTimeout(e: unknown): boolean {
   return (
     e instanceof RequestTimeoutError ||
-    e instanceof OpenAIErrors.APIConnectionTimeoutError ||
-    e instanceof AnthropicErrors.APIConnectionTimeoutError ||
+    isSdk(e, 'APIConnectionTimeoutError') ||
     (e instanceof Error && e.name === 'TimeoutError')
   );
 }

@@ -3,7 +3,8 @@
  * The SDK never retries (`maxRetries: 0`); withRetry does. Structured output goes through
  * `response_format: json_schema` (strict), which vLLM serves as guided JSON.
  */
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
+import { registerSdkErrors } from './faults.js';
 import { z } from 'zod';
 import { ConfigError, JudgeParseError, redactSecretValues, rememberSecrets } from '../errors.js';
 import type { ChatModel, Completion, CompletionRequest, RemoteModelOptions } from './types.js';
@@ -174,7 +175,8 @@ export class OpenAIChatModel implements ChatModel {
   readonly id: string;
   readonly offline = false;
   readonly cacheScope: string;
-  private readonly client: OpenAI;
+  private readonly clientOptions: ConstructorParameters<typeof OpenAI>[0];
+  private client?: Promise<OpenAI>;
   private readonly baseURL: string;
   private readonly apiKey: string;
   private readonly maxTokensField: 'max_tokens' | 'max_completion_tokens';
@@ -202,13 +204,22 @@ export class OpenAIChatModel implements ChatModel {
       extraBody: opts.extraBody ?? null,
       maxTokensField: this.maxTokensField,
     });
-    this.client = new OpenAI({
+    this.clientOptions = {
       apiKey: this.apiKey,
       baseURL: this.baseURL,
       ...(Object.keys(query).length > 0 && { defaultQuery: query }),
       timeout: opts.timeoutMs ?? 60_000,
       maxRetries: 0,
+    };
+  }
+
+  /** The SDK client, its module loaded on first use (a run on offline stand-ins never loads it). */
+  private sdk(): Promise<OpenAI> {
+    this.client ??= import('openai').then((mod) => {
+      registerSdkErrors(mod);
+      return new mod.default(this.clientOptions);
     });
+    return this.client;
   }
 
   async complete<T = unknown>(req: CompletionRequest<T>): Promise<Completion<T>> {
@@ -220,13 +231,13 @@ export class OpenAIChatModel implements ChatModel {
     });
 
     const endpoint = `${this.baseURL}/chat/completions`;
+    const client = await this.sdk();
     const { value: res, latencyMs } = await timedCall(
       async (signal) =>
         checkChatResponse(
-          await this.client.chat.completions.create(
-            body as unknown as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming,
-            { signal },
-          ),
+          await client.chat.completions.create(body as unknown as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming, {
+            signal,
+          }),
           endpoint,
         ),
       {
@@ -266,7 +277,8 @@ export class OpenAIChatModel implements ChatModel {
       secrets: [this.apiKey],
       timeoutMs: this.opts.timeoutMs,
     };
-    const listed = await probe(target, (signal, timeout) => this.client.models.list({ signal, timeout }), {
+    const client = await this.sdk();
+    const listed = await probe(target, (signal, timeout) => client.models.list({ signal, timeout }), {
       optional: true,
     });
     const ids = listed.ok ? listed.value.data.map((m) => m.id) : undefined;
@@ -277,7 +289,7 @@ export class OpenAIChatModel implements ChatModel {
       [this.maxTokensField]: 1,
     };
     const asked = await probe(target, (signal, timeout) =>
-      this.client.chat.completions.create(tiny as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming, {
+      client.chat.completions.create(tiny as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming, {
         signal,
         timeout,
       }),
