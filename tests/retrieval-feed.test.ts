@@ -72,6 +72,29 @@ describe('the retrieval feed on the embedded demo', { timeout: 240_000 }, () => 
     }
   });
 
+  it('with the sample last and a small first batch: batches ramp up, the sample waits for them', async () => {
+    const questions = CASES.slice(0, 30).map((c) => c.value.question);
+    const prepare = vi.spyOn(ctx.graph, 'prepareBatch');
+    const run = vi.spyOn(ctx.graph, 'run');
+    try {
+      const feed = new RetrievalFeed(ctx.graph, questions, {
+        batchSize: 8,
+        latencySample: 3,
+        sampleAt: 'end',
+        firstBatch: 2,
+      });
+      await Promise.all(questions.map((q) => feed.get(q)));
+      await feed.settle();
+      // 27 batched questions in batches of 2, 4, 8, 8, then the 5 left.
+      expect(prepare.mock.calls.map(([qs]) => qs.length)).toEqual([2, 4, 8, 8, 5]);
+      // The sample is the last 3 questions, asked one at a time after every batch's statements.
+      expect(run.mock.calls.map(([q]) => q)).toEqual(questions.slice(27));
+      expect(run.mock.invocationCallOrder[0]!).toBeGreaterThan(Math.max(...prepare.mock.invocationCallOrder));
+    } finally {
+      vi.restoreAllMocks();
+    }
+  });
+
   it('a batch that fails as a whole sends its questions one query at a time, each meeting its own error', async () => {
     const questions = CASES.slice(0, 12).map((c) => c.value.question);
     const original = ctx.graph.prepareBatch.bind(ctx.graph);
@@ -107,8 +130,10 @@ describe('the retrieval feed on the embedded demo', { timeout: 240_000 }, () => 
     expect(fed.result.cases.map(stable)).toEqual(single.result.cases.map(stable));
     expect(fed.result.cases.filter((c) => c.status === 'ok').length).toBeGreaterThan(25);
     const b = fed.result.summary.retrieval_batch!;
-    // The first 4 distinct questions are the sample; the repeats ask them again (4 cases) and 2 others: 36 - 8 = 28 batched.
-    expect(b).toMatchObject({ latency_sample: 4, batched: 28, distinct_questions: 26, batches: 4, fallbacks: 0 });
+    // An audit takes its sample last: the last 4 distinct questions (cases 26-29); the other 32
+    // cases (26 questions, the 6 repeats among them) come from batches.
+    expect(b).toMatchObject({ latency_sample: 4, batched: 32, distinct_questions: 26, fallbacks: 0 });
+    expect(b.batches).toBeGreaterThan(1);
     expect(single.result.summary.retrieval_batch).toBeUndefined();
   });
 });

@@ -215,7 +215,8 @@ export async function runAudit(
   const feed = new RetrievalFeed(
     deps.ctx.graph,
     todo.filter((c) => !matchIntentRule(deps.intentRules, c.value.question)).map((c) => c.value.question),
-    opts.retrieval,
+    // The first cases wait for nothing but a small first batch; the latency sample is taken last.
+    { sampleAt: 'end', firstBatch: 2 * deps.ctx.config.generator.concurrency, ...opts.retrieval },
   );
   const retrieve = (question: string) => feed.get(question);
   await forEachConcurrent(

@@ -13,6 +13,17 @@ export interface RetrievalFeedOptions {
   latencySample?: number;
   /** `false`: every question through the per-query path, as before batching existed. */
   batch?: boolean;
+  /**
+   * Where the latency sample is taken: `start` (default), the first distinct questions, before
+   * any batch; `end`, the last ones, once every batch's statements are done. A run whose cases
+   * wait for their lists (generation) takes it at the end, so its first cases do not wait for it.
+   */
+  sampleAt?: 'start' | 'end';
+  /**
+   * Size of the first batch; each next one doubles, up to `batchSize` (default: `batchSize`). A
+   * small first batch lets consumers start at once while the larger ones are prepared.
+   */
+  firstBatch?: number;
 }
 
 /** What the feed did, for the run's summary. */
@@ -36,14 +47,15 @@ type Prepared = { batch: ChannelBatch } | { error: unknown };
 /**
  * Retrieval of a run's questions, computed ahead of the stages that consume it. The questions
  * are known up front (in the order the run will ask for them); each distinct question is
- * retrieved once, however many cases ask it. The first few (the latency sample) go through the
- * per-query path one at a time, so their latencies are those of a single question; the others in
- * batches: one embedding call and one statement per channel for up to `batchSize` questions
- * (src/retrieval/graph.ts), whose lists are exactly those of the per-query path. A batch's
- * statements start when one of its questions is first asked for, and the next batch's start at
- * the same time, so a consumer never waits for a batch behind the one it reads (generation
- * overlaps retrieval) while memory holds at most two batches of lists. A batch that fails as a
- * whole sends its questions through the per-query path, so that each meets its own error.
+ * retrieved once, however many cases ask it. A few (the latency sample: the first ones, or the
+ * last ones with `sampleAt: 'end'`) go through the per-query path one at a time and apart from
+ * the batches, so their latencies are those of a single question; the others in batches: one
+ * embedding call and one statement per channel for a batch's questions (src/retrieval/graph.ts),
+ * whose lists are exactly those of the per-query path. A batch's statements start when one of its
+ * questions is first asked for, and the next batch's start at the same time, so a consumer never
+ * waits for a batch behind the one it reads (generation overlaps retrieval) while memory holds
+ * about two batches of lists. A batch that fails as a whole sends its questions through the
+ * per-query path, so that each meets its own error.
  */
 export class RetrievalFeed {
   private readonly sampleOf = new Set<string>();
@@ -55,7 +67,11 @@ export class RetrievalFeed {
   /** Cases still to ask for each question: the question's lists are dropped after the last. */
   private readonly remaining = new Map<string, number>();
   private readonly memo = new Map<string, Promise<Record<string, NodeResult>>>();
-  private sampleChain: Promise<unknown> = Promise.resolve();
+  private sampleChain: Promise<unknown> | undefined;
+  private readonly sampleAtEnd: boolean;
+  /** Batches whose statements were started, and how many of those have settled. */
+  private readonly started = new Set<number>();
+  private settledBatches = 0;
   private sampleLeft: number;
   private sampleDone: Promise<void>;
   private releaseSample!: () => void;
@@ -77,11 +93,15 @@ export class RetrievalFeed {
     const batching = opts.batch !== false;
     const sample = batching ? Math.min(distinct.length, Math.max(1, opts.latencySample ?? LATENCY_SAMPLE)) : 0;
     this.size = Math.max(1, opts.batchSize ?? DEFAULT_BATCH_SIZE);
-    for (const q of distinct.slice(0, sample)) this.sampleOf.add(q);
+    this.sampleAtEnd = opts.sampleAt === 'end';
+    const sampled = this.sampleAtEnd ? distinct.slice(distinct.length - sample) : distinct.slice(0, sample);
+    for (const q of sampled) this.sampleOf.add(q);
+    const rest = distinct.filter((q) => !this.sampleOf.has(q));
+    let size = Math.min(this.size, Math.max(1, opts.firstBatch ?? this.size));
     if (batching)
-      for (let from = sample; from < distinct.length; from += this.size) {
+      for (let from = 0; from < rest.length; from += size, size = Math.min(this.size, size * 2)) {
         const b = this.batchQuestions.length;
-        const list = distinct.slice(from, from + this.size);
+        const list = rest.slice(from, from + size);
         this.batchQuestions.push(list);
         this.batchLeft.push(list.length);
         list.forEach((q, k) => this.batchOf.set(q, { b, k }));
@@ -119,7 +139,8 @@ export class RetrievalFeed {
 
   private compute(question: string): Promise<Record<string, NodeResult>> {
     if (this.sampleOf.has(question)) {
-      // One at a time: a sample question's latency is that of a question alone.
+      // One at a time, and apart from the batches: a sample question's latency is that of a question alone.
+      this.sampleChain ??= this.sampleAtEnd ? this.batchesSettled() : Promise.resolve();
       const run = this.sampleChain.then(() => this.graph.run(question));
       this.sampleChain = run.then(
         () => this.sampleFinished(),
@@ -132,6 +153,13 @@ export class RetrievalFeed {
     return this.fromBatch(question, at.b, at.k);
   }
 
+  /** Starts every batch not started yet and waits until all have settled (the sample at the end). */
+  private async batchesSettled(): Promise<void> {
+    const pending = this.batchQuestions.map((_, b) => b).filter((b) => !this.started.has(b));
+    await Promise.all(pending.map((b) => this.prepare(b)));
+    while (this.settledBatches < this.started.size) await Promise.all([...this.prepared.values()]);
+  }
+
   private sampleFinished(): void {
     if (--this.sampleLeft === 0) this.releaseSample();
   }
@@ -139,7 +167,7 @@ export class RetrievalFeed {
   private async fromBatch(question: string, b: number, k: number): Promise<Record<string, NodeResult>> {
     const got = await this.prepare(b);
     // The next batch's statements run while this one's questions are fused, reranked and answered.
-    if (b + 1 < this.batchQuestions.length) void this.prepare(b + 1);
+    if (b + 1 < this.batchQuestions.length && !this.started.has(b + 1)) void this.prepare(b + 1);
     if (--this.batchLeft[b]! === 0) this.prepared.delete(b);
     if ('error' in got) return this.graph.run(question);
     const nodes = await this.graph.completePrepared(question, got.batch.prepared[k]!);
@@ -150,16 +178,19 @@ export class RetrievalFeed {
   private prepare(b: number): Promise<Prepared> {
     let p = this.prepared.get(b);
     if (!p) {
-      // Batches wait for the sample, so that the sample's latencies are those of a question alone.
-      p = this.sampleDone.then(() => {
+      // Batches wait for a sample taken first, so that its latencies are those of a question alone.
+      this.started.add(b);
+      p = (this.sampleAtEnd ? Promise.resolve() : this.sampleDone).then(() => {
         this.firstBatchAt ??= performance.now();
         return this.graph.prepareBatch(this.batchQuestions[b]!).then(
           (batch): Prepared => {
             this.statementsMs += batch.timing.wallMs;
+            this.settledBatches++;
             return { batch };
           },
           (error: unknown): Prepared => {
             this.fallbacks++;
+            this.settledBatches++;
             return { error };
           },
         );

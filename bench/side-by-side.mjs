@@ -1,0 +1,129 @@
+#!/usr/bin/env node
+// The side-by-side: N cases at generator concurrency C against one local OpenAI-compatible
+// server answering every request after D ms (bench/audit-concurrency.mjs --serve, its own
+// process), timed as whole processes, rounds interleaved so both see the same machine:
+//   ragaudit  the executable (dist/cli/ragaudit.js run) on the built-in demo graph (3 channels,
+//             2 fusions, offline rerank) with the generator pointed at the server, no judge;
+//   sdk       a bare loop over the `openai` SDK: the same N requests, C at a time, nothing else.
+// Each ragaudit run gets a fresh response cache, so every case calls the server.
+//
+//   npx tsc -p tsconfig.build.json
+//   node bench/side-by-side.mjs [--cases 200] [--concurrency 10] [--delay 50] [--rounds 3]
+//
+// Target: ragaudit within 2 × the bare loop in the same round; the floor is N × D / C.
+import { fork, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+const self = fileURLToPath(import.meta.url);
+const root = path.resolve(path.dirname(self), '..');
+const { values } = parseArgs({
+  options: {
+    cases: { type: 'string', default: '200' },
+    concurrency: { type: 'string', default: '10' },
+    delay: { type: 'string', default: '50' },
+    rounds: { type: 'string', default: '3' },
+    loop: { type: 'string' },
+  },
+});
+const N = Number(values.cases);
+const C = Number(values.concurrency);
+const D = Number(values.delay);
+
+/** The bare loop, run as its own process (`--loop URL`): N chat completions, C at a time. */
+async function loop(url) {
+  const { default: OpenAI } = await import('openai');
+  const client = new OpenAI({ apiKey: 'sk-bench-not-a-key', baseURL: `${url}/v1`, maxRetries: 0 });
+  let next = 0;
+  const lane = async () => {
+    while (next < N) {
+      const i = next++;
+      const r = await client.chat.completions.create({
+        model: 'bench-model',
+        messages: [{ role: 'user', content: `How should I care for my shoes? (bench question ${i})` }],
+        max_tokens: 400,
+      });
+      if (!r.choices[0]?.message.content) throw new Error('empty answer');
+    }
+  };
+  await Promise.all(Array.from({ length: C }, lane));
+}
+
+const TOPICS = ['suede', 'welt', 'last', 'polish', 'resole', 'cordovan', 'trees', 'heel', 'laces', 'insole'];
+const VERBS = ['clean', 'store', 'repair', 'stretch', 'protect', 'choose', 'size', 'condition'];
+
+function casesYaml(n) {
+  let out = '';
+  for (let i = 0; i < n; i++) {
+    const t = TOPICS[i % TOPICS.length];
+    const v = VERBS[Math.floor(i / TOPICS.length) % VERBS.length];
+    out += `- id: bench-${String(i).padStart(4, '0')}\n  question: "How should I ${v} the ${t} of my shoes? (bench question ${i})"\n  expected_topic_ids: [100]\n`;
+  }
+  return out;
+}
+
+/** A work dir with the cases, a config pointing at the server, and the repository's demo-db cache. */
+function workDir(url) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ragaudit-bench-side-'));
+  const shared = path.join(root, '.cache', 'ragaudit', 'demo-db');
+  fs.mkdirSync(shared, { recursive: true });
+  fs.mkdirSync(path.join(dir, '.cache', 'ragaudit'), { recursive: true });
+  fs.symlinkSync(shared, path.join(dir, '.cache', 'ragaudit', 'demo-db'));
+  fs.writeFileSync(path.join(dir, 'cases.yml'), casesYaml(N));
+  fs.writeFileSync(
+    path.join(dir, 'bench.yml'),
+    'name: bench\ncases: [cases.yml]\n' +
+      'retrieval:\n  channels:\n    - { name: posts, kind: semantic, grain: post }\n    - { name: semantic, kind: semantic, grain: topic }\n' +
+      '    - { name: keyword, kind: keyword, grain: topic }\n  fusions:\n    - { name: hybrid, kind: rrf, inputs: [semantic, keyword] }\n' +
+      '    - { name: rrf_posts_hybrid, kind: rrf, inputs: [posts, hybrid] }\nrerank: { node: posts, provider: offline, model: lexical }\n' +
+      `generator: { provider: openai, model: bench-model, base_url: "${url}/v1", concurrency: ${C}, retries: 0, timeout_ms: 30000 }\n` +
+      'judge: { provider: none }\noutput_dir: out\n',
+  );
+  return dir;
+}
+
+async function timed(args, cwd) {
+  const t0 = performance.now();
+  const child = spawn(process.execPath, args, {
+    cwd,
+    env: { PATH: process.env.PATH, OPENAI_API_KEY: 'sk-bench-not-a-key' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let err = '';
+  child.stderr.on('data', (d) => (err += d));
+  const code = await new Promise((r) => child.on('exit', r));
+  if (code !== 0) throw new Error(`${args.join(' ')} exited ${code}\n${err}`);
+  return (performance.now() - t0) / 1000;
+}
+
+async function main() {
+  const server = fork(path.join(root, 'bench', 'audit-concurrency.mjs'), ['--serve', '--delay', String(D)], {
+    stdio: 'inherit',
+  });
+  const { url } = await new Promise((r) => server.once('message', r));
+  const floor = (N * D) / C / 1000;
+  console.log(`${N} cases, concurrency ${C}, server delay ${D} ms: floor ${floor.toFixed(2)} s`);
+  try {
+    for (let round = 1; round <= Number(values.rounds); round++) {
+      const sdk = await timed([self, '--loop', url, '--cases', String(N), '--concurrency', String(C)], root);
+      await fetch(`${url}/stats`);
+      const dir = workDir(url);
+      const ours = await timed([path.join(root, 'dist', 'cli', 'ragaudit.js'), 'run', '--config', 'bench.yml'], dir);
+      fs.rmSync(dir, { recursive: true, force: true });
+      const { log } = await (await fetch(`${url}/stats`)).json();
+      // N answers, plus the one-token request of the check before the first case.
+      if (log.length !== N + 1) throw new Error(`ragaudit sent ${log.length} requests, expected ${N} + 1`);
+      console.log(
+        `round ${round}: ragaudit ${ours.toFixed(2)} s · bare SDK loop ${sdk.toFixed(2)} s · ratio ${(ours / sdk).toFixed(2)} · load ${os.loadavg()[0].toFixed(1)}`,
+      );
+    }
+  } finally {
+    server.disconnect();
+  }
+}
+
+if (values.loop) await loop(values.loop);
+else await main();
