@@ -29,6 +29,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { casesYaml, GRAPHS } from './lib.mjs';
 
 const self = fileURLToPath(import.meta.url);
 const root = path.resolve(path.dirname(self), '..');
@@ -93,42 +94,6 @@ function serve() {
   server.listen(0, '127.0.0.1', () => process.send({ url: `http://127.0.0.1:${server.address().port}` }));
   process.on('disconnect', () => process.exit(0));
 }
-
-const TOPICS = [
-  'suede',
-  'welt',
-  'last',
-  'polish',
-  'resole',
-  'cordovan',
-  'trees',
-  'heel',
-  'laces',
-  'insole',
-  'calf',
-  'creasing',
-];
-const VERBS = ['clean', 'store', 'repair', 'stretch', 'protect', 'choose', 'size', 'condition'];
-
-/** N distinct questions (distinct text, so no two share a cache key). */
-function casesYaml(n) {
-  let out = '';
-  for (let i = 0; i < n; i++) {
-    const t = TOPICS[i % TOPICS.length];
-    const v = VERBS[Math.floor(i / TOPICS.length) % VERBS.length];
-    out += `- id: bench-${String(i).padStart(4, '0')}\n  question: "How should I ${v} the ${t} of my shoes? (bench question ${i})"\n  expected_topic_ids: [100]\n`;
-  }
-  return out;
-}
-
-const GRAPHS = {
-  light:
-    'retrieval:\n  channels:\n    - { name: keyword, kind: keyword, grain: post }\nrerank: { node: keyword, provider: offline, model: lexical }\n',
-  demo:
-    'retrieval:\n  channels:\n    - { name: posts, kind: semantic, grain: post }\n    - { name: semantic, kind: semantic, grain: topic }\n' +
-    '    - { name: keyword, kind: keyword, grain: topic }\n  fusions:\n    - { name: hybrid, kind: rrf, inputs: [semantic, keyword] }\n' +
-    '    - { name: rrf_posts_hybrid, kind: rrf, inputs: [posts, hybrid] }\nrerank: { node: posts, provider: offline, model: lexical }\n',
-};
 
 /** A work dir with the cases, a config pointing at the server, and the shared demo-db cache. */
 function workDir(url) {

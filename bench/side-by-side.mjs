@@ -17,6 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { casesYaml, GRAPHS } from './lib.mjs';
 
 const self = fileURLToPath(import.meta.url);
 const root = path.resolve(path.dirname(self), '..');
@@ -52,19 +53,6 @@ async function loop(url) {
   await Promise.all(Array.from({ length: C }, lane));
 }
 
-const TOPICS = ['suede', 'welt', 'last', 'polish', 'resole', 'cordovan', 'trees', 'heel', 'laces', 'insole'];
-const VERBS = ['clean', 'store', 'repair', 'stretch', 'protect', 'choose', 'size', 'condition'];
-
-function casesYaml(n) {
-  let out = '';
-  for (let i = 0; i < n; i++) {
-    const t = TOPICS[i % TOPICS.length];
-    const v = VERBS[Math.floor(i / TOPICS.length) % VERBS.length];
-    out += `- id: bench-${String(i).padStart(4, '0')}\n  question: "How should I ${v} the ${t} of my shoes? (bench question ${i})"\n  expected_topic_ids: [100]\n`;
-  }
-  return out;
-}
-
 /** A work dir with the cases, a config pointing at the server, and the repository's demo-db cache. */
 function workDir(url) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ragaudit-bench-side-'));
@@ -76,9 +64,7 @@ function workDir(url) {
   fs.writeFileSync(
     path.join(dir, 'bench.yml'),
     'name: bench\ncases: [cases.yml]\n' +
-      'retrieval:\n  channels:\n    - { name: posts, kind: semantic, grain: post }\n    - { name: semantic, kind: semantic, grain: topic }\n' +
-      '    - { name: keyword, kind: keyword, grain: topic }\n  fusions:\n    - { name: hybrid, kind: rrf, inputs: [semantic, keyword] }\n' +
-      '    - { name: rrf_posts_hybrid, kind: rrf, inputs: [posts, hybrid] }\nrerank: { node: posts, provider: offline, model: lexical }\n' +
+      GRAPHS.demo +
       `generator: { provider: openai, model: bench-model, base_url: "${url}/v1", concurrency: ${C}, retries: 0, timeout_ms: 30000 }\n` +
       'judge: { provider: none }\noutput_dir: out\n',
   );
