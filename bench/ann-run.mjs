@@ -48,7 +48,7 @@ console.log(`posts: ${n}`);
 const ids = await db.query('SELECT post_id AS id FROM ai_posts_embeddings WHERE model_id = 1 ORDER BY post_id');
 const picked = Array.from({ length: Q }, () => Number(ids[Math.floor(rnd() * ids.length)].id));
 const stored = await db.query(
-  'SELECT post_id AS id, embeddings::text AS v FROM ai_posts_embeddings WHERE post_id = ANY($1::int[])',
+  'SELECT post_id AS id, embeddings::text AS v FROM ai_posts_embeddings WHERE post_id = ANY($1::int[]) AND model_id = 1 AND strategy_id = 1 ORDER BY post_id',
   [picked],
 );
 const vectors = stored.map((r) => {
