@@ -180,7 +180,11 @@ export class RetrievalGraph {
 
   /** A semantic channel's search mode: its config's, else the database's default (ann on PostgreSQL, exact on PGlite). */
   searchMode(node: ChannelNode): SearchMode {
-    return (node.channel.kind === 'semantic' ? node.channel.search : undefined) ?? this.deps.profile.defaultSearch();
+    const named = node.channel.kind === 'semantic' ? node.channel.search : undefined;
+    if (named) return named;
+    // A stand-in with only the search methods (a test double, a library user's own) searches as it likes: exact.
+    const profile = this.deps.profile;
+    return 'defaultSearch' in profile ? profile.defaultSearch() : 'exact';
   }
 
   /** Whether each semantic channel also runs in the other mode (index recall). */
