@@ -190,6 +190,26 @@ describe('search modes on PostgreSQL with a partial HNSW index', () => {
     expect(plain.header.some((h) => h.startsWith('IdxRecall'))).toBe(false);
   });
 
+  it('with the vectors in a side database, both modes give the lists of the joined query', async () => {
+    const side = await connectPostgres(url);
+    try {
+      const split = new DiscourseProfile(db, { vectorsDb: side });
+      expect(split.separateVectors).toBe(true);
+      for (const question of QUESTIONS) {
+        for (const search of ['ann', 'exact'] as const) {
+          for (const candidates of [3, 100]) {
+            const q = { vector: await vectorOf(question), dimensions: 64, modelId: 1, strategyId: 1, limit: 5 };
+            const asked = { ...q, search, candidates };
+            expect(await split.semanticPosts(asked)).toEqual(await profile.semanticPosts(asked));
+            expect(await split.semanticTopics(asked)).toEqual(await profile.semanticTopics(asked));
+          }
+        }
+      }
+    } finally {
+      await side.close();
+    }
+  });
+
   it('doctor lists the index (method, operator class, cast, predicate, size) and sees the ANN plan use it', async () => {
     const config = ConfigSchema.parse({
       embedder: { dimensions: 64 },
