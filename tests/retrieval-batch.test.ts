@@ -145,6 +145,70 @@ describe('batched semantic statements on the embedded demo: both shapes', () => 
       }
     }
   }, 120_000);
+
+  it('ann mode: the batch returns the single ANN query lists (few candidates, so visibility leaves short lists)', async () => {
+    const questions = [
+      ...loadCases(CASE_FILES)
+        .map((c) => c.value.question)
+        .slice(0, 30),
+      'suede suede suede',
+    ];
+    const vectors = (await ctx.embedder.embed(questions)).map(vectorLiteral);
+    let short = 0;
+    for (const candidates of [20, 200]) {
+      for (const operator of ['<=>', '<#>'] as const) {
+        for (const maxPostsCount of [null, 12]) {
+          const base = { dimensions: 384, modelId: 1, strategyId: 1, limit: 25, operator, maxPostsCount };
+          const q = { ...base, search: 'ann' as const, candidates };
+          const posts = [];
+          const topics = [];
+          for (const vector of vectors) {
+            posts.push(await ctx.profile.semanticPosts({ ...q, vector }));
+            topics.push(await ctx.profile.semanticTopics({ ...q, vector }));
+          }
+          short += posts.filter((l) => l.length < 25).length;
+          expect(await ctx.profile.semanticPostsBatch({ ...q, vectors })).toEqual(posts);
+          expect(await ctx.profile.semanticTopicsBatch({ ...q, vectors })).toEqual(topics);
+        }
+      }
+    }
+    // Not vacuous: 20 candidates leave fewer than 25 public posts.
+    expect(short).toBeGreaterThan(0);
+  }, 120_000);
+});
+
+describe('batched retrieval on the embedded demo: ann channels with index recall', () => {
+  let ctx: RunContext;
+  let cases: Located<Case>[];
+  beforeAll(async () => {
+    const loaded = demoConfig();
+    const config = {
+      ...loaded.config,
+      retrieval: {
+        ...loaded.config.retrieval,
+        index_recall: true,
+        channels: loaded.config.retrieval.channels.map((ch) =>
+          ch.kind === 'semantic' ? { ...ch, search: 'ann' as const, ann_candidates: 30 } : ch,
+        ),
+      },
+    };
+    ctx = await createRunContext({ ...loaded, config }, { env: {}, cwd: PACKAGE_ROOT });
+    cases = withOdd(loadCases(CASE_FILES)).slice(0, 40);
+  }, 120_000);
+  afterAll(async () => ctx?.close());
+
+  it('every node of every case gets the per-query lists, short-list notes and index recall lists', async () => {
+    const questions = cases.map((c) => c.value.question);
+    await expectSameLists(ctx, questions);
+    const nodes = await ctx.graph.run(questions[0]!);
+    const semantic = Object.values(nodes).filter((n) => n.kind === 'semantic');
+    expect(semantic.length).toBeGreaterThan(0);
+    for (const n of semantic) expect(n.indexRecall?.exact.length).toBeGreaterThan(0);
+  }, 120_000);
+
+  it('a batched run writes the per-query run records (ann_short, index recall metrics)', async () => {
+    await expectSameRun(ctx, cases);
+  }, 120_000);
 });
 
 describe('batched retrieval on PostgreSQL (keyword channels, title gate, size routing, rerank)', () => {

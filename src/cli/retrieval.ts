@@ -22,6 +22,11 @@ JOB_COMPLETION_INDEX): cases split by a stable hash of their id; 'ragaudit merge
 docnos for post-grain ones) and qrels.topic, qrels.topic-posts, qrels.post`,
   },
   'no-report': { type: 'boolean', doc: 'do not write the HTML report beside the results file' },
+  'index-recall': {
+    type: 'boolean',
+    doc: `run each semantic channel in both search modes (ann and exact) and report the index's
+recall@k and the goldens lost by the index alone (retrieval.index_recall)`,
+  },
 } as const satisfies OptionSpecs;
 
 const OPTIONS = { ...PIPELINE_OPTIONS, ...OWN_OPTIONS } as const;
@@ -46,7 +51,11 @@ Exit codes: 0 all cases retrieved, 1 some cases ended in error, 2 bad input, con
       io.out(`${this.help}\n`);
       return 0;
     }
-    const loaded = loadWithOverrides(values, io);
+    const loaded = loadWithOverrides(
+      values,
+      io,
+      values['index-recall'] ? [{ path: ['retrieval', 'index_recall'], flag: '--index-recall', value: true }] : [],
+    );
     const trecOut = values['trec-out'];
     if (trecOut) checkOutputDir(resolve(io.cwd, trecOut), '--trec-out');
     const { result, files, warnings, trec, report } = await runRetrievalCommand(

@@ -42,6 +42,18 @@ export const SemanticChannelSchema = z
     /** Size routing: topics with more posts than this are left out (a list gives one node per value). */
     max_posts_count: z.union([z.number().int().positive(), z.array(z.number().int().positive()).min(1)]).optional(),
     title_gate: z.boolean().default(false),
+    /**
+     * `ann`: the index-friendly shape (nearest candidates from the partial HNSW/IVFFlat index first,
+     * then visibility, then the exact re-sort); `exact`: brute force, the reference. Absent: `ann`
+     * on PostgreSQL, `exact` on the embedded demo (docs/database.md#search-modes).
+     */
+    search: z.enum(['ann', 'exact']).optional(),
+    /** ann: nearest candidates asked of the index before the visibility rule (default max(100, 4 × top_k)). */
+    ann_candidates: z.number().int().positive().max(100_000).optional(),
+    /** ann: `hnsw.ef_search` for the statement (default: the candidate count, at most 1000). */
+    ef_search: z.number().int().min(1).max(1000).optional(),
+    /** ann: `ivfflat.probes` for the statement (default: the server's). */
+    probes: z.number().int().min(1).max(32_768).optional(),
   })
   .strict();
 
@@ -132,6 +144,11 @@ export const ConfigSchema = z
         title_gate_max_df: z.number().gt(0).lte(1).default(0.05),
         /** Retrieval queries run at most this many at once. */
         concurrency: z.number().int().positive().default(4),
+        /**
+         * Index recall: every semantic channel also runs in the other search mode, and each case
+         * records recall@k of `ann` against `exact` and whether a golden was lost by the index alone.
+         */
+        index_recall: z.boolean().optional(),
       })
       .strict(),
     rerank: z

@@ -11,7 +11,8 @@ import {
   type BatchRow,
   type Row,
 } from './discourse-sql.js';
-import type { SqlClient } from './sql-client.js';
+import { annCandidates, annSettings, defaultSearchMode, sqlInteger, type AnnOptions, type SearchMode } from './ann.js';
+import type { QueryOptions, SqlClient } from './sql-client.js';
 
 /** One retrieved passage: a post (post grain) or a topic represented by its first post. */
 export interface RetrievedItem {
@@ -38,7 +39,7 @@ export const PUBLIC_POST = `p.post_type = 1 AND NOT p.hidden AND p.deleted_at IS
   AND t.visible AND t.deleted_at IS NULL AND t.archetype <> 'private_message'
   AND c.id IS NOT NULL AND NOT c.read_restricted`;
 
-export interface SemanticQuery {
+export interface SemanticQuery extends AnnOptions {
   vector: string;
   dimensions: number;
   modelId: number;
@@ -72,6 +73,14 @@ export interface KeywordBatchQuery extends Omit<KeywordQuery, 'text'> {
   texts: string[];
 }
 
+/** One statement as the profile sends it: where, what, with which parameters and settings (doctor EXPLAINs it). */
+export interface Statement {
+  db: SqlClient;
+  sql: string;
+  params: unknown[];
+  settings?: QueryOptions['settings'];
+}
+
 /** A schema name as config and flags accept it (it is spliced into SQL as a quoted identifier). */
 export const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
@@ -80,6 +89,45 @@ export function embeddingsTable(grain: 'post' | 'topic', schema?: string): strin
   if (schema === undefined) return `ai_${grain}s_embeddings`;
   if (!SCHEMA_NAME.test(schema)) throw new RagauditError(`not a schema name: ${JSON.stringify(schema)}`);
   return `"${schema}".ai_${grain}s_embeddings`;
+}
+
+/** `model_id = … AND strategy_id = …` as literals (see {@link sqlInteger}): a partial index's predicate, provable. */
+function annPair(q: Pick<SemanticQuery, 'modelId' | 'strategyId'>): string {
+  return `e.model_id = ${sqlInteger(q.modelId, 'model_id')} AND e.strategy_id = ${sqlInteger(q.strategyId, 'strategy_id')}`;
+}
+
+/**
+ * The ANN shape over the forum's own vectors: the `candidates` nearest vectors of the pair by the
+ * distance alone (what an HNSW or IVFFlat index answers), then the visibility rule, then the
+ * survivors by (distance, id), the first `limit`. `query` is the vector's SQL (`$1`, or `q.v` in
+ * a batch's LATERAL); `first` the parameters before the candidate count. With `withDistance` the
+ * rows carry their distance (a batch orders by it).
+ */
+function annJoined(
+  grain: 'post' | 'topic',
+  table: string,
+  q: Omit<SemanticQuery, 'vector'>,
+  query: string,
+  first: unknown[],
+  withDistance = false,
+): { sql: string; params: unknown[] } {
+  const dims = Math.floor(q.dimensions);
+  const op = q.operator ?? '<=>';
+  const sem = semanticSql(op, dims, query === '$1' ? `$1::halfvec(${dims})` : query);
+  const d = semanticSql(op, dims, '', 'n.distance');
+  const n = first.length;
+  const [cand, limit, max] = [`$${n + 1}`, `$${n + 2}`, `$${n + 3}`];
+  const nearest = `(SELECT e.${grain}_id AS id, ${sem.distance} AS distance FROM ${table} e
+         WHERE ${annPair(q)} ORDER BY ${sem.distance} LIMIT ${cand}) n`;
+  const from =
+    grain === 'post'
+      ? `${nearest} JOIN ${FROM_POSTS} ON p.id = n.id`
+      : `${nearest} JOIN topics t ON t.id = n.id LEFT JOIN categories c ON c.id = t.category_id JOIN posts p ON ${FIRST_POST}`;
+  const sql = `SELECT ${ITEM_COLUMNS}, ${d.scoreOf} AS score${withDistance ? ', n.distance' : ''}
+       FROM ${from}
+       WHERE ${d.definedOf} AND ${PUBLIC_POST} AND (${max}::int IS NULL OR t.posts_count <= ${max}::int)
+       ORDER BY n.distance, ${grain === 'post' ? 'p.id' : 't.id'} LIMIT ${limit}`;
+  return { sql, params: [...first, annCandidates(q.limit, q.candidates), q.limit, q.maxPostsCount ?? null] };
 }
 
 /** Discourse (with discourse-ai embeddings) as seen by the audit: public content only. */
@@ -131,14 +179,7 @@ export class DiscourseProfile {
     const sem = semanticSql(q.operator ?? '<=>', Math.floor(q.dimensions));
     const idCol = grain === 'post' ? 'post_id' : 'topic_id';
     const what = `semantic ${grain} search`;
-    for (let fetch = Math.max(q.limit * 4, 50); ; fetch *= 4) {
-      const candidates = await this.vectorsDb.query<{ id: number; score: number | string }>(
-        `SELECT e.${idCol} AS id, ${sem.score} AS score FROM ${this.vectors[grain]} e
-         WHERE e.model_id = $2 AND e.strategy_id = $3 AND ${sem.defined}
-         ORDER BY ${sem.distance}, e.${idCol} LIMIT $4`,
-        [q.vector, q.modelId, q.strategyId, fetch],
-      );
-      const ids = candidates.map((c) => Number(c.id));
+    const publicOf = async (candidates: { id: number; score: number | string }[]) => {
       const rows = await this.db.query<Row>(
         grain === 'post'
           ? `SELECT ${ITEM_COLUMNS}, 0 AS score FROM ${FROM_POSTS}
@@ -146,67 +187,151 @@ export class DiscourseProfile {
           : `SELECT ${ITEM_COLUMNS}, 0 AS score FROM topics t LEFT JOIN categories c ON c.id = t.category_id
              JOIN posts p ON ${FIRST_POST}
              WHERE t.id = ANY($1::int[]) AND ${PUBLIC_POST} AND ($2::int IS NULL OR t.posts_count <= $2)`,
-        [ids, q.maxPostsCount ?? null],
+        [candidates.map((c) => Number(c.id)), q.maxPostsCount ?? null],
       );
       const byId = new Map(rows.map((r) => [Number(grain === 'post' ? r.post_id : r.topic_id), r]));
-      const kept = candidates
-        .flatMap((c) => {
-          const r = byId.get(Number(c.id));
-          return r ? [{ ...r, score: c.score }] : [];
+      return candidates.flatMap((c) => {
+        const r = byId.get(Number(c.id));
+        return r ? [{ ...r, score: c.score }] : [];
+      });
+    };
+    if (q.search === 'ann') {
+      // The index's nearest candidates, then the forum's public ones, re-sorted exactly by (distance, id).
+      const st = this.sideAnnStatement(grain, q);
+      const candidates = await st.db.query<{ id: number; score: number | string; distance: number | string }>(
+        st.sql,
+        st.params,
+        { settings: st.settings ?? [] },
+      );
+      const order = new Map(candidates.map((c) => [Number(c.id), Number(c.distance)]));
+      const kept = (await publicOf(candidates.filter((c) => !Number.isNaN(Number(c.distance)))))
+        .sort((a, b) => {
+          const [ia, ib] = grain === 'post' ? [a.post_id, b.post_id] : [a.topic_id, b.topic_id];
+          return order.get(Number(ia))! - order.get(Number(ib))! || Number(ia) - Number(ib);
         })
         .slice(0, q.limit);
+      return toItems(kept, what);
+    }
+    for (let fetch = Math.max(q.limit * 4, 50); ; fetch *= 4) {
+      const candidates = await this.vectorsDb.query<{ id: number; score: number | string }>(
+        `SELECT e.${idCol} AS id, ${sem.score} AS score FROM ${this.vectors[grain]} e
+         WHERE e.model_id = $2 AND e.strategy_id = $3 AND ${sem.defined}
+         ORDER BY ${sem.distance}, e.${idCol} LIMIT $4`,
+        [q.vector, q.modelId, q.strategyId, fetch],
+      );
+      const kept = (await publicOf(candidates)).slice(0, q.limit);
       if (kept.length >= q.limit || candidates.length < fetch) return toItems(kept, what);
     }
   }
 
-  async semanticPosts(q: SemanticQuery): Promise<RetrievedItem[]> {
-    if (this.separateVectors) return this.sideSemantic('post', q);
+  /** The side database's ANN candidate statement: the index's nearest `candidates`, nothing else. */
+  private sideAnnStatement(grain: 'post' | 'topic', q: SemanticQuery): Statement {
+    const dims = Math.floor(q.dimensions);
+    const sem = semanticSql(q.operator ?? '<=>', dims);
+    const d = semanticSql(q.operator ?? '<=>', dims, '', 'n.distance');
+    return {
+      db: this.vectorsDb,
+      sql: `SELECT n.id, ${d.scoreOf} AS score, n.distance FROM (
+         SELECT e.${grain}_id AS id, ${sem.distance} AS distance FROM ${this.vectors[grain]} e
+         WHERE ${annPair(q)} ORDER BY ${sem.distance} LIMIT $2) n`,
+      params: [q.vector, annCandidates(q.limit, q.candidates)],
+      settings: annSettings(q),
+    };
+  }
+
+  /** The search mode of a channel whose config names none: `ann` on PostgreSQL, `exact` on PGlite (the vectors' database decides). */
+  defaultSearch(): SearchMode {
+    return defaultSearchMode(this.vectorsDb.kind);
+  }
+
+  /**
+   * The statement a semantic channel sends (the joined query; with a side vectors database, the
+   * candidate statement sent there in `ann` mode, the first candidate statement in `exact` mode).
+   */
+  semanticStatement(grain: 'post' | 'topic', q: SemanticQuery): Statement {
     const sem = semanticSql(q.operator ?? '<=>', Math.floor(q.dimensions));
-    const rows = await this.db.query<Row>(
-      `SELECT ${ITEM_COLUMNS}, ${sem.score} AS score
+    if (this.separateVectors) {
+      if (q.search === 'ann') return this.sideAnnStatement(grain, q);
+      const idCol = `${grain}_id`;
+      return {
+        db: this.vectorsDb,
+        sql: `SELECT e.${idCol} AS id, ${sem.score} AS score FROM ${this.vectors[grain]} e
+         WHERE e.model_id = $2 AND e.strategy_id = $3 AND ${sem.defined}
+         ORDER BY ${sem.distance}, e.${idCol} LIMIT $4`,
+        params: [q.vector, q.modelId, q.strategyId, Math.max(q.limit * 4, 50)],
+      };
+    }
+    if (q.search === 'ann') {
+      const { sql, params } = annJoined(grain, this.vectors[grain], q, '$1', [q.vector]);
+      return { db: this.db, sql, params, settings: annSettings(q) };
+    }
+    const params = [q.vector, q.modelId, q.strategyId, q.limit, q.maxPostsCount ?? null];
+    return grain === 'post'
+      ? {
+          db: this.db,
+          sql: `SELECT ${ITEM_COLUMNS}, ${sem.score} AS score
        FROM ${this.vectors.post} e JOIN ${FROM_POSTS} ON p.id = e.post_id
        WHERE e.model_id = $2 AND e.strategy_id = $3 AND ${sem.defined} AND ${PUBLIC_POST} AND ($5::int IS NULL OR t.posts_count <= $5)
        ORDER BY ${sem.distance}, p.id LIMIT $4`,
-      [q.vector, q.modelId, q.strategyId, q.limit, q.maxPostsCount ?? null],
-    );
-    return toItems(rows, 'semantic post search');
-  }
-
-  async semanticTopics(q: SemanticQuery): Promise<RetrievedItem[]> {
-    if (this.separateVectors) return this.sideSemantic('topic', q);
-    const sem = semanticSql(q.operator ?? '<=>', Math.floor(q.dimensions));
-    const rows = await this.db.query<Row>(
-      `SELECT ${ITEM_COLUMNS}, ${sem.score} AS score
+          params,
+        }
+      : {
+          db: this.db,
+          sql: `SELECT ${ITEM_COLUMNS}, ${sem.score} AS score
        FROM ${this.vectors.topic} e JOIN topics t ON t.id = e.topic_id LEFT JOIN categories c ON c.id = t.category_id
        JOIN posts p ON ${FIRST_POST}
        WHERE e.model_id = $2 AND e.strategy_id = $3 AND ${sem.defined} AND ${PUBLIC_POST} AND ($5::int IS NULL OR t.posts_count <= $5)
        ORDER BY ${sem.distance}, t.id LIMIT $4`,
-      [q.vector, q.modelId, q.strategyId, q.limit, q.maxPostsCount ?? null],
-    );
-    return toItems(rows, 'semantic topic search');
+          params,
+        };
   }
 
-  async keywordPosts(q: KeywordQuery): Promise<RetrievedItem[]> {
-    const rows = await this.db.query<Row>(
-      `SELECT ${ITEM_COLUMNS}, ts_rank_cd(s.search_data, query) AS score
+  /** Runs a statement of the profile (with its settings, when it has some). */
+  private async run<T extends object>(st: Statement): Promise<T[]> {
+    return st.settings?.length
+      ? st.db.query<T>(st.sql, st.params, { settings: st.settings })
+      : st.db.query<T>(st.sql, st.params);
+  }
+
+  async semanticPosts(q: SemanticQuery): Promise<RetrievedItem[]> {
+    if (this.separateVectors) return this.sideSemantic('post', q);
+    return toItems(await this.run<Row>(this.semanticStatement('post', q)), 'semantic post search');
+  }
+
+  async semanticTopics(q: SemanticQuery): Promise<RetrievedItem[]> {
+    if (this.separateVectors) return this.sideSemantic('topic', q);
+    return toItems(await this.run<Row>(this.semanticStatement('topic', q)), 'semantic topic search');
+  }
+
+  /** The statement a keyword channel sends for one question (doctor EXPLAINs it). */
+  keywordStatement(grain: 'post' | 'topic', q: KeywordQuery): Statement {
+    const params = [q.text, q.config, q.limit, q.maxPostsCount ?? null];
+    return grain === 'post'
+      ? {
+          db: this.db,
+          sql: `SELECT ${ITEM_COLUMNS}, ts_rank_cd(s.search_data, query) AS score
        FROM post_search_data s JOIN ${FROM_POSTS} ON p.id = s.post_id, ${OR_TSQUERY} AS query
        WHERE s.search_data @@ query AND ${PUBLIC_POST} AND ($4::int IS NULL OR t.posts_count <= $4)
        ORDER BY score DESC, p.id LIMIT $3`,
-      [q.text, q.config, q.limit, q.maxPostsCount ?? null],
-    );
-    return toItems(rows, 'keyword post search');
-  }
-
-  async keywordTopics(q: KeywordQuery): Promise<RetrievedItem[]> {
-    const rows = await this.db.query<Row>(
-      `SELECT ${ITEM_COLUMNS}, ts_rank_cd(s.search_data, query) AS score
+          params,
+        }
+      : {
+          db: this.db,
+          sql: `SELECT ${ITEM_COLUMNS}, ts_rank_cd(s.search_data, query) AS score
        FROM topic_search_data s JOIN topics t ON t.id = s.topic_id LEFT JOIN categories c ON c.id = t.category_id
        JOIN posts p ON ${FIRST_POST}, ${OR_TSQUERY} AS query
        WHERE s.search_data @@ query AND ${PUBLIC_POST} AND ($4::int IS NULL OR t.posts_count <= $4)
        ORDER BY score DESC, t.id LIMIT $3`,
-      [q.text, q.config, q.limit, q.maxPostsCount ?? null],
-    );
-    return toItems(rows, 'keyword topic search');
+          params,
+        };
+  }
+
+  async keywordPosts(q: KeywordQuery): Promise<RetrievedItem[]> {
+    return toItems(await this.run<Row>(this.keywordStatement('post', q)), 'keyword post search');
+  }
+
+  async keywordTopics(q: KeywordQuery): Promise<RetrievedItem[]> {
+    return toItems(await this.run<Row>(this.keywordStatement('topic', q)), 'keyword topic search');
   }
 
   /**
@@ -228,6 +353,7 @@ export class DiscourseProfile {
    */
   async semanticPostsBatch(q: SemanticBatchQuery): Promise<RetrievedItem[][]> {
     if (this.separateVectors) return this.sideBatch('post', q);
+    if (q.search === 'ann') return this.annBatch('post', q);
     const dims = Math.floor(q.dimensions);
     const op = q.operator ?? '<=>';
     const params = [q.vectors, q.modelId, q.strategyId, q.limit, q.maxPostsCount ?? null];
@@ -261,6 +387,7 @@ export class DiscourseProfile {
   /** {@link semanticTopics} for many query vectors in one statement (see {@link semanticPostsBatch}). */
   async semanticTopicsBatch(q: SemanticBatchQuery): Promise<RetrievedItem[][]> {
     if (this.separateVectors) return this.sideBatch('topic', q);
+    if (q.search === 'ann') return this.annBatch('topic', q);
     const dims = Math.floor(q.dimensions);
     const op = q.operator ?? '<=>';
     const params = [q.vectors, q.modelId, q.strategyId, q.limit, q.maxPostsCount ?? null];
@@ -289,6 +416,23 @@ export class DiscourseProfile {
        ORDER BY q.ord, r.distance, r.topic_id`;
     }
     return byQuery(await this.db.query<BatchRow>(sql, params), q.vectors.length, 'semantic topic search');
+  }
+
+  /**
+   * The ANN shape for many vectors: the single ANN statement in a LATERAL per vector (always: the
+   * index serves each vector on its own), so each list is exactly the single query's.
+   */
+  private async annBatch(grain: 'post' | 'topic', q: SemanticBatchQuery): Promise<RetrievedItem[][]> {
+    const dims = Math.floor(q.dimensions);
+    const { sql, params } = annJoined(grain, this.vectors[grain], q, 'q.v', [q.vectors], true);
+    const idCol = grain === 'post' ? 'r.post_id' : 'r.topic_id';
+    const rows = await this.db.query<BatchRow>(
+      `SELECT q.ord::int AS ord, r.* FROM unnest($1::halfvec(${dims})[]) WITH ORDINALITY AS q(v, ord)
+       CROSS JOIN LATERAL (${sql}) r ORDER BY q.ord, r.distance, ${idCol}`,
+      params,
+      { settings: annSettings(q) },
+    );
+    return byQuery(rows, q.vectors.length, `semantic ${grain} search`);
   }
 
   /** {@link keywordPosts} for many questions in one statement: the single query in a LATERAL top-k per question. */

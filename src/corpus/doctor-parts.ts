@@ -180,6 +180,10 @@ export async function channelChecks(ctx: DoctorContext, pgvector: string | undef
           strategyId: ch.strategy_id,
           operator: ch.operator,
           limit,
+          search: ch.search ?? profile.defaultSearch(),
+          ...(ch.ann_candidates !== undefined ? { candidates: ch.ann_candidates } : {}),
+          ...(ch.ef_search !== undefined ? { efSearch: ch.ef_search } : {}),
+          ...(ch.probes !== undefined ? { probes: ch.probes } : {}),
         };
         asked = 'a stored vector';
         started = now();

@@ -12,6 +12,7 @@ import {
   type Mark,
   type Query,
 } from './doctor-parts.js';
+import { indexChecks } from './doctor-index.js';
 import { checkRetrievalSetup, textSearchConfigs } from './retrieval-setup.js';
 
 /**
@@ -242,6 +243,7 @@ export async function diagnose(
   }
 
   await channelChecks(ctx, pgvector);
+  await indexChecks(ctx, pgvector);
 
   // The very checks run and retrieval make before their first case: what fails here would stop them (exit 2).
   await attempt('preflight', 'the checks before the first case', async () => {

@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import { DatabaseError } from '../errors.js';
 import { queryFailure } from './db-errors.js';
-import type { SqlClient } from './sql-client.js';
+import type { QueryOptions, SqlClient } from './sql-client.js';
 
 /**
  * PGlite in a worker thread, so that a query can be stopped. PGlite runs a statement on its
@@ -27,11 +27,13 @@ PGlite.create({ loadDataDir, extensions: { vector } }).then(async (db) => {
   await db.query('SELECT 1');
   await db.query("SELECT '[1,2]'::vector <=> '[2,1]'::vector").catch(() => undefined);
   parentPort.postMessage({ ready: true });
-  parentPort.on('message', async ({ sql, params }) => {
+  parentPort.on('message', async ({ sql, params, settings }) => {
     try {
       // One statement through the extended protocol ('query', never 'exec'), in a read-only transaction.
       const rows = await db.transaction(async (tx) => {
         await tx.exec('SET TRANSACTION READ ONLY');
+        // Run-time parameters for this transaction only (SET LOCAL), names and values bound.
+        for (const [name, value] of settings) await tx.query('SELECT set_config($1, $2, true)', [name, value]);
         return (await tx.query(sql, params)).rows;
       });
       parentPort.postMessage({ rows });
@@ -98,13 +100,17 @@ class PgliteWorkerClient implements SqlClient {
     await cur.worker.terminate().catch(() => undefined);
   }
 
-  query<T extends object>(sql: string, params: unknown[] = []): Promise<T[]> {
-    const run = this.queue.then(() => this.runOne<T>(sql, params));
+  query<T extends object>(sql: string, params: unknown[] = [], opts: QueryOptions = {}): Promise<T[]> {
+    const run = this.queue.then(() => this.runOne<T>(sql, params, opts.settings ?? []));
     this.queue = run.catch(() => undefined);
     return run;
   }
 
-  private async runOne<T extends object>(sql: string, params: unknown[]): Promise<T[]> {
+  private async runOne<T extends object>(
+    sql: string,
+    params: unknown[],
+    settings: NonNullable<QueryOptions['settings']>,
+  ): Promise<T[]> {
     if (this.closed) throw new DatabaseError(`${this.label} is closed`);
     await this.stopping;
     if (!this.current) await this.start();
@@ -142,7 +148,7 @@ class PgliteWorkerClient implements SqlClient {
       worker.on('error', onError);
       // Only a worker with a query in flight keeps the process alive.
       worker.ref();
-      worker.postMessage({ sql, params });
+      worker.postMessage({ sql, params, settings });
     });
   }
 

@@ -12,9 +12,22 @@ export interface SqlClient {
   readonly kind: 'pg' | 'pglite';
   /** Where it points, without credentials (e.g. `postgres://127.0.0.1:5433/forum` or `embedded demo`). */
   readonly label: string;
-  query<T extends object>(sql: string, params?: unknown[]): Promise<T[]>;
+  /**
+   * `opts.settings`: run-time parameters set for this statement's transaction only (`SET LOCAL`
+   * through `set_config(name, value, true)`, both bound), e.g. `hnsw.ef_search` for an ANN search.
+   */
+  query<T extends object>(sql: string, params?: unknown[], opts?: QueryOptions): Promise<T[]>;
   close(): Promise<void>;
 }
+
+/** What one statement may carry beside its SQL and parameters. */
+export interface QueryOptions {
+  /** `[name, value]` pairs set with SET LOCAL semantics before the statement, in its transaction. */
+  settings?: readonly (readonly [string, string])[];
+}
+
+/** The statement that sets one run-time parameter for the current transaction only (SET LOCAL). */
+export const SET_LOCAL = 'SELECT set_config($1, $2, true)';
 
 /** Default statement timeout for audit queries, ms. */
 export const DEFAULT_STATEMENT_TIMEOUT_MS = 10_000;
@@ -56,7 +69,7 @@ class PgSqlClient implements SqlClient {
     private readonly timeoutMs: number,
   ) {}
 
-  async query<T extends object>(sql: string, params: unknown[] = []): Promise<T[]> {
+  async query<T extends object>(sql: string, params: unknown[] = [], opts: QueryOptions = {}): Promise<T[]> {
     let client: pg.PoolClient;
     try {
       client = await this.pool.connect();
@@ -66,7 +79,7 @@ class PgSqlClient implements SqlClient {
     const deadlineMs = clientDeadlineMs(this.timeoutMs);
     let timer: NodeJS.Timeout | undefined;
     let broken = false;
-    const work = this.run<T>(client, sql, params);
+    const work = this.run<T>(client, sql, params, opts.settings ?? []);
     // After a deadline the work settles later (when its socket is destroyed): nobody awaits it then.
     work.catch(() => undefined);
     const deadline = new Promise<never>((_, reject) => {
@@ -94,9 +107,15 @@ class PgSqlClient implements SqlClient {
     }
   }
 
-  private async run<T>(client: pg.PoolClient, sql: string, params: unknown[]): Promise<T[]> {
+  private async run<T>(
+    client: pg.PoolClient,
+    sql: string,
+    params: unknown[],
+    settings: NonNullable<QueryOptions['settings']>,
+  ): Promise<T[]> {
     await client.query('BEGIN READ ONLY');
     await client.query(`SET LOCAL statement_timeout = ${Math.max(1, Math.floor(this.timeoutMs))}`);
+    for (const [name, value] of settings) await client.query(SET_LOCAL, [name, value]);
     const q: ExtendedQuery = { text: sql, values: params, queryMode: 'extended' };
     const res = await client.query(q);
     await client.query('COMMIT');
@@ -141,9 +160,15 @@ export async function connectPostgres(
 }
 
 /** One read-only statement on an open PGlite (its extended-protocol `query`, never `exec`). */
-export async function pgliteReadOnly<T>(db: PGlite, sql: string, params: unknown[]): Promise<T[]> {
+export async function pgliteReadOnly<T>(
+  db: PGlite,
+  sql: string,
+  params: unknown[],
+  settings: QueryOptions['settings'] = [],
+): Promise<T[]> {
   return db.transaction(async (tx) => {
     await tx.exec('SET TRANSACTION READ ONLY');
+    for (const [name, value] of settings) await tx.query(SET_LOCAL, [name, value]);
     return (await tx.query<T>(sql, params)).rows;
   });
 }
@@ -157,9 +182,9 @@ class PgliteSqlClient implements SqlClient {
     private readonly onClose?: () => void,
   ) {}
 
-  async query<T extends object>(sql: string, params: unknown[] = []): Promise<T[]> {
+  async query<T extends object>(sql: string, params: unknown[] = [], opts: QueryOptions = {}): Promise<T[]> {
     try {
-      return await pgliteReadOnly<T>(this.db, sql, params);
+      return await pgliteReadOnly<T>(this.db, sql, params, opts.settings);
     } catch (e) {
       throw queryFailure(this.label, e);
     }

@@ -23,6 +23,8 @@ export const NodeCaseSchema = z
     metrics: z.record(z.string(), z.number().nullable()),
     latency_ms: z.number(),
     gated_out: z.number().optional(),
+    /** A semantic channel in `ann` mode returned fewer items than asked: visibility left fewer of the index's candidates. */
+    ann_short: z.object({ returned: z.number(), wanted: z.number() }).strict().optional(),
   })
   .strict();
 

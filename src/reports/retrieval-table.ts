@@ -1,10 +1,7 @@
 import type { RetrievalBatchSummary, RetrievalSummary } from '../model/summary.js';
 import { NOT_APPLICABLE } from '../scoring/definitions.js';
-import { RETRIEVAL_TABLE_METRICS } from '../scoring/registry.js';
+import { retrievalTableMetrics } from '../scoring/registry.js';
 import { fmt } from './format.js';
-
-/** The table's metric columns, from the registry (src/scoring/registry.ts). */
-const COLUMNS = RETRIEVAL_TABLE_METRICS;
 
 /**
  * The per-node retrieval table: header (with each metric's n) and rows. `compact` (the console):
@@ -16,6 +13,8 @@ export function retrievalTable(
   opts: { compact?: boolean; batch?: RetrievalBatchSummary | undefined } = {},
 ): { header: string[]; rows: string[][]; legend: string } {
   const nodes = Object.keys(summary.nodes);
+  // The table's metric columns, from the registry (src/scoring/registry.ts): index recall only when measured.
+  const COLUMNS = retrievalTableMetrics(summary.nodes);
   const nOf = (key: string) => Math.max(0, ...nodes.map((n) => summary.nodes[n]![key]?.n ?? 0));
   const header = [
     'node',

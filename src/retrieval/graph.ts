@@ -1,5 +1,6 @@
 import type { ChannelConfig, Config } from '../config/schema.js';
-import type { DiscourseProfile, RetrievedItem } from '../corpus/discourse.js';
+import type { SearchMode } from '../corpus/ann.js';
+import type { DiscourseProfile, RetrievedItem, SemanticQuery } from '../corpus/discourse.js';
 import { RagauditError } from '../errors.js';
 import type { Reranker } from '../rerank/types.js';
 import type { Embedder } from '../embedding/embedder.js';
@@ -30,6 +31,16 @@ export interface NodeResult extends RankedList {
   latencyMs: number;
   /** Topics removed by the title gate (topic channels with `title_gate`). */
   gatedOut?: number;
+  /** A semantic channel in `ann` mode that returned fewer items than asked (visibility left fewer of the index's candidates). */
+  annShort?: AnnShort;
+  /** Index recall (`retrieval.index_recall`): the channel's list in both search modes, before any title gate. */
+  indexRecall?: { ann: RetrievedItem[]; exact: RetrievedItem[] };
+}
+
+/** What an `ann` search returned against what was asked. */
+export interface AnnShort {
+  returned: number;
+  wanted: number;
 }
 
 export interface GraphDeps {
@@ -96,6 +107,15 @@ const EMBED = '#embed';
 /** A channel node of the graph. */
 type ChannelNode = Extract<NodeSpec, { kind: 'semantic' | 'keyword' }>;
 
+/** What a semantic channel's list says beside its items (see {@link NodeResult}). */
+type ChannelFacts = Pick<NodeResult, 'annShort' | 'indexRecall'>;
+
+/** A channel's list as the node loop gets it; `untimedMs`: time spent on index recall's other mode, not charged. */
+interface ChannelOut extends ChannelFacts {
+  items: RetrievedItem[];
+  untimedMs?: number;
+}
+
 /** A question's embedding as the channels use it. */
 interface QueryVector {
   literal: string;
@@ -113,6 +133,8 @@ export interface PreparedChannels {
   channelMs: Record<string, number>;
   /** This question's own failure (a vector with a non-finite value): it fails alone. */
   error?: Error;
+  /** Per semantic channel: a short `ann` list, and both modes' lists under index recall. */
+  facts?: Record<string, ChannelFacts>;
 }
 
 /** Channel lists for a batch of questions, in the questions' order, and how long each part took. */
@@ -139,15 +161,57 @@ export class RetrievalGraph {
     return this.nodes.filter((n): n is ChannelNode => n.kind === 'semantic' || n.kind === 'keyword');
   }
 
-  private semanticQuery(node: ChannelNode) {
+  private semanticQuery(node: ChannelNode, mode?: SearchMode): Omit<SemanticQuery, 'vector'> {
     const ch = node.channel;
+    if (ch.kind !== 'semantic') throw new Error(`internal: ${node.name} is not a semantic channel`);
     return {
       dimensions: this.deps.embedder.dimensions,
-      modelId: (ch as { model_id: number }).model_id,
-      strategyId: (ch as { strategy_id: number }).strategy_id,
-      operator: (ch as { operator: '<=>' | '<#>' }).operator,
+      modelId: ch.model_id,
+      strategyId: ch.strategy_id,
+      operator: ch.operator,
       limit: ch.top_k ?? this.config.retrieval.top_k,
       maxPostsCount: node.maxPostsCount,
+      search: mode ?? this.searchMode(node),
+      ...(ch.ann_candidates !== undefined ? { candidates: ch.ann_candidates } : {}),
+      ...(ch.ef_search !== undefined ? { efSearch: ch.ef_search } : {}),
+      ...(ch.probes !== undefined ? { probes: ch.probes } : {}),
+    };
+  }
+
+  /** A semantic channel's search mode: its config's, else the database's default (ann on PostgreSQL, exact on PGlite). */
+  searchMode(node: ChannelNode): SearchMode {
+    const named = node.channel.kind === 'semantic' ? node.channel.search : undefined;
+    if (named) return named;
+    // A stand-in with only the search methods (a test double, a library user's own) searches as it likes: exact.
+    const profile = this.deps.profile;
+    return 'defaultSearch' in profile ? profile.defaultSearch() : 'exact';
+  }
+
+  /** Whether each semantic channel also runs in the other mode (index recall). */
+  private get indexRecall(): boolean {
+    return this.config.retrieval.index_recall === true;
+  }
+
+  /** One semantic channel's list for one vector in a mode. */
+  private semanticList(node: ChannelNode, vector: string, mode?: SearchMode): Promise<RetrievedItem[]> {
+    const q = { ...this.semanticQuery(node, mode), vector };
+    return node.grain === 'post' ? this.deps.profile.semanticPosts(q) : this.deps.profile.semanticTopics(q);
+  }
+
+  /** One semantic channel's lists for many vectors in a mode. */
+  private semanticLists(node: ChannelNode, vectors: string[], mode?: SearchMode): Promise<RetrievedItem[][]> {
+    if (!vectors.length) return Promise.resolve([]);
+    const q = { ...this.semanticQuery(node, mode), vectors };
+    return node.grain === 'post' ? this.deps.profile.semanticPostsBatch(q) : this.deps.profile.semanticTopicsBatch(q);
+  }
+
+  /** What a channel's list says beside its items: a short `ann` list, and both modes' lists under index recall. */
+  private annFacts(node: ChannelNode, items: RetrievedItem[], other: RetrievedItem[] | undefined): ChannelFacts {
+    const mode = this.searchMode(node);
+    const wanted = node.channel.top_k ?? this.config.retrieval.top_k;
+    return {
+      ...(mode === 'ann' && items.length < wanted ? { annShort: { returned: items.length, wanted } } : {}),
+      ...(other ? { indexRecall: mode === 'ann' ? { ann: items, exact: other } : { ann: other, exact: items } } : {}),
     };
   }
 
@@ -174,13 +238,19 @@ export class RetrievalGraph {
       },
       channel: async (node, v) => {
         if (node.kind === 'semantic') {
-          const q = { ...this.semanticQuery(node), vector: v!.literal };
           // A zero vector has no direction: cosine distance to it is undefined (NaN), so nothing is near it.
-          if (v!.zero) return [];
-          return node.grain === 'post' ? this.deps.profile.semanticPosts(q) : this.deps.profile.semanticTopics(q);
+          if (v!.zero) return { items: [] };
+          const items = await this.semanticList(node, v!.literal);
+          if (!this.indexRecall) return { items, ...this.annFacts(node, items, undefined) };
+          // The other mode, for index recall only: timed apart, never charged to the channel.
+          const t0 = performance.now();
+          const other = await this.semanticList(node, v!.literal, this.searchMode(node) === 'ann' ? 'exact' : 'ann');
+          return { items, ...this.annFacts(node, items, other), untimedMs: performance.now() - t0 };
         }
         const q = { ...this.keywordQuery(node), text: question };
-        return node.grain === 'post' ? this.deps.profile.keywordPosts(q) : this.deps.profile.keywordTopics(q);
+        return {
+          items: await (node.grain === 'post' ? this.deps.profile.keywordPosts(q) : this.deps.profile.keywordTopics(q)),
+        };
       },
     });
   }
@@ -222,19 +292,25 @@ export class RetrievalGraph {
       return v && !(v instanceof Error) && !v.zero ? [i] : [];
     });
     const channels: Record<string, number> = {};
+    const askedVectors = asked.map((i) => (vectors[i] as QueryVector).literal);
+    const others: Record<string, (RetrievedItem[] | undefined)[]> = {};
     const lists = await Promise.all(
       nodes.map(async (node) => {
         const tc = performance.now();
         let out: RetrievedItem[][];
         if (node.kind === 'semantic') {
-          const q = { ...this.semanticQuery(node), vectors: asked.map((i) => (vectors[i] as QueryVector).literal) };
-          const got = !asked.length
-            ? []
-            : node.grain === 'post'
-              ? await this.deps.profile.semanticPostsBatch(q)
-              : await this.deps.profile.semanticTopicsBatch(q);
+          const got = await this.semanticLists(node, askedVectors);
           out = distinct.map(() => []);
           asked.forEach((i, k) => (out[i] = got[k]!));
+          channels[node.name] = performance.now() - tc;
+          if (this.indexRecall) {
+            // The other mode, for index recall only: after the timed statement, never charged.
+            const mode = this.searchMode(node) === 'ann' ? 'exact' : 'ann';
+            const other = await this.semanticLists(node, askedVectors, mode);
+            others[node.name] = distinct.map(() => undefined);
+            asked.forEach((i, k) => (others[node.name]![i] = other[k]!));
+          }
+          return out;
         } else {
           const q = { ...this.keywordQuery(node), texts: distinct };
           out =
@@ -251,10 +327,18 @@ export class RetrievalGraph {
       const i = index.get(question)!;
       const v = vectors[i];
       if (v instanceof Error) return { lists: {}, embedMs: share(embedMs), channelMs: {}, error: v };
+      const facts = Object.fromEntries(
+        nodes.flatMap((n, k) =>
+          n.kind === 'semantic' && vectors[i] && !(vectors[i] as QueryVector).zero
+            ? [[n.name, this.annFacts(n, lists[k]![i]!, others[n.name]?.[i])] as const]
+            : [],
+        ),
+      );
       return {
         lists: Object.fromEntries(nodes.map((n, k) => [n.name, lists[k]![i]!])),
         embedMs: share(embedMs),
         channelMs: Object.fromEntries(nodes.map((n) => [n.name, share(channels[n.name]!)])),
+        ...(Object.keys(facts).length ? { facts } : {}),
       };
     });
     return { prepared, timing: { embedMs, channels, wallMs: performance.now() - t0 } };
@@ -271,7 +355,7 @@ export class RetrievalGraph {
       question,
       {
         embed: () => Promise.resolve({ v: undefined, ms: prepared.embedMs, fresh: false }),
-        channel: (node) => Promise.resolve(prepared.lists[node.name]!),
+        channel: (node) => Promise.resolve({ items: prepared.lists[node.name]!, ...prepared.facts?.[node.name] }),
       },
       prepared.channelMs,
     );
@@ -282,7 +366,7 @@ export class RetrievalGraph {
     question: string,
     source: {
       embed: () => Promise<{ v: QueryVector | undefined; ms: number; fresh: boolean }>;
-      channel: (node: ChannelNode, v: QueryVector | undefined) => Promise<RetrievedItem[]>;
+      channel: (node: ChannelNode, v: QueryVector | undefined) => Promise<ChannelOut>;
     },
     charged: Record<string, number> = {},
   ): Promise<Record<string, NodeResult>> {
@@ -305,12 +389,19 @@ export class RetrievalGraph {
           own[EMBED] = e.ms;
           v = e.v;
         }
-        let items = await source.channel(node, v);
+        const got = await source.channel(node, v);
+        let items = got.items;
         let gatedOut: number | undefined;
         if (ch.title_gate && this.deps.titleFilter)
           ({ items, gatedOut } = this.deps.titleFilter.apply(question, items));
-        result = { grain: node.grain, items, ...(gatedOut !== undefined ? { gatedOut } : {}) };
-        own[node.name] = performance.now() - t0 - inWindow + (charged[node.name] ?? 0);
+        result = {
+          grain: node.grain,
+          items,
+          ...(gatedOut !== undefined ? { gatedOut } : {}),
+          ...(got.annShort ? { annShort: got.annShort } : {}),
+          ...(got.indexRecall ? { indexRecall: got.indexRecall } : {}),
+        };
+        own[node.name] = performance.now() - t0 - inWindow - (got.untimedMs ?? 0) + (charged[node.name] ?? 0);
         deps[node.name] = new Set(node.kind === 'semantic' ? [node.name, EMBED] : [node.name]);
       } else if (node.kind === 'rrf') {
         result = rrf(

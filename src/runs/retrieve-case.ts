@@ -1,6 +1,6 @@
 import type { Case } from '../cases/schema.js';
 import type { NodeResult, RetrievalGraph } from '../retrieval/graph.js';
-import { caseRetrievalMetrics } from '../scoring/retrieval-metrics.js';
+import { caseRetrievalMetrics, indexRecallMetrics } from '../scoring/retrieval-metrics.js';
 import type { CaseRecord } from '../model/results.js';
 
 /** How many items of each node a record keeps (enough for every metric and TREC runs). */
@@ -61,9 +61,13 @@ export function retrievalRecord(c: Case, nodes: Record<string, NodeResult>): Cas
       items: res.items
         .slice(0, KEPT_ITEMS)
         .map((i) => ({ post_id: i.post_id, topic_id: i.topic_id, post_number: i.post_number, score: i.score })),
-      metrics: { ...caseRetrievalMetrics(c, res.items, res.grain) },
+      metrics: {
+        ...caseRetrievalMetrics(c, res.items, res.grain),
+        ...(res.indexRecall ? indexRecallMetrics(c, res.indexRecall, res.grain) : {}),
+      },
       latency_ms: Math.round(res.latencyMs * 100) / 100,
       ...(res.gatedOut !== undefined ? { gated_out: res.gatedOut } : {}),
+      ...(res.annShort ? { ann_short: res.annShort } : {}),
     };
   }
   return retrieval;

@@ -176,6 +176,28 @@ const ALL: readonly Metric[] = [
       gate: { doc: 'forbidden passages per case at the compared node, mean (cases that name one)' },
     },
   ),
+  retrieval(
+    'index_recall',
+    'IdxRecall',
+    'continuous',
+    "share of the exact search's list the ANN search also returned, at the channel's k (semantic channels, --index-recall)",
+    { digits: 3 },
+  ),
+  retrieval(
+    'index_golden_lost',
+    'IdxLost',
+    'binary',
+    'a golden in the exact list that the ANN list lost: lost by the index alone (semantic channels, --index-recall)',
+    {
+      higherIsBetter: false,
+      perCase: {
+        key: 'index_golden_lost',
+        label: 'golden lost by the index',
+        kind: 'binary',
+        read: caseNode('index_golden_lost'),
+      },
+    },
+  ),
   {
     key: 'evidence_post_hit_at_5',
     label: 'PostHit@5 (evidence node)',
@@ -363,6 +385,20 @@ export const RUN_TABLE_METRICS = view([
   'offtopic_hallucinations',
   'judge_errors',
 ]);
+
+/**
+ * Columns the per-node retrieval table adds only when some node of the summary measured them
+ * (index recall runs only with --index-recall: a table without it keeps its columns).
+ */
+export const RETRIEVAL_TABLE_WHEN_MEASURED = view(['index_recall', 'index_golden_lost']);
+
+/** The retrieval table's columns for one summary: the fixed ones, then those measured in it. */
+export function retrievalTableMetrics(nodes: RunSummary['retrieval']['nodes']): readonly Metric[] {
+  const measured = RETRIEVAL_TABLE_WHEN_MEASURED.filter((m) =>
+    Object.values(nodes).some((figures) => (figures[m.key]?.n ?? 0) > 0),
+  );
+  return [...RETRIEVAL_TABLE_METRICS, ...measured];
+}
 
 /** The summary cards of the HTML report, in order (a missing figure says "not measured"; faithfulness shows only when judged). */
 export const CARD_METRICS = view([

@@ -32,6 +32,13 @@ export const RetrievalCaseMetricsSchema = z
      * on a case that names something forbidden (src/scoring/forbidden.ts).
      */
     forbidden_hits: num.optional(),
+    /**
+     * Index recall (semantic channels under `retrieval.index_recall`): share of the exact search's
+     * list that the ANN search also returned, both at the channel's k; null when exact found nothing.
+     */
+    index_recall: num.optional(),
+    /** 1 when a golden topic (or, post grain, golden post) of the exact list is missing from the ANN list; null without goldens. */
+    index_golden_lost: num.optional(),
   })
   .strict();
 export type RetrievalCaseMetrics = z.infer<typeof RetrievalCaseMetricsSchema>;
@@ -113,6 +120,31 @@ export function caseRetrievalMetrics(
   };
 }
 
+/**
+ * Index recall of one node for one case: recall@k of the ANN list against the exact one (k: the
+ * channel's list size, which both lists are cut at), and whether a golden was lost by the index
+ * alone: in the exact list, not in the ANN list. Items are compared by post id on post-grain
+ * nodes and topic id on topic-grain ones.
+ */
+export function indexRecallMetrics(
+  c: Pick<Case, 'expected_topic_ids' | 'expected_post_ids'>,
+  lists: { ann: readonly RetrievedItem[]; exact: readonly RetrievedItem[] },
+  grain: 'post' | 'topic',
+): Pick<RetrievalCaseMetrics, 'index_recall' | 'index_golden_lost'> {
+  const idOf = (i: RetrievedItem) => (grain === 'post' ? i.post_id : i.topic_id);
+  const ann = new Set(lists.ann.map(idOf));
+  const recall = lists.exact.length ? lists.exact.filter((i) => ann.has(idOf(i))).length / lists.exact.length : null;
+  const topics = new Set(c.expected_topic_ids);
+  const posts = new Set(grain === 'post' ? c.expected_post_ids : []);
+  if (!topics.size && !posts.size) return { index_recall: recall, index_golden_lost: null };
+  const annTopics = new Set(lists.ann.map((i) => i.topic_id));
+  const annPosts = new Set(lists.ann.map((i) => i.post_id));
+  const lost = lists.exact.some(
+    (i) => (topics.has(i.topic_id) && !annTopics.has(i.topic_id)) || (posts.has(i.post_id) && !annPosts.has(i.post_id)),
+  );
+  return { index_recall: recall, index_golden_lost: lost ? 1 : 0 };
+}
+
 /** Plain mean over the values that apply (non-null), with their count. */
 export function meanN(values: readonly (number | null | undefined)[]): MeanN {
   let sum = 0;
@@ -129,7 +161,7 @@ export function meanN(values: readonly (number | null | undefined)[]): MeanN {
 export const SUMMARY_METRICS: readonly RetrievalMetricKey[] = SUMMARY_RETRIEVAL_KEYS;
 
 /** Metrics measured only on some cases: a summary names them only where some case has them. */
-const WHEN_MEASURED: ReadonlySet<RetrievalMetricKey> = new Set(['forbidden_hits']);
+const WHEN_MEASURED: ReadonlySet<RetrievalMetricKey> = new Set(['forbidden_hits', 'index_recall', 'index_golden_lost']);
 
 /** Aggregates per-case metrics into means with n. */
 export function aggregateRetrieval(perCase: readonly Partial<RetrievalCaseMetrics>[]): Record<string, MeanN> {

@@ -1,0 +1,61 @@
+import { RagauditError } from '../errors.js';
+
+/**
+ * How a semantic channel finds its nearest neighbours (docs/database.md#search-modes).
+ *
+ * `exact`: every stored vector of the channel's model/strategy that belongs to a public post is
+ * ranked by its distance to the question (brute force): the reference, what "nearest" means.
+ *
+ * `ann`: the shape an approximate index can serve, as production serves it: the `candidates`
+ * nearest vectors of the model/strategy first (ORDER BY the distance alone, LIMIT, over the
+ * partial HNSW or IVFFlat index discourse-ai builds for that pair), then the visibility rule, then
+ * the survivors re-sorted exactly by (distance, id). Index search depth is set for the statement's
+ * transaction only: `hnsw.ef_search`, `ivfflat.probes` (SET LOCAL).
+ */
+export type SearchMode = 'ann' | 'exact';
+
+/** What a semantic query may say about its search (all optional: absent = `exact`, the library's default). */
+export interface AnnOptions {
+  search?: SearchMode;
+  /** Nearest candidates asked of the index before the visibility rule (ann). */
+  candidates?: number;
+  /** `hnsw.ef_search` for the statement (ann); default: the candidate count, within pgvector's 1..1000. */
+  efSearch?: number;
+  /** `ivfflat.probes` for the statement (ann); default: the server's. */
+  probes?: number;
+}
+
+/** pgvector's bounds on `hnsw.ef_search`. */
+export const EF_SEARCH_MAX = 1000;
+
+/** Candidates asked of the index when the channel names none: four times the list, at least 100. */
+export function annCandidates(limit: number, candidates?: number): number {
+  return Math.max(1, Math.floor(candidates ?? Math.max(100, 4 * limit)));
+}
+
+/** The search mode a channel gets when its config names none: `ann` on PostgreSQL, `exact` on the embedded demo. */
+export function defaultSearchMode(kind: 'pg' | 'pglite'): SearchMode {
+  return kind === 'pglite' ? 'exact' : 'ann';
+}
+
+/**
+ * The run-time parameters an ANN statement sets for its own transaction. HNSW returns at most
+ * `ef_search` rows, so the default follows the candidate count (pgvector allows 1..1000).
+ */
+export function annSettings(q: AnnOptions & { limit: number }): [string, string][] {
+  const candidates = annCandidates(q.limit, q.candidates);
+  const ef = Math.floor(q.efSearch ?? Math.min(EF_SEARCH_MAX, Math.max(40, candidates)));
+  const out: [string, string][] = [['hnsw.ef_search', String(ef)]];
+  if (q.probes !== undefined) out.push(['ivfflat.probes', String(Math.floor(q.probes))]);
+  return out;
+}
+
+/**
+ * A model or strategy id as SQL text. In the ANN shape they are literals, not parameters, so the
+ * planner can prove a partial index's predicate (`WHERE model_id = 1 AND strategy_id = 1`) under
+ * any plan, generic ones included; they are integers by the config's schema, checked again here.
+ */
+export function sqlInteger(n: number, what: string): string {
+  if (!Number.isSafeInteger(n)) throw new RagauditError(`${what} must be an integer, got ${String(n)}`);
+  return String(n);
+}
