@@ -1,3 +1,4 @@
+import { agreementCommand } from './agreement.js';
 import { calibrateCommand } from './calibrate.js';
 import type { Command } from './command.js';
 import { compareCommand } from './compare.js';
@@ -22,6 +23,7 @@ export const COMMANDS: Command[] = [
   calibrateCommand,
   matrixCommand,
   judgeCommand,
+  agreementCommand,
   compareCommand,
   reportCommand,
   mergeCommand,
