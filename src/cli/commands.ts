@@ -8,6 +8,7 @@ import { initCommand } from './init.js';
 import { mergeCommand } from './merge.js';
 import { judgeCommand } from './judge.js';
 import { matrixCommand } from './matrix.js';
+import { poolCommand } from './pool.js';
 import { probeCommand } from './probe.js';
 import { reportCommand } from './report.js';
 import { retrievalCommand } from './retrieval.js';
@@ -24,6 +25,7 @@ export const COMMANDS: Command[] = [
   matrixCommand,
   judgeCommand,
   agreementCommand,
+  poolCommand,
   compareCommand,
   reportCommand,
   mergeCommand,
