@@ -7,6 +7,7 @@ import { embedCommand } from './embed.js';
 import { initCommand } from './init.js';
 import { mergeCommand } from './merge.js';
 import { judgeCommand } from './judge.js';
+import { labelCommand } from './label.js';
 import { matrixCommand } from './matrix.js';
 import { poolCommand } from './pool.js';
 import { probeCommand } from './probe.js';
@@ -24,8 +25,9 @@ export const COMMANDS: Command[] = [
   calibrateCommand,
   matrixCommand,
   judgeCommand,
-  agreementCommand,
   poolCommand,
+  labelCommand,
+  agreementCommand,
   compareCommand,
   reportCommand,
   mergeCommand,

@@ -24,8 +24,7 @@ retrieval node of every given run (configurations A–G, models…), minus what 
 already judge (its expected posts, and its expected topics when only topic lists found them).
 Writes <stamp>-pool.json: per question the candidates with their thread title, text, and which
 run/node@rank found them; prints the pool size per question. Label the candidates with
-'ragaudit label RESULTS.json --pool POOL.json' and write the accepted ones back with
-'ragaudit label --write-back' (docs/labelling.md).
+'ragaudit label --pool POOL.json' (docs/labelling.md).
 
 Options:
 ${optionsHelp(OPTIONS)}
