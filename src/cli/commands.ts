@@ -4,6 +4,7 @@ import type { Command } from './command.js';
 import { compareCommand } from './compare.js';
 import { doctorCommand } from './doctor.js';
 import { embedCommand } from './embed.js';
+import { goldensCommand } from './goldens.js';
 import { initCommand } from './init.js';
 import { mergeCommand } from './merge.js';
 import { judgeCommand } from './judge.js';
@@ -27,6 +28,7 @@ export const COMMANDS: Command[] = [
   judgeCommand,
   poolCommand,
   labelCommand,
+  goldensCommand,
   agreementCommand,
   compareCommand,
   reportCommand,

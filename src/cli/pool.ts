@@ -24,7 +24,8 @@ retrieval node of every given run (configurations A–G, models…), minus what 
 already judge (its expected posts, and its expected topics when only topic lists found them).
 Writes <stamp>-pool.json: per question the candidates with their thread title, text, and which
 run/node@rank found them; prints the pool size per question. Label the candidates with
-'ragaudit label --pool POOL.json' (docs/labelling.md).
+'ragaudit label --pool POOL.json' and write the accepted ones back with 'ragaudit goldens'
+(docs/labelling.md).
 
 Options:
 ${optionsHelp(OPTIONS)}
