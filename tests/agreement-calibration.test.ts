@@ -165,6 +165,31 @@ describe('a gate on judge figures bound to the judge calibration', () => {
     expect(() => loadReleaseGate(join(w.dir, 'gate.yml'))).toThrow(/judge_calibration needs a floor/);
   });
 
+  it('the agreement command prints the figures and writes markdown, JSON and the calibration', async () => {
+    const w = setup();
+    label(w.dir, w.cand, 25);
+    let out = '';
+    const io: CliIO = { out: (t) => void (out += t), err: () => {}, isTTY: false, cwd: w.dir, env: {} };
+    const code = await main(
+      ['agreement', 'cand.json', '--labels', 'labels', '--out', 'out', '--calibration', 'calibration.json'],
+      io,
+    );
+    expect(code).toBe(0);
+    expect(out).toMatch(/^faithful +ann × judge +25 /m);
+    expect(out).toMatch(/faithful, ann × judge: 1 disagreement/);
+    const md = /written: (out\/.*-agreement\.md)/.exec(out)![1]!;
+    expect(readFileSync(join(w.dir, md), 'utf8')).toMatch(/## Disagreements/);
+    const json = JSON.parse(readFileSync(join(w.dir, md.replace(/\.md$/, '.json')), 'utf8')) as { kind: string };
+    expect(json.kind).toBe('agreement');
+    expect(JSON.parse(readFileSync(join(w.dir, 'calibration.json'), 'utf8'))).toMatchObject({
+      kind: 'judge-calibration',
+      judge: JUDGE,
+      provider: 'openai',
+      model: 'gpt-test',
+      fields: { faithful: { rater: 'ann', n: 25 } },
+    });
+  });
+
   it('the CLI exits 2 and prints the reason', async () => {
     const w = setup();
     let out = '';

@@ -2,14 +2,16 @@
  * The labelling page in a real browser (playwright-core driving Debian's Chromium), keyboard
  * only: a labeller labels answers, the server is killed mid-session and started again on the same
  * labels, the page resumes where she stopped, she labels more answers and pool candidates, and
- * the agreement figures of that scripted labelling come out as counted by hand.
+ * her pool judgements widen goldens in copies of the case files, and the agreement figures of that
+ * scripted labelling come out as counted by hand.
  * With RAGAUDIT_SCREENSHOTS=DIR the test also saves the screenshots of docs/labelling.md there.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeBackGoldens } from '../src/app/goldens.js';
 import { startLabelServer, type LabelServer } from '../src/app/label.js';
 import { runPool } from '../src/app/pool.js';
 import { readLabels } from '../src/judge/labels.js';
@@ -110,6 +112,18 @@ describe('ragaudit label in Chromium', () => {
       'relevant',
       'partly',
     ]);
+
+    // Written back into copies of the case files: ann's two "relevant" widen goldens (one labeller
+    // is her own majority); "not" and "partly" do not.
+    const copies = ['questions-core.yml', 'questions-more.yml'].map((f) => {
+      copyFileSync(join(PACKAGE_ROOT, 'cases', 'demo', f), join(dir, f));
+      return join(dir, f);
+    });
+    const back = writeBackGoldens({ pool, labels, cases: copies, acceptPartly: false, dryRun: false, cwd: dir });
+    expect(back.accepted).toBe(2);
+    const widened = back.files.flatMap((f) => f.changes);
+    expect(widened.length).toBeGreaterThanOrEqual(1);
+    expect(widened.every((c) => c.added_topics.length + c.added_posts.length > 0)).toBe(true);
 
     // The hand count: ann's scripted label of each case she saw against the judge's verdict.
     const run = RunResultSchema.parse(JSON.parse(readFileSync(RESULTS, 'utf8')));
