@@ -162,3 +162,29 @@ export { retrievalMarkdown } from './reports/digest.js';
 export { generationMarkdown } from './reports/generation-digest.js';
 export { judgeMarkdown } from './reports/judge-digest.js';
 export { reportHtml, reportPathFor, writeReport } from './reports/html.js';
+export {
+  appendLabel,
+  readLabels,
+  answerDigest,
+  LabelSchema,
+  type Label,
+  type AnswerLabel,
+  type PoolLabel,
+} from './judge/labels.js';
+export { agreementReport, pairAgreement, type AgreementReport, type PairAgreement } from './judge/rater-agreement.js';
+export {
+  buildCalibration,
+  readCalibration,
+  judgeTrustProblems,
+  JudgeCalibrationSchema,
+  type JudgeCalibration,
+  type CalibrationRule,
+} from './judge/calibration.js';
+export {
+  poolQuestions,
+  PoolFileSchema,
+  type PoolFile,
+  type PoolQuestion,
+  type PoolCandidate,
+} from './scoring/pooling.js';
+export { widenCaseYaml } from './app/goldens.js';

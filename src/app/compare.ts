@@ -13,6 +13,7 @@ import {
   type ReleaseGateRules,
 } from '../reports/release-gate.js';
 import { timestamp } from '../runs/results-file.js';
+import { gateJudgeTrust } from './judge-trust.js';
 import { checkOutputFile } from './output-paths.js';
 import { readRunResults } from './results-input.js';
 
@@ -33,6 +34,8 @@ export interface CompareInputs {
   /** Every input file: no output may overwrite one. */
   inputs: string[];
   cwd: string;
+  /** The judge prompts the calibration check reads (default: the packaged prompts). */
+  promptsDir?: string | undefined;
 }
 
 export interface CompareOutcome {
@@ -65,6 +68,7 @@ export function compareAndWrite(inputs: CompareInputs): CompareOutcome {
         pairings.map((p) => p.line),
       );
   }
+  if (gate) gateJudgeTrust(gate, runs, inputs.cwd, inputs.promptsDir);
   const verdict: ReleaseGateResult | undefined = gate ? evaluateReleaseGate(gate, cmp) : undefined;
 
   const base = join(inputs.outDir, `${timestamp()}-compare`);

@@ -1,12 +1,16 @@
+import { agreementCommand } from './agreement.js';
 import { calibrateCommand } from './calibrate.js';
 import type { Command } from './command.js';
 import { compareCommand } from './compare.js';
 import { doctorCommand } from './doctor.js';
 import { embedCommand } from './embed.js';
+import { goldensCommand } from './goldens.js';
 import { initCommand } from './init.js';
 import { mergeCommand } from './merge.js';
 import { judgeCommand } from './judge.js';
+import { labelCommand } from './label.js';
 import { matrixCommand } from './matrix.js';
+import { poolCommand } from './pool.js';
 import { probeCommand } from './probe.js';
 import { reportCommand } from './report.js';
 import { retrievalCommand } from './retrieval.js';
@@ -22,6 +26,10 @@ export const COMMANDS: Command[] = [
   calibrateCommand,
   matrixCommand,
   judgeCommand,
+  poolCommand,
+  labelCommand,
+  goldensCommand,
+  agreementCommand,
   compareCommand,
   reportCommand,
   mergeCommand,

@@ -8,15 +8,39 @@ import type { AgreementFigures, AgreementInterval, ConsistencyFigures } from '..
 import { AGREEMENT_BOOTSTRAP } from '../scoring/definitions.js';
 import { cohenKappa, mulberry32, quantile } from '../scoring/statistics.js';
 
-function kappaReason(reason: string | undefined, human: readonly string[], judge: readonly string[]): string {
+/** Names of the two raters for the reasons given in words (rows first). */
+export interface RaterNames {
+  a: string;
+  b: string;
+}
+
+function kappaReason(
+  reason: string | undefined,
+  human: readonly string[],
+  judge: readonly string[],
+  raters?: RaterNames,
+): string {
   if (reason === 'no items') return 'no comparable case';
+  if (raters) {
+    if (reason === 'both raters constant') return `${raters.a} and ${raters.b} gave "${human[0]}" to every item`;
+    const [who, label] = reason === 'rater A constant' ? [raters.a, human[0]] : [raters.b, judge[0]];
+    return `${who} gave "${label}" to every item: chance agreement cannot be estimated`;
+  }
   if (reason === 'both raters constant') return `people and judge gave "${human[0]}" to every case`;
   if (reason === 'rater A constant') return `every human label is "${human[0]}": chance agreement cannot be estimated`;
   return `the judge said "${judge[0]}" every time: chance agreement cannot be estimated`;
 }
 
-/** Agreement figures of paired labels (people first, judge second). */
-export function agreementFigures(human: readonly string[], judge: readonly string[], excluded = 0): AgreementFigures {
+/**
+ * Agreement figures of paired labels (people first, judge second; or any two raters, named by
+ * `raters` for the words of an undefined kappa).
+ */
+export function agreementFigures(
+  human: readonly string[],
+  judge: readonly string[],
+  excluded = 0,
+  raters?: RaterNames,
+): AgreementFigures {
   const k = cohenKappa(human, judge);
   const perClass: AgreementFigures['per_class'] = {};
   const prevalence: AgreementFigures['prevalence'] = { human: {}, judge: {} };
@@ -34,7 +58,7 @@ export function agreementFigures(human: readonly string[], judge: readonly strin
     // n = 0 (every labelled case excluded) has no accuracy; report 0 items rather than NaN.
     accuracy: k.n ? k.accuracy : 0,
     kappa: k.kappa,
-    ...(k.kappa === null ? { kappa_undefined: kappaReason(k.undefinedReason, human, judge) } : {}),
+    ...(k.kappa === null ? { kappa_undefined: kappaReason(k.undefinedReason, human, judge, raters) } : {}),
     labels: k.labels,
     matrix: k.matrix,
     excluded,

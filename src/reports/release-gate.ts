@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { InputError } from '../errors.js';
+import { CalibrationRuleSchema, type CalibrationRule } from '../judge/calibration.js';
 import { readYaml, zodProblems } from '../yaml-file.js';
 import { figureValue, GATE_METRICS } from '../scoring/registry.js';
 import type { Comparison, RunRow } from './compare.js';
@@ -61,6 +62,7 @@ export type IntentRule = z.infer<typeof RuleSchema>;
 const GateFileSchema = z
   .object({
     max_regressions: z.number().int().min(0).optional(),
+    judge_calibration: CalibrationRuleSchema.optional(),
     ...Object.fromEntries(Object.keys(RELEASE_GATE_METRICS).map((k) => [k, RuleSchema.optional()])),
   })
   .strict();
@@ -70,6 +72,8 @@ export interface ReleaseGateRules {
   file: string;
   metrics: Record<string, IntentRule>;
   max_regressions?: number;
+  /** The calibration the judge-derived rules rest on (docs/labelling.md); absent: not checked. */
+  judge_calibration?: CalibrationRule;
 }
 
 /** Reads and validates a gate file; every problem names file:line (exit 2). */
@@ -78,9 +82,11 @@ export function loadReleaseGate(file: string, text?: string): ReleaseGateRules {
   if (src.data === null || src.data === undefined) throw new InputError(`${file}: the gate file has no rules`);
   if (typeof src.data !== 'object' || Array.isArray(src.data))
     throw new InputError(`${file}:1: expected a mapping of metric → rule`);
-  const known = [...Object.keys(RELEASE_GATE_METRICS), 'max_regressions'];
+  const listed = [...Object.keys(RELEASE_GATE_METRICS), 'max_regressions'];
+  // judge_calibration is a setting, not a metric: accepted, not listed among the metrics.
+  const known = [...listed, 'judge_calibration'];
   const unknown = Object.keys(src.data).filter((k) => !known.includes(k));
-  const problems = unknown.map((k) => `${file}:${src.lineOf([k])}: ${k}: unknown metric (known: ${known.join(', ')})`);
+  const problems = unknown.map((k) => `${file}:${src.lineOf([k])}: ${k}: unknown metric (known: ${listed.join(', ')})`);
   const known_only = Object.fromEntries(Object.entries(src.data).filter(([k]) => known.includes(k)));
   const parsed = GateFileSchema.safeParse(known_only);
   if (!parsed.success) problems.push(...zodProblems(src, parsed.error));
@@ -90,7 +96,7 @@ export function loadReleaseGate(file: string, text?: string): ReleaseGateRules {
     throw new InputError(`invalid gate file: ${problems.length} problem${problems.length > 1 ? 's' : ''}`, problems);
   const data = parsed.data! as Record<string, unknown>;
   const metrics = Object.fromEntries(
-    Object.entries(data).filter(([k, v]) => k !== 'max_regressions' && v !== undefined),
+    Object.entries(data).filter(([k, v]) => k !== 'max_regressions' && k !== 'judge_calibration' && v !== undefined),
   ) as Record<string, IntentRule>;
   if (!Object.keys(metrics).length && data.max_regressions === undefined)
     throw new InputError(`${file}: the gate file has no rules`);
@@ -98,6 +104,7 @@ export function loadReleaseGate(file: string, text?: string): ReleaseGateRules {
     file,
     metrics,
     ...(typeof data.max_regressions === 'number' ? { max_regressions: data.max_regressions } : {}),
+    ...(parsed.data!.judge_calibration ? { judge_calibration: parsed.data!.judge_calibration } : {}),
   };
 }
 
