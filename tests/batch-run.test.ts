@@ -310,3 +310,74 @@ describe('a run killed while its batch is in flight', { timeout: 240_000 }, () =
     expect(states).toEqual(['submitted', 'collected']);
   });
 });
+
+describe('a run killed while a judge batch is in flight (Anthropic)', { timeout: 240_000 }, () => {
+  const server = new AnthropicBatchServer({
+    text: (body) => answerFor(String(body.system ?? '')),
+    toolInput: (body) => verdict(body.tool_choice?.name, String(body.system ?? '')),
+  });
+  for (const id of ['claude-gen', 'claude-judge'])
+    server.on(`${MODEL_INFO}${id}`, () =>
+      reply({ type: 'model', id, display_name: id, created_at: '2025-01-01T00:00:00Z' }),
+    );
+  let close: () => Promise<void>;
+  let cwd: string;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    const started = await server.start();
+    close = started.close;
+    cwd = workDir('batch-kill-judge');
+    writeFileSync(join(cwd, 'cases.yml'), stringify(CASES));
+    const judge = `{ provider: anthropic, model: claude-judge, base_url: "\${GEN_URL}", retries: 0 }`;
+    const config = remoteConfig({ name: 'batch-kill-judge', cases: join(cwd, 'cases.yml'), judge })
+      .replace('provider: openai, model: gen-model', 'provider: anthropic, model: claude-gen')
+      .concat(FAST_POLLS);
+    writeFileSync(join(cwd, 'ragaudit.yml'), config);
+    env = { GEN_URL: started.url, ANTHROPIC_API_KEY: 'sk-ant-test-batch-kill-0123456789' };
+  });
+  afterAll(async () => {
+    await close?.();
+    removeWorkDirs();
+  });
+
+  it('resumes the judge round by polling it; no custom_id is ever submitted twice', async () => {
+    server.holding = (requests) => requests[0]?.params.model === 'claude-judge';
+    const { child, exited } = spawnCli(['run', '--config', 'ragaudit.yml', '--no-report', '--batch'], { cwd, env });
+    const out = join(cwd, 'out');
+    let ledger: string | undefined;
+    for (let i = 0; i < 1200 && !ledger; i++) {
+      const file = existsSync(out) ? readdirSync(out).find((f) => f.endsWith('.ledger.jsonl')) : undefined;
+      if (file && readFileSync(join(out, file), 'utf8').includes('"role":"judge"')) ledger = join(out, file);
+      else await new Promise((r) => setTimeout(r, 50));
+    }
+    if (!ledger) throw new Error('the run never wrote its judge batch to the ledger');
+    const judgeBatch = server.submitted.length;
+    const polls = () => server.requests.filter((r) => r.route === `GET /v1/messages/batches/msgbatch_000${judgeBatch}`);
+    while (polls().length < 1) await new Promise((r) => setTimeout(r, 20));
+    child.kill('SIGKILL');
+    expect((await exited).signal).toBe('SIGKILL');
+    expect(server.creations).toBe(2);
+
+    server.holding = false;
+    const run = await runCli(['run', '--config', 'ragaudit.yml', '--no-report', '--batch', '--resume', ledger], {
+      cwd,
+      env,
+    });
+    expect(run.code, run.err).toBe(0);
+    expect(run.err).toMatch(
+      /judge batch msgbatch_0002 \(\d+ requests, submitted before the interruption\): polling it again/,
+    );
+    const ids = server.submitted.flat().map((r) => r.custom_id);
+    expect(new Set(ids).size).toBe(ids.length);
+    // The generation batch is not asked again (its answers are cached), the judge's first round is polled.
+    expect(server.submitted.filter((b) => b[0]!.params.model === 'claude-gen')).toHaveLength(1);
+    const result = resultsOf(run);
+    expect(result.cases).toHaveLength(CASES.length);
+    for (const c of result.cases) {
+      expect(c.status).toBe('ok');
+      expect(c.scores.find((s) => s.name === 'faithfulness')?.value).toBe(1);
+      expect(c.scores.some((s) => s.name === 'judge_stance')).toBe(true);
+    }
+  });
+});

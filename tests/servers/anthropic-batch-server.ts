@@ -55,8 +55,11 @@ interface Batch {
 export class AnthropicBatchServer extends ProviderServer {
   /** How the next batch created behaves, over the defaults (back to them after each `reset`). */
   script: AnthropicBatchScript;
-  /** While true, every batch stays in progress whatever its script (a batch in flight while a run is killed). */
-  holding = false;
+  /**
+   * While true (or true of a batch's requests), that batch stays in progress whatever its script
+   * (a batch in flight while a run is killed).
+   */
+  holding: boolean | ((requests: Batch['requests']) => boolean) = false;
   /** The requests of every batch created, in order. */
   readonly submitted: Batch['requests'][] = [];
   private readonly batches = new Map<string, Batch>();
@@ -110,7 +113,8 @@ export class AnthropicBatchServer extends ProviderServer {
 
   private retrieve(batch: Batch, req: RecordedRequest) {
     batch.polls++;
-    if (!batch.ended && !this.holding && batch.polls > (batch.script.polls ?? 0)) this.finish(batch);
+    const held = typeof this.holding === 'function' ? this.holding(batch.requests) : this.holding;
+    if (!batch.ended && !held && batch.polls > (batch.script.polls ?? 0)) this.finish(batch);
     return reply(this.batchObject(batch, req));
   }
 
