@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { batchCustomId, caseSlug } from '../src/llm/batch/index.js';
+import { loadConfig } from '../src/config/load.js';
+import { resumeDigest } from '../src/runs/audit-run.js';
 import { Ledger } from '../src/runs/ledger.js';
 import {
   CASES,
@@ -70,6 +72,16 @@ describe('custom_ids', () => {
     expect(new Set(ids).size).toBe(ids.length);
     // The sanitised form of 'a b' is not the id 'a_b' itself.
     expect(caseSlug('a b')).not.toBe(caseSlug('a_b'));
+  });
+});
+
+describe('batch settings', () => {
+  it('change how a run is carried out, not what it measures: a run resumes with or without --batch', () => {
+    const plain = loadConfig(undefined, {}).config;
+    const batched = loadConfig(undefined, {}, [{ path: ['batch', 'enabled'], flag: '--batch', value: true }]).config;
+    expect(batched.batch).toMatchObject({ enabled: true, discount: 0.5 });
+    expect(plain.batch).toBeUndefined();
+    expect(resumeDigest(batched)).toBe(resumeDigest(plain));
   });
 });
 
