@@ -225,8 +225,9 @@ export class BatchCollector {
         resolve = res;
         reject = rej;
       });
-      // A request asked by another case too waits on the first one's (the cache would share it anyway).
+      // Every case waiting on it handles a rejection; this keeps a failure met before anyone waits from being unhandled.
       promise.catch(() => undefined);
+      // A second case asking the very same request waits on this entry (one line in the batch).
       entry = {
         key,
         tail,
