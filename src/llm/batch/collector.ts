@@ -302,7 +302,7 @@ export class BatchCollector {
       return;
     }
     this.opts.onEvent?.(
-      `${this.opts.role} batch ${batchId}: ${requests.length} requests submitted to ${this.client.id}`,
+      `${this.opts.role} batch ${batchId}: ${requests.length} ${requests.length === 1 ? 'request' : 'requests'} submitted to ${this.client.id}`,
     );
     await this.collect(batchId, requests, entries);
   }
