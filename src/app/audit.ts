@@ -45,7 +45,10 @@ export async function auditAndWrite(
     shard?: ShardInfo | undefined;
   },
 ): Promise<AuditOutcome> {
-  const { deps, judge } = buildAuditSetup(ctx, opts.env, opts.repeat ? { repeat: opts.repeat } : {});
+  const { deps, judge } = buildAuditSetup(ctx, opts.env, {
+    ...(opts.repeat ? { repeat: opts.repeat } : {}),
+    onBatchEvent: (text) => hooks.event({ kind: 'status', text }),
+  });
   announceComponents(ctx, hooks);
   const bar = hooks.progress(opts.label ?? opts.kind);
   let run: Awaited<ReturnType<typeof runAudit>>;

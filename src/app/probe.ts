@@ -123,6 +123,7 @@ export async function runProbes(inputs: ProbeInputs, hooks: AppHooks): Promise<P
       repeat: inputs.repeat,
       mustNotLeak,
       clauseVars: { canary },
+      onBatchEvent: (text) => hooks.event({ kind: 'status', text }),
     });
     announceComponents(ctx, hooks);
     const bar = hooks.progress('probe');

@@ -71,6 +71,7 @@ export interface GenerationFlags {
   'weak-below'?: string;
   'system-append'?: string[];
   concurrency?: string;
+  batch?: boolean;
 }
 
 export function generationOverrides(v: GenerationFlags): ConfigOverride[] {
@@ -106,6 +107,7 @@ export function generationOverrides(v: GenerationFlags): ConfigOverride[] {
     });
   const n = numberFlag('concurrency', v.concurrency);
   if (n !== undefined) o.push({ path: ['generator', 'concurrency'], flag: `--concurrency ${v.concurrency}`, value: n });
+  if (v.batch) o.push({ path: ['batch', 'enabled'], flag: '--batch', value: true });
   return o;
 }
 

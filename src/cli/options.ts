@@ -95,6 +95,11 @@ export const GENERATION_OPTIONS = {
   },
   concurrency: { type: 'string', value: 'N', doc: 'cases generated at once (default: generator.concurrency, 4)' },
   resume: { type: 'string', value: 'RUN', doc: 'finish an interrupted run (its .ledger.jsonl path or run id)' },
+  batch: {
+    type: 'boolean',
+    doc: `send the generator's and the judge's requests through the provider's batch API
+(openai, anthropic: half price, answered within 24 h; config batch:, docs/scale.md)`,
+  },
 } as const satisfies OptionSpecs;
 
 /** The judge flags, shared by `run`, `probe` and `judge`. */

@@ -253,6 +253,31 @@ export const ConfigSchema = z
         retries: 4,
         max_retry_after_ms: 30_000,
       }),
+    /**
+     * Provider batch APIs (OpenAI Batch API, Anthropic Message Batches) for the generator and the
+     * judge (`--batch`): cheaper, answered within 24 h; see docs/scale.md#provider-batch-apis.
+     * Absent unless written or `--batch` is given, so other configs keep their digest.
+     */
+    batch: z
+      .object({
+        enabled: z.boolean().default(false),
+        /** First wait between polls of a batch, ms; it doubles after every poll… */
+        poll_min_ms: z.number().int().positive().default(10_000),
+        /** …up to this, ms. */
+        poll_max_ms: z.number().int().positive().default(300_000),
+        /** Stop waiting after this long (the case ends in error; a resume polls the same batch), ms (default 25 h). */
+        max_wait_ms: z
+          .number()
+          .int()
+          .positive()
+          .default(25 * 3_600_000),
+        /** Fewer requests per batch than the provider allows (default: the provider's limit). */
+        max_requests: z.number().int().positive().optional(),
+        /** Share of the listed price (judge.prices) a batch request saves: both providers bill batches at half price. */
+        discount: z.number().min(0).max(1).default(0.5),
+      })
+      .strict()
+      .optional(),
     output_dir: z.string().default('results'),
     cache_dir: z.string().default('.cache/ragaudit'),
     /** Consecutive cases that fail to reach a service (refused, reset, timed out) before a run stops, resumable. */

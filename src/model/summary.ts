@@ -171,6 +171,8 @@ export const JudgeSummarySchema = z
     tokens: TokensSchema,
     /** tokens × price per million; null when the config has no price for the judge's model. */
     cost_usd: num,
+    /** Present when the judge answered through a batch API: cost_usd is the listed price less this share. */
+    batch_discount: z.number().optional(),
     agreement: z.record(z.string(), AgreementFiguresSchema).optional(),
     self_consistency: z.record(z.string(), ConsistencyFiguresSchema).optional(),
   })

@@ -10,6 +10,7 @@ import type { NodeResult } from '../retrieval/graph.js';
 import { checkCitations } from '../scoring/citations.js';
 import { ANSWER_SCORERS, answerFacts, scoreAnswer } from '../scoring/scorers.js';
 import type { RunContext } from './context.js';
+import type { RunBatch } from './batch-run.js';
 import type { CaseRecord } from '../model/results.js';
 import { baseRecord, retrievalRecord } from './retrieve-case.js';
 
@@ -26,6 +27,8 @@ export interface AuditDeps {
   judge?: CaseJudge;
   /** The judge's model, asked once before the first case whether it can be used. */
   judgeService?: { id: string; preflight?: (() => Promise<void>) | undefined };
+  /** Batch mode: the generator and judge answer through provider batch APIs (src/runs/batch-run.ts). */
+  batch?: RunBatch;
 }
 
 /** The node whose top-1 score picks the zone and whose items become sources. */

@@ -57,6 +57,7 @@ export function resumeDigest(config: Config): string {
     'output_dir',
     'cache_dir',
     'circuit_breaker',
+    'batch',
   ]);
   const strip = (v: unknown): unknown =>
     Array.isArray(v)
@@ -207,6 +208,7 @@ export async function runAudit(
     todo = [...cases];
   }
   opts.onLedger?.(ledger.file);
+  deps.batch?.attach(ledger);
   let done = cases.length - todo.length;
   opts.onProgress?.(done, cases.length);
   const breaker = new CircuitBreaker(deps.ctx.config.circuit_breaker);
@@ -219,13 +221,17 @@ export async function runAudit(
     { sampleAt: 'end', firstBatch: 2 * deps.ctx.config.generator.concurrency, ...opts.retrieval },
   );
   const retrieve = (question: string) => feed.get(question);
+  const { batch } = deps;
   await forEachConcurrent(
     todo,
-    deps.ctx.config.generator.concurrency,
+    // Batch mode: every case starts at once and waits on its batch (the scheduler bounds the work between waits).
+    batch ? Math.max(1, todo.length) : deps.ctx.config.generator.concurrency,
     async ({ value }) => {
       let outcome: { record: CaseRecord; error?: unknown };
       try {
-        outcome = await auditCaseOutcome(deps, value, retrieve);
+        outcome = batch
+          ? await batch.runCase(value.id, () => auditCaseOutcome(deps, value, retrieve))
+          : await auditCaseOutcome(deps, value, retrieve);
       } catch (e) {
         outcome = { record: errorRecord(value, 'case', e), error: e };
       }

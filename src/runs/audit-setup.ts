@@ -5,6 +5,7 @@ import { PROMPTS_DIR } from '../paths.js';
 import type { AuditDeps } from './audit-case.js';
 import { describeComponent, type RunContext } from './context.js';
 import { createGenerator } from './generator.js';
+import { batchComponent, createBatchMode } from './batch-run.js';
 import type { CaseRecord } from '../model/results.js';
 import type { Judge } from '../judge/schemas.js';
 import type { ChatModel } from '../llm/types.js';
@@ -25,6 +26,8 @@ export interface AuditSetupOptions {
   generator?: ChatModel | undefined;
   /** A judge (or a chat model to judge with) passed in instead of the one the config names; see JudgeSetupOptions. */
   judge?: Judge | ChatModel | undefined;
+  /** Batch mode (config `batch.enabled`, `--batch`): what the batches are doing, in words. */
+  onBatchEvent?: (text: string) => void;
 }
 
 /**
@@ -35,8 +38,13 @@ export interface AuditSetupOptions {
  */
 export function buildAuditSetup(ctx: RunContext, env: Environment, opts: AuditSetupOptions = {}): AuditSetup {
   const config = ctx.config;
-  const generator = opts.generator ?? createGenerator(config, env, PROMPTS_DIR, ctx.cacheDir);
+  const batch = config.batch?.enabled
+    ? createBatchMode(config, env, ctx.cacheDir, { onEvent: opts.onBatchEvent })
+    : undefined;
+  const batchGenerator = opts.generator ? undefined : batch?.generator;
+  const generator = opts.generator ?? batchGenerator ?? createGenerator(config, env, PROMPTS_DIR, ctx.cacheDir);
   ctx.components.generator = describeComponent(generator, 'language model');
+  if (batchGenerator) ctx.components.generator = batchComponent(ctx.components.generator);
   const judge = createJudgeSetup(config.judge, {
     env,
     promptsDir: PROMPTS_DIR,
@@ -45,6 +53,7 @@ export function buildAuditSetup(ctx: RunContext, env: Environment, opts: AuditSe
     ...(opts.repeat ? { repeat: opts.repeat } : {}),
     ...(opts.mustNotLeak ? { mustNotLeak: opts.mustNotLeak } : {}),
     ...(opts.judge ? { judge: opts.judge } : {}),
+    ...(batch?.judgeWrap ? { batch: { wrap: batch.judgeWrap, discount: batch.discount } } : {}),
   });
   if (judge) ctx.components.judge = judge.component;
   const intentRules = config.input_gate ? loadIntentRules(resolveFrom(ctx.loaded, config.input_gate)) : [];
@@ -57,6 +66,7 @@ export function buildAuditSetup(ctx: RunContext, env: Environment, opts: AuditSe
     clauses: config.evidence.system_append,
     ...(opts.clauseVars ? { clauseVars: opts.clauseVars } : {}),
     ...(judge ? { judge: judge.caseJudge, judgeService: { id: judge.component.id, preflight: judge.preflight } } : {}),
+    ...(batch ? { batch: batch.run } : {}),
   };
   return { deps, ...(judge ? { judge } : {}) };
 }

@@ -18,6 +18,7 @@ import { HeuristicJudge } from '../judge/heuristic-judge.js';
 import { judgePromptVersions, LlmJudge } from '../judge/llm-judge.js';
 import type { Judge } from '../judge/schemas.js';
 import { summariseJudge } from '../judge/summary.js';
+import { batchComponent, batchPriced } from './batch-run.js';
 import type { JudgeSummary } from '../model/summary.js';
 
 /** Everything a run needs of its judge. */
@@ -48,6 +49,8 @@ export interface JudgeSetupOptions {
    * `judge.provider` is `none`.
    */
   judge?: Judge | ChatModel | undefined;
+  /** Batch mode: wraps the judge's model instead of `cachedModel` (same arguments), and prices its calls as batch requests. */
+  batch?: { wrap: (model: ChatModel, cache: ResponseCache, extraKey?: object) => ChatModel; discount: number };
 }
 
 /** The judge of a config, or undefined when `judge.provider` is `none`. */
@@ -79,21 +82,33 @@ export function createJudgeSetup(settings: Config['judge'], opts: JudgeSetupOpti
     judges = Array.from(
       { length: repeat },
       (_, i) =>
-        new LlmJudge(cachedModel(base, cache, { judge_prompts: versions, ...(i > 0 ? { repeat: i } : {}) }), {
-          promptsDir: opts.promptsDir,
-          temperature: settings.temperature,
-          maxTokens: settings.max_tokens,
-        }),
+        new LlmJudge(
+          (opts.batch?.wrap ?? cachedModel)(base, cache, { judge_prompts: versions, ...(i > 0 ? { repeat: i } : {}) }),
+          {
+            promptsDir: opts.promptsDir,
+            temperature: settings.temperature,
+            maxTokens: settings.max_tokens,
+          },
+        ),
     );
   }
   const first = judges[0]!;
+  const component = describeComponent(first, 'language model judge');
+  // Only a judge built here from the config answers through the batch API.
+  const batch = given || isOfflineChatProvider(settings.provider) ? undefined : opts.batch;
   return {
     judges,
-    component: describeComponent(first, 'language model judge'),
+    component: batch ? batchComponent(component) : component,
     caseJudge: makeCaseJudge({ judges, cta: opts.cta, ...(opts.mustNotLeak ? { mustNotLeak: opts.mustNotLeak } : {}) }),
     // A judge passed in has no configured model name: its prices are looked up by its id.
-    summarise: (records) =>
-      summariseJudge(records, { judge: first, prices: settings.prices, ...(given ? {} : { model: settings.model }) }),
+    summarise: (records) => {
+      const s = summariseJudge(records, {
+        judge: first,
+        prices: settings.prices,
+        ...(given ? {} : { model: settings.model }),
+      });
+      return batch ? batchPriced(s, batch.discount) : s;
+    },
     ...(preflight ? { preflight } : {}),
   };
 }

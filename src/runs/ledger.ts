@@ -2,6 +2,7 @@ import {
   appendFileSync,
   closeSync,
   existsSync,
+  fsyncSync,
   mkdirSync,
   openSync,
   readFileSync,
@@ -40,6 +41,8 @@ export class Ledger {
     readonly done: Map<string, CaseRecord>,
     /** What reading the ledger had to pass over (a torn last line), for the console and the results. */
     readonly warnings: string[] = [],
+    /** The `batch` lines (provider batches of a batch-mode run), in order; their shape is the batch runner's. */
+    readonly batches: unknown[] = [],
   ) {}
 
   /**
@@ -97,11 +100,18 @@ export class Ledger {
       throw new InputError(`${file}:1: not a ragaudit ledger (version ${String(header?.ledger)})`);
     const done = new Map<string, CaseRecord>();
     const warnings: string[] = [];
+    const batches: unknown[] = [];
     let tornTail = false;
     lines.slice(1).forEach((line, i) => {
       if (!line.trim()) return;
       try {
-        const rec = CaseRecordSchema.parse((JSON.parse(line) as { case: unknown }).case);
+        const value = JSON.parse(line) as unknown;
+        // Lines of other kinds: `batch` lines are kept for the batch runner, unknown kinds skipped.
+        if (value && typeof value === 'object' && !Array.isArray(value) && !('case' in value)) {
+          if ('batch' in value) batches.push(value.batch);
+          return;
+        }
+        const rec = CaseRecordSchema.parse((value as { case: unknown }).case);
         done.set(rec.id, rec);
       } catch (e) {
         // Only the final line can be torn: it is the one without a newline after it.
@@ -120,7 +130,22 @@ export class Ledger {
       if (tornTail) truncateSync(file, Buffer.byteLength(text) - Buffer.byteLength(lines[lines.length - 1]!));
       else appendFileSync(file, '\n');
     }
-    return new Ledger(file, header, done, warnings);
+    return new Ledger(file, header, done, warnings, batches);
+  }
+
+  /**
+   * Appends a `batch` line (a provider batch submitted or collected), flushed to disk before it
+   * returns: a run killed while waiting on the batch finds it on resume instead of paying twice.
+   */
+  appendBatch(info: unknown): void {
+    const fd = openSync(this.file, 'a');
+    try {
+      writeSync(fd, `${JSON.stringify({ batch: info })}\n`);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    this.batches.push(info);
   }
 
   /** Appends a finished case, already checked (see `storable`); one write call per line. */

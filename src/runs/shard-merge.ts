@@ -6,6 +6,7 @@ import { storedEvidenceNode, summariseGeneration } from './generation-summary.js
 import { summariseProbes } from './probe-summary.js';
 import { configFromResults } from './rejudge.js';
 import { summariseRetrieval } from './summary.js';
+import { batchPriced } from './batch-run.js';
 
 /**
  * `ragaudit merge`: the results of the shards of one run (`--shard I/N`) joined into the results
@@ -103,6 +104,9 @@ export function mergeShards(shards: readonly ShardFile[]): RunResult {
       prices: config.judge.prices,
       model: config.judge.model,
     });
+    // Shards judged through a batch API keep their batch price.
+    if (stored.judge.batch_discount !== undefined)
+      summary.judge = batchPriced(summary.judge, stored.judge.batch_discount);
   }
   if (stored.probes) summary.probes = summariseProbes(cases);
   const warnings = [...new Set(ordered.flatMap((s) => s.result.warnings))];

@@ -36,6 +36,10 @@ export interface AnthropicBatchScript {
   text?: (body: MessagesRequestBody, customId: string) => string;
   /** Input of the forced tool (default `{}`). */
   toolInput?: (body: MessagesRequestBody, customId: string) => unknown;
+  /** As `errored`, decided per request (custom_ids a run derives from its case ids): the error type, or undefined. */
+  erroredWhen?: (customId: string) => string | undefined;
+  /** As `expired`, decided per request. */
+  expiredWhen?: (customId: string) => boolean;
 }
 
 interface Batch {
@@ -51,6 +55,11 @@ interface Batch {
 export class AnthropicBatchServer extends ProviderServer {
   /** How the next batch created behaves, over the defaults (back to them after each `reset`). */
   script: AnthropicBatchScript;
+  /**
+   * While true (or true of a batch's requests), that batch stays in progress whatever its script
+   * (a batch in flight while a run is killed).
+   */
+  holding: boolean | ((requests: Batch['requests']) => boolean) = false;
   /** The requests of every batch created, in order. */
   readonly submitted: Batch['requests'][] = [];
   private readonly batches = new Map<string, Batch>();
@@ -104,7 +113,8 @@ export class AnthropicBatchServer extends ProviderServer {
 
   private retrieve(batch: Batch, req: RecordedRequest) {
     batch.polls++;
-    if (!batch.ended && batch.polls > (batch.script.polls ?? 0)) this.finish(batch);
+    const held = typeof this.holding === 'function' ? this.holding(batch.requests) : this.holding;
+    if (!batch.ended && !held && batch.polls > (batch.script.polls ?? 0)) this.finish(batch);
     return reply(this.batchObject(batch, req));
   }
 
@@ -116,13 +126,14 @@ export class AnthropicBatchServer extends ProviderServer {
     for (const { custom_id: id, params } of batch.requests) {
       if (s.missing?.includes(id)) continue;
       let result: Record<string, unknown>;
-      if (s.errored?.[id]) {
+      const errored = s.errored?.[id] ?? s.erroredWhen?.(id);
+      if (errored) {
         result = {
           type: 'errored',
-          error: { type: 'error', error: { type: s.errored[id], message: `request failed: ${s.errored[id]}` } },
+          error: { type: 'error', error: { type: errored, message: `request failed: ${errored}` } },
         };
         c.errored++;
-      } else if (s.expired?.includes(id)) {
+      } else if (s.expired?.includes(id) || s.expiredWhen?.(id)) {
         result = { type: 'expired' };
         c.expired++;
       } else if (s.canceled?.includes(id)) {

@@ -37,6 +37,10 @@ export interface OpenAIBatchScript {
   answer?: (body: ChatRequestBody, customId: string) => string;
   /** Value of a structured answer (default `{}`), sent as JSON text. */
   json?: (body: ChatRequestBody, customId: string) => unknown;
+  /** As `failed`, decided per request (custom_ids a run derives from its case ids): the status, or undefined. */
+  failedWhen?: (customId: string) => number | undefined;
+  /** As `unanswered`, decided per request. */
+  unansweredWhen?: (customId: string) => boolean;
 }
 
 /** One uploaded file as the server saw it. */
@@ -64,6 +68,8 @@ interface Batch {
 export class OpenAIBatchServer extends ProviderServer {
   /** How the next batch created behaves, over the defaults (back to them after each `reset`). */
   script: OpenAIBatchScript;
+  /** While true, every batch stays in progress whatever its script (a batch in flight while a run is killed). */
+  holding = false;
   readonly uploads: Upload[] = [];
   private readonly files = new Map<string, string>();
   private readonly batches = new Map<string, Batch>();
@@ -157,7 +163,7 @@ export class OpenAIBatchServer extends ProviderServer {
   private retrieve(batch: Batch) {
     batch.polls++;
     const s = batch.script;
-    if (!batch.ended && batch.polls <= (s.polls ?? 0)) {
+    if (!batch.ended && (this.holding || batch.polls <= (s.polls ?? 0))) {
       return reply(this.batchObject(batch, batch.polls === 1 ? 'validating' : 'in_progress'));
     }
     if (!batch.ended) this.finish(batch);
@@ -173,8 +179,8 @@ export class OpenAIBatchServer extends ProviderServer {
     const err: string[] = [];
     for (const line of this.lines(batch)) {
       const id = line.custom_id;
-      const code = s.failed?.[id];
-      if (s.unanswered?.includes(id)) {
+      const code = s.failed?.[id] ?? s.failedWhen?.(id);
+      if (s.unanswered?.includes(id) || s.unansweredWhen?.(id)) {
         if (s.expiredLines && s.end === 'expired') {
           err.push(
             JSON.stringify({

@@ -55,7 +55,7 @@ type ResultLine = z.infer<typeof ResultLine>;
 /** A client of Anthropic's Message Batches API for one model. Id: `anthropic:MODEL`. */
 export class AnthropicBatchClient extends BatchClientBase {
   readonly id: string;
-  readonly maxRequests = 100_000;
+  readonly maxRequests: number;
   protected readonly label = 'anthropic batch';
   private readonly baseURL: string;
   private readonly query: Record<string, string>;
@@ -63,6 +63,7 @@ export class AnthropicBatchClient extends BatchClientBase {
 
   constructor(private readonly opts: AnthropicBatchClientOptions) {
     super(opts);
+    this.maxRequests = Math.max(1, Math.min(100_000, opts.maxRequests ?? 100_000));
     this.id = `anthropic:${opts.model}`;
     ({
       baseURL: this.baseURL,

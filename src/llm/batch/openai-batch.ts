@@ -75,7 +75,7 @@ const ErrorBody = z.object({
 /** A client of the OpenAI Batch API for one model. Id: `openai:MODEL`. */
 export class OpenAIBatchClient extends BatchClientBase {
   readonly id: string;
-  readonly maxRequests = 50_000;
+  readonly maxRequests: number;
   protected readonly label = 'openai batch';
   private readonly baseURL: string;
   private readonly query: Record<string, string>;
@@ -84,6 +84,7 @@ export class OpenAIBatchClient extends BatchClientBase {
 
   constructor(private readonly opts: OpenAIBatchClientOptions) {
     super(opts);
+    this.maxRequests = Math.max(1, Math.min(50_000, opts.maxRequests ?? 50_000));
     this.id = `openai:${opts.model}`;
     ({
       baseURL: this.baseURL,

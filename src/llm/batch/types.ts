@@ -107,4 +107,6 @@ export interface BatchClientOptions extends RemoteModelOptions {
   maxWaitMs?: number;
   /** The clock `maxWaitMs` is measured on, ms (default Date.now). */
   now?: () => number;
+  /** Fewer requests per batch than the provider allows (a run splits larger sets); the provider's limit when absent or larger. */
+  maxRequests?: number;
 }
