@@ -157,10 +157,21 @@ describe('a gate on judge figures bound to the judge calibration', () => {
     );
   });
 
-  it('a gate file without judge_calibration is judged as before; a bad block is a file:line error', () => {
+  it('a gate file without judge_calibration is refused on an LLM judge, judged on the offline stand-in; a bad block is a file:line error', () => {
     const w = setup();
     writeFileSync(join(w.dir, 'gate.yml'), 'faithfulness: {min: 0.1}\n');
+    expect(refusal(() => compare(w))).toMatch(/faithfulness rest on an LLM judge that .*gate.yml names no calibration/);
+    // The reference runs as written: judged by the offline stand-in, which no calibration could be about.
+    for (const [name, file] of [
+      ['base.json', '20261203-022035-demo.json'],
+      ['cand.json', '20261203-022042-demo-weak1.json'],
+    ] as const)
+      writeFileSync(join(w.dir, name), readFileSync(join(REF, file), 'utf8'));
     expect(compare(w).verdict!.passed).toBe(true);
+    // A gate on figures no judge gives needs no calibration.
+    writeFileSync(join(w.dir, 'cand.json'), JSON.stringify(w.cand));
+    writeFileSync(join(w.dir, 'gate.yml'), 'citation_validity: {min: 0.1}\n');
+    expect(compare(w).verdict).toBeDefined();
     writeFileSync(join(w.dir, 'gate.yml'), 'faithfulness: {min: 0.1}\njudge_calibration: {file: c.json, min_n: 5}\n');
     expect(() => loadReleaseGate(join(w.dir, 'gate.yml'))).toThrow(/judge_calibration needs a floor/);
   });

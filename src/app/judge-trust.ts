@@ -1,15 +1,18 @@
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { InputError } from '../errors.js';
-import { judgeTrustProblems, readCalibration } from '../judge/calibration.js';
+import { JUDGE_GATED_METRICS, judgeTrustProblems, readCalibration } from '../judge/calibration.js';
 import { PROMPTS_DIR } from '../paths.js';
 import type { LoadedRun } from '../reports/compare.js';
 import type { ReleaseGateRules } from '../reports/release-gate.js';
 
 /**
- * A gate whose file names `judge_calibration:` may rule on judge-derived figures only when each
- * judged run's judge is calibrated (same judge, same prompts, floors met): else the gate is
- * refused (exit 2) with every reason, before any rule is judged.
+ * A gate may rule on judge-derived figures only when each judged run's judge is calibrated (same
+ * judge, same prompts, floors met), as the gate file's `judge_calibration:` says: else the gate is
+ * refused (exit 2) with every reason, before any rule is judged. A gate file that names no
+ * calibration is refused too when such a rule rests on a model judge; only the offline stand-in
+ * judge (the demo's, never a verdict about a real model) is gated without one, and the reason
+ * says it is a stand-in.
  */
 export function gateJudgeTrust(
   gate: ReleaseGateRules,
@@ -18,7 +21,18 @@ export function gateJudgeTrust(
   promptsDir = PROMPTS_DIR,
 ): void {
   const rule = gate.judge_calibration;
-  if (!rule) return;
+  if (!rule) {
+    const gated = Object.keys(gate.metrics).filter((m) => JUDGE_GATED_METRICS[m]);
+    const judged = runs.filter((r) => r.result.summary.judge && !r.result.summary.judge.offline);
+    if (gated.length && judged.length)
+      throw new InputError(
+        `compare --gate: ${gated.join(', ')} rest on an LLM judge that ${gate.file} names no calibration for; ` +
+          'label answers (ragaudit label), record a calibration (ragaudit agreement --calibration FILE) and add ' +
+          '`judge_calibration: { file: FILE, min_kappa: 0.6, min_n: 30 }` to the gate file, or gate on other figures',
+        judged.map((r) => `${r.label}: judge ${r.result.summary.judge!.judge}`),
+      );
+    return;
+  }
   const file = resolve(cwd, dirname(gate.file), rule.file);
   const calibration = existsSync(file) ? readCalibration(file) : null;
   const problems = judgeTrustProblems(
