@@ -136,9 +136,11 @@ export class AnthropicChatModel implements ChatModel {
       timeout: opts.timeoutMs ?? 60_000,
       maxRetries: 0,
     };
+    // The SDK's module starts loading now, while the run opens its database; the first call awaits it.
+    this.sdk().catch(() => undefined);
   }
 
-  /** The SDK client, its module loaded on first use (a run on offline stand-ins never loads it). */
+  /** The SDK client, its module loaded once a client is made (a run on offline stand-ins never loads it). */
   private sdk(): Promise<Anthropic> {
     this.client ??= import('@anthropic-ai/sdk').then((mod) => {
       registerSdkErrors(mod);
