@@ -8,7 +8,9 @@ import { errorRecord, storable } from './record-check.js';
 import { baseRecord, retrievalRecord, retrieveCase } from './retrieve-case.js';
 import type { RunContext } from './context.js';
 import { resultHeader } from './header.js';
-import type { CaseRecord, RunResult } from '../model/results.js';
+import type { CaseRecord } from '../model/results.js';
+import { CaseSpool, LARGE_RUN_CASES, LightRecords } from './case-store.js';
+import type { StoredRun } from './results-file.js';
 import type { RetrievalBatchSummary, RunSummary } from '../model/summary.js';
 import { summariseRetrieval } from './summary.js';
 
@@ -44,7 +46,7 @@ export async function runRetrieval(
   warnings: string[],
   onProgress?: OnProgress,
   opts: RetrievalRunOptions = {},
-): Promise<RunResult> {
+): Promise<StoredRun> {
   await preflightAll([
     { role: 'embedder', id: ctx.embedder.id, preflight: ctx.embedder.preflight?.bind(ctx.embedder) },
     ctx.reranker
@@ -52,12 +54,19 @@ export async function runRetrieval(
       : undefined,
   ]);
   const records: CaseRecord[] = new Array(cases.length);
+  // A large run keeps light records here and the full ones on disk (src/runs/case-store.ts).
+  const spool = cases.length > LARGE_RUN_CASES ? new CaseSpool(cases.length) : undefined;
+  const light = new LightRecords();
   const breaker = new CircuitBreaker(ctx.config.circuit_breaker);
   const concurrency = ctx.config.retrieval.concurrency;
   let done = 0;
   const finish = (c: Case, i: number, record: CaseRecord, error: unknown) => {
     if (breaker.observe(error)) return;
-    records[i] = storable(c, record).record;
+    const stored = storable(c, record);
+    if (spool) {
+      spool.put(i, stored.line);
+      records[i] = light.of(stored.record);
+    } else records[i] = stored.record;
     onProgress?.(++done, cases.length);
   };
   /** The per-query path for these cases (indices into `cases`), `lanes` at a time. */
@@ -161,10 +170,12 @@ export async function runRetrieval(
   await next;
   const wallMs = performance.now() - t0;
 
-  if (breaker.tripped)
+  if (breaker.tripped) {
+    spool?.dispose();
     throw new RunStoppedError(
       `retrieval stopped: ${breaker.reason}\n${done} of ${cases.length} cases were retrieved; nothing was written`,
     );
+  }
   const nodes = ctx.graph.nodes.map((n) => n.name);
   const retrieval = summariseRetrieval(records, nodes);
   const summary: RunSummary = { retrieval };
@@ -185,5 +196,10 @@ export async function runRetrieval(
     };
     summary.retrieval_batch = batchSummary;
   }
-  return { ...resultHeader(ctx, 'retrieval', warnings), summary, cases: records };
+  return {
+    ...resultHeader(ctx, 'retrieval', warnings),
+    summary,
+    cases: records,
+    ...(spool ? { caseStore: spool } : {}),
+  };
 }
