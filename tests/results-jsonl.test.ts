@@ -9,6 +9,7 @@ import { appendFileSync, copyFileSync, readFileSync, writeFileSync } from 'node:
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { compareAndWrite } from '../src/app/compare.js';
+import { runMerge } from '../src/app/merge.js';
 import { writeHtmlReport } from '../src/app/report.js';
 import { summariseJudge } from '../src/judge/summary.js';
 import type { CaseRecord, RunResult } from '../src/model/results.js';
@@ -17,6 +18,7 @@ import { storedEvidenceNode, summariseGeneration } from '../src/runs/generation-
 import { Ledger } from '../src/runs/ledger.js';
 import { summariseProbes } from '../src/runs/probe-summary.js';
 import { casesFileOf, openResults, readResults, writeResults } from '../src/runs/results-file.js';
+import { mergeShards } from '../src/runs/shard-merge.js';
 import { summariseRetrieval } from '../src/runs/summary.js';
 import { removeWorkDirs, workDir } from './fixtures/audit/harness.js';
 
@@ -119,6 +121,33 @@ describe('commands read either format the same way', () => {
     expect({ ...row2, label: '', file: '', baseline: true }).toEqual({ ...row1, label: '', file: '' });
     expect(cmp.versus[0]!.matched).toBe(108);
     expect(cmp.versus[0]!.changes).toEqual([]);
+  });
+});
+
+describe('merge of a large run', () => {
+  it('writes the cases in position order from the shards, with the figures of the whole records', async () => {
+    const dir = workDir('jsonl-merge');
+    const base = readResults(RUN);
+    const total = LARGE_RUN_CASES + 2;
+    const all = Array.from({ length: total }, (_, i) => ({ ...base.cases[i % base.cases.length]!, id: `c${i}` }));
+    const shard = (index: number): RunResult => {
+      const positions = all.map((_, i) => i).filter((i) => i % 2 === index - 1);
+      return {
+        ...base,
+        name: `demo-shard-${index}-of-2`,
+        shard: { index, count: 2, total, positions },
+        cases: positions.map((p) => all[p]!),
+      };
+    };
+    const files = [1, 2].map(
+      (i) => writeResults(join(dir, `s${i}`), shard(i), '# d\n', { stamp: '20260101-000000' }).json,
+    );
+    const { files: out } = await runMerge({ files, out: join(dir, 'merged'), report: false, cwd: dir, env: {} });
+    const merged = openResults(out.json);
+    expect(merged.format).toBe('jsonl');
+    expect([...merged.cases()]).toEqual(all);
+    const whole = mergeShards(files.map((f) => ({ file: f, result: readResults(f) })));
+    expect(merged.summary).toEqual(whole.summary);
   });
 });
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { InputError } from '../errors.js';
-import { readResults } from '../runs/results-file.js';
+import { openResults, readResults, type OpenedResults } from '../runs/results-file.js';
 import type { RunResult } from '../model/results.js';
 
 /** The other JSON files ragaudit writes, told apart by their shape. */
@@ -14,12 +14,22 @@ function otherKind(data: unknown): string | null {
 }
 
 /**
- * Reads a run results file (run, retrieval, probe or judge). Given another file ragaudit
- * writes, says which kind it got instead of listing the schema's complaints about it.
+ * Reads a run results file (run, retrieval, probe or judge) of either format, every case in
+ * memory (`light`: light records, src/runs/case-store.ts, for readers of figures). Given another
+ * file ragaudit writes, says which kind it got instead of listing the schema's complaints about it.
  */
-export function readRunResults(file: string, command: string): RunResult {
+export function readRunResults(file: string, command: string, opts: { light?: boolean } = {}): RunResult {
+  return named(file, command, () => readResults(file, opts));
+}
+
+/** Opens a run results file of either format (header and summary read, cases read on demand). */
+export function openRunResults(file: string, command: string): OpenedResults {
+  return named(file, command, () => openResults(file));
+}
+
+function named<T>(file: string, command: string, read: () => T): T {
   try {
-    return readResults(file);
+    return read();
   } catch (e) {
     if (!(e instanceof InputError)) throw e;
     let kind: string | null = null;

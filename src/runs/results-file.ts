@@ -353,7 +353,11 @@ function openJsonl(file: string, data: unknown): OpenedResults {
  * (compare, calibrate) over files of any size.
  */
 export function readResults(file: string, opts: { light?: boolean } = {}): RunResult {
-  const opened = openResults(file);
+  return resultsOf(openResults(file), opts);
+}
+
+/** The results of an opened file with every case in memory (`light`: light records). */
+export function resultsOf(opened: OpenedResults, opts: { light?: boolean } = {}): RunResult {
   const light = opts.light ? new LightRecords() : undefined;
   const cases: CaseRecord[] = [];
   for (const c of opened.cases()) cases.push(light ? light.of(c) : c);
