@@ -84,7 +84,7 @@ async function step() {
 }
 
 function child(args) {
-  const out = execFileSync(process.execPath, ['--max-old-space-size=4096', import.meta.filename, ...args], {
+  const out = execFileSync(process.execPath, [import.meta.filename, ...args], {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
     maxBuffer: 1 << 26,
