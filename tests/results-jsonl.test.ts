@@ -5,10 +5,11 @@
  * give the same output from either. The light records a large run keeps in memory give the same
  * summaries as the full ones; the ledger and the spool give records back in case order.
  */
-import { appendFileSync, copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { compareAndWrite } from '../src/app/compare.js';
+import { main } from '../src/cli/main.js';
 import { runMerge } from '../src/app/merge.js';
 import { writeHtmlReport } from '../src/app/report.js';
 import { summariseJudge } from '../src/judge/summary.js';
@@ -121,6 +122,29 @@ describe('commands read either format the same way', () => {
     expect({ ...row2, label: '', file: '', baseline: true }).toEqual({ ...row1, label: '', file: '' });
     expect(cmp.versus[0]!.matched).toBe(108);
     expect(cmp.versus[0]!.changes).toEqual([]);
+  });
+});
+
+describe('judge reads either format the same way', () => {
+  it('re-judges the same records to the same scores and summary', async () => {
+    const dir = workDir('jsonl-judge');
+    const judged = async (format: 'json' | 'jsonl') => {
+      const file = rewrite(join(dir, format), format);
+      let err = '';
+      const code = await main(['judge', file, '--judge', 'offline:heuristic', '--out', join(dir, `${format}-out`)], {
+        out: () => undefined,
+        err: (t) => void (err += t),
+        isTTY: false,
+        cwd: dir,
+        env: {},
+      });
+      expect(code, err).toBe(0);
+      const out = readdirSync(join(dir, `${format}-out`)).find((f) => f.endsWith('-rejudged.json'))!;
+      return readResults(join(dir, `${format}-out`, out));
+    };
+    const [one, two] = [await judged('json'), await judged('jsonl')];
+    expect(two.cases).toEqual(one.cases);
+    expect(two.summary).toEqual(one.summary);
   });
 });
 

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { InputError } from '../errors.js';
-import { openResults, readResults, type OpenedResults } from '../runs/results-file.js';
+import { LARGE_RUN_CASES } from '../runs/case-store.js';
+import { openResults, readResults, resultsOf, type OpenedResults, type StoredRun } from '../runs/results-file.js';
 import type { RunResult } from '../model/results.js';
 
 /** The other JSON files ragaudit writes, told apart by their shape. */
@@ -25,6 +26,17 @@ export function readRunResults(file: string, command: string, opts: { light?: bo
 /** Opens a run results file of either format (header and summary read, cases read on demand). */
 export function openRunResults(file: string, command: string): OpenedResults {
   return named(file, command, () => openResults(file));
+}
+
+/**
+ * A results file as a command that rewrites it holds it (judge): whole up to
+ * {@link LARGE_RUN_CASES} cases; above, light records, with the full ones read again from the
+ * file, one at a time, as the new results are made (`caseStore`).
+ */
+export function readStoredRun(file: string, command: string): StoredRun {
+  const opened = openRunResults(file, command);
+  if (opened.count <= LARGE_RUN_CASES) return resultsOf(opened);
+  return { ...resultsOf(opened, { light: true }), caseStore: { size: opened.count, records: () => opened.cases() } };
 }
 
 function named<T>(file: string, command: string, read: () => T): T {
