@@ -19,7 +19,10 @@ import { storedEvidenceNode, summariseGeneration } from '../src/runs/generation-
 import { Ledger } from '../src/runs/ledger.js';
 import { summariseProbes } from '../src/runs/probe-summary.js';
 import { casesFileOf, openResults, readResults, writeResults } from '../src/runs/results-file.js';
+import { createJudgeSetup } from '../src/runs/judge-setup.js';
+import { configFromResults, rejudgeResults } from '../src/runs/rejudge.js';
 import { mergeShards } from '../src/runs/shard-merge.js';
+import { PROMPTS_DIR } from '../src/paths.js';
 import { summariseRetrieval } from '../src/runs/summary.js';
 import { removeWorkDirs, workDir } from './fixtures/audit/harness.js';
 
@@ -145,6 +148,38 @@ describe('judge reads either format the same way', () => {
     const [one, two] = [await judged('json'), await judged('jsonl')];
     expect(two.cases).toEqual(one.cases);
     expect(two.summary).toEqual(one.summary);
+  });
+});
+
+describe('judge of a large run', () => {
+  it('judges records streamed from the store to what a small run gets, with the summary of the whole records', async () => {
+    const dir = workDir('jsonl-judge-large');
+    const base = readResults(RUN);
+    const config = configFromResults(base, RUN);
+    config.judge = { ...config.judge, provider: 'offline', model: 'heuristic' };
+    const judge = createJudgeSetup(config.judge, { env: {}, promptsDir: PROMPTS_DIR, cacheDir: dir, cta: 'x' })!;
+    const opts = { source: RUN, config, judge, concurrency: 4 };
+    const small = await rejudgeResults(base, opts);
+    const all = Array.from({ length: LARGE_RUN_CASES + 2 }, (_, i) => ({
+      ...base.cases[i % base.cases.length]!,
+      id: i < base.cases.length ? base.cases[i]!.id : `c${i}`,
+    }));
+    const light = new LightRecords();
+    const large = await rejudgeResults(
+      { ...base, cases: all.map((r) => light.of(r)), caseStore: { size: all.length, records: () => all } },
+      opts,
+    );
+    expect(large.caseStore?.size).toBe(all.length);
+    const judged = [...large.caseStore!.records()];
+    expect(judged.slice(0, base.cases.length)).toEqual(small.cases);
+    expect(large.cases[0]!.sources).toBeUndefined();
+    expect(large.summary.judge).toEqual(judge.summarise(judged));
+    expect(large.summary.retrieval).toEqual(
+      summariseRetrieval(
+        judged,
+        base.nodes.map((n) => n.name),
+      ),
+    );
   });
 });
 
