@@ -308,8 +308,8 @@ function openJsonl(file: string, data: unknown): OpenedResults {
   const parsed = JsonlHeaderSchema.safeParse(data);
   if (!parsed.success) throw new InputError(`${file}: not a valid ragaudit results file`, issuesOf(file, parsed.error));
   const { cases_file, cases_count, summary, schema_version: _v, ...rest } = parsed.data;
-  if (basename(cases_file) !== cases_file || cases_file === '..')
-    throw new InputError(`${file}: cases_file must name a file beside it, got '${cases_file}'`);
+  if (basename(cases_file) !== cases_file || !cases_file.endsWith('.jsonl'))
+    throw new InputError(`${file}: cases_file must name a .jsonl file beside it, got '${cases_file}'`);
   const casesFile = join(dirname(file), cases_file);
   if (!existsSync(casesFile))
     throw new InputError(`${file}: its cases file ${casesFile} is missing (the two files travel together)`);
