@@ -169,8 +169,10 @@ describe('judge of a large run', () => {
       { ...base, cases: all.map((r) => light.of(r)), caseStore: { size: all.length, records: () => all } },
       opts,
     );
+    expect(large.caseStore).toBeInstanceOf(CaseSpool);
     expect(large.caseStore?.size).toBe(all.length);
     const judged = [...large.caseStore!.records()];
+    if (large.caseStore instanceof CaseSpool) large.caseStore.dispose();
     expect(judged.slice(0, base.cases.length)).toEqual(small.cases);
     expect(large.cases[0]!.sources).toBeUndefined();
     expect(large.summary.judge).toEqual(judge.summarise(judged));
