@@ -99,7 +99,14 @@ export { buildAuditSetup, type AuditSetup, type AuditSetupOptions } from './runs
 export { goldenWarnings } from './runs/golden-check.js';
 export { auditCase, type AuditDeps } from './runs/audit-case.js';
 export type { CaseJudge } from './judge/case-scores.js';
-export { readResults, writeResults } from './runs/results-file.js';
+export {
+  openResults,
+  readResults,
+  writeResults,
+  type OpenedResults,
+  type ResultsFormat,
+  type StoredRun,
+} from './runs/results-file.js';
 export {
   RunResultSchema,
   CaseRecordSchema,

@@ -80,7 +80,8 @@ describe('ragaudit run --resume after SIGKILL', { timeout: 120_000 }, () => {
     expect(chat.count(CHAT)).toBe(K + 1);
     ledger = ledgerOf(stderr)!;
     expect(ledger).toMatch(/\/out\/\d{8}-\d{6}-audit-remote\.ledger\.jsonl$/);
-    finished = Ledger.open(ledger).done;
+    const open = Ledger.open(ledger);
+    finished = new Map([...open.done.keys()].map((id) => [id, open.record(id)]));
     expect([...finished.keys()]).toEqual(CASES.slice(0, K).map((c) => c.id));
     expect(unanswered).toEqual([CASES[K]!.question]);
     // A write torn by the kill: the resume must drop it, not glue the next record onto it.

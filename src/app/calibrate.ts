@@ -37,7 +37,8 @@ export interface CalibrationSource {
 
 /** A results file given to calibrate (RESULTS.json); the calibration goes to `outDir`. */
 export function fileSource(path: string, outDir: string): CalibrationSource {
-  return { result: readRunResults(path, 'calibrate'), path, outDir, secrets: [] };
+  // The top-1 scores are all calibrate reads: light records keep them.
+  return { result: readRunResults(path, 'calibrate', { light: true }), path, outDir, secrets: [] };
 }
 
 /** Without a results file, calibrate runs retrieval itself and writes its results (and report). */

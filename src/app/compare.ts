@@ -51,7 +51,8 @@ export function compareAndWrite(inputs: CompareInputs): CompareOutcome {
   const runs: LoadedRun[] = inputs.files.map((file, i) => ({
     label: inputs.labels[i]!,
     file: displayPath(file, inputs.cwd),
-    result: readRunResults(file, 'compare'),
+    // Compare reads figures only: light records, so files of any size fit in memory.
+    result: readRunResults(file, 'compare', { light: true }),
   }));
   const cmp = compareRuns(runs, {
     baseline: inputs.baseline,

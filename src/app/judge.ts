@@ -1,7 +1,6 @@
 import { resolve } from 'node:path';
 import type { Config } from '../config/schema.js';
 import { InputError } from '../errors.js';
-import type { RunResult } from '../model/results.js';
 import { PROMPTS_DIR } from '../paths.js';
 import { retrievalMarkdown } from '../reports/digest.js';
 import { generationMarkdown } from '../reports/generation-digest.js';
@@ -9,13 +8,13 @@ import { judgeMarkdown } from '../reports/judge-digest.js';
 import { collectSecrets } from '../runs/context.js';
 import { createJudgeSetup } from '../runs/judge-setup.js';
 import { rejudgeResults } from '../runs/rejudge.js';
-import { writeResults } from '../runs/results-file.js';
+import { writeResults, type StoredRun } from '../runs/results-file.js';
 import type { AppEnv, AppHooks } from './hooks.js';
 import { reportBeside } from './report.js';
 
 export interface RejudgeInputs extends AppEnv {
   /** The stored run and its file (resolved). */
-  stored: RunResult;
+  stored: StoredRun;
   file: string;
   /** The stored run's config with the judge flags applied and checked. */
   config: Config;
@@ -23,7 +22,7 @@ export interface RejudgeInputs extends AppEnv {
 }
 
 export interface RejudgeOutcome {
-  result: RunResult;
+  result: StoredRun;
   files: { json: string; md: string };
   report: string;
 }

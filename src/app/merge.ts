@@ -4,13 +4,14 @@ import type { RunResult } from '../model/results.js';
 import { retrievalMarkdown } from '../reports/digest.js';
 import { generationMarkdown } from '../reports/generation-digest.js';
 import { judgeMarkdown } from '../reports/judge-digest.js';
-import { writeResults } from '../runs/results-file.js';
-import { mergeShards } from '../runs/shard-merge.js';
+import { LARGE_RUN_CASES } from '../runs/case-store.js';
+import { resultsOf, writeResults, type StoredRun } from '../runs/results-file.js';
+import { mergedStore, mergeShards } from '../runs/shard-merge.js';
 import type { AppEnv } from './hooks.js';
 import { checkOutputDir } from './output-paths.js';
 import { probeMarkdown } from './probe.js';
 import { reportBeside } from './report.js';
-import { readRunResults } from './results-input.js';
+import { openRunResults } from './results-input.js';
 
 export interface MergeInputs extends AppEnv {
   /** The shards' results files, as given. */
@@ -33,12 +34,25 @@ export async function runMerge(
 ): Promise<{ result: RunResult; files: { json: string; md: string }; report?: string }> {
   const out = resolve(inputs.cwd, inputs.out);
   checkOutputDir(out, '--out');
-  const shards = inputs.files.map((f) => {
-    const file = resolve(inputs.cwd, f);
-    return { file: f, result: readRunResults(file, 'merge') };
-  });
-  const result = mergeShards(shards);
-  if (!result.cases.length) throw new RagauditError('merge: the shards hold no case');
+  const opened = inputs.files.map((f) => ({ file: f, opened: openRunResults(resolve(inputs.cwd, f), 'merge') }));
+  // A large run is merged from light records (checks and figures) and written from the shards'
+  // files, record by record in position order (src/runs/case-store.ts).
+  const large = opened.reduce((n, s) => n + s.opened.count, 0) > LARGE_RUN_CASES;
+  const shards = opened.map((s) => ({ file: s.file, result: resultsOf(s.opened, { light: large }) }));
+  const merged = mergeShards(shards);
+  if (!merged.cases.length) throw new RagauditError('merge: the shards hold no case');
+  const store = large
+    ? mergedStore(
+        [...opened]
+          .sort((a, b) => (a.opened.header.shard?.index ?? 0) - (b.opened.header.shard?.index ?? 0))
+          .map((s) => ({ positions: s.opened.header.shard?.positions ?? [], records: () => s.opened.cases() })),
+      )
+    : undefined;
+  const result: StoredRun = store
+    ? { ...merged, caseStore: store }
+    : large
+      ? mergeShards(opened.map((s) => ({ file: s.file, result: resultsOf(s.opened) })))
+      : merged;
   const files = writeResults(out, result, digestOf(result));
   return { result, files, ...(inputs.report ? { report: reportBeside(files.json, result) } : {}) };
 }

@@ -92,7 +92,7 @@ export function outputDir(loaded: LoadedConfig, cwd: string): string {
 }
 
 /** A shard run's results carry the shard, and their name says which (so shards never share a file). */
-export function markShard(result: RunResult, shard: ShardInfo | undefined): RunResult {
+export function markShard<R extends RunResult>(result: R, shard: ShardInfo | undefined): R {
   if (!shard) return result;
   return { ...result, name: `${result.name}-shard-${shard.index}-of-${shard.count}`, shard };
 }

@@ -2,7 +2,9 @@ import type { RunResult } from '../model/results.js';
 import { pickNode } from '../reports/compare-metrics.js';
 import { reportPathFor, writeReport } from '../reports/html.js';
 import { checkOutputFile } from './output-paths.js';
-import { readRunResults } from './results-input.js';
+import { LARGE_RUN_CASES } from '../runs/case-store.js';
+import { resultsOf } from '../runs/results-file.js';
+import { openRunResults } from './results-input.js';
 
 /** Writes the HTML report beside a results file (the commands that write results do); returns its path. */
 export function reportBeside(resultsFile: string, result: RunResult): string {
@@ -19,9 +21,19 @@ export interface ReportInputs {
   node?: string | undefined;
 }
 
+/**
+ * The records a report renders: whole up to {@link LARGE_RUN_CASES} cases; above, light records
+ * (every figure, the top result of each list and the answer's start, not the sources), as the
+ * report a large run writes beside its results renders them.
+ */
+function reportInput(file: string): RunResult {
+  const opened = openRunResults(file, 'report');
+  return resultsOf(opened, { light: opened.count > LARGE_RUN_CASES });
+}
+
 /** `report`: one self-contained HTML page for a results file; returns the file written. */
 export function writeHtmlReport(inputs: ReportInputs): string {
-  const result = readRunResults(inputs.input, 'report');
+  const result = reportInput(inputs.input);
   const node = inputs.node ? pickNode(result, inputs.node, inputs.inputName) : undefined;
   const out = inputs.out ?? reportPathFor(inputs.input);
   checkOutputFile(out, '--out', [inputs.input]);

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { InputError } from '../errors.js';
-import { readResults } from '../runs/results-file.js';
+import { LARGE_RUN_CASES } from '../runs/case-store.js';
+import { openResults, readResults, resultsOf, type OpenedResults, type StoredRun } from '../runs/results-file.js';
 import type { RunResult } from '../model/results.js';
 
 /** The other JSON files ragaudit writes, told apart by their shape. */
@@ -14,12 +15,33 @@ function otherKind(data: unknown): string | null {
 }
 
 /**
- * Reads a run results file (run, retrieval, probe or judge). Given another file ragaudit
- * writes, says which kind it got instead of listing the schema's complaints about it.
+ * Reads a run results file (run, retrieval, probe or judge) of either format, every case in
+ * memory (`light`: light records, src/runs/case-store.ts, for readers of figures). Given another
+ * file ragaudit writes, says which kind it got instead of listing the schema's complaints about it.
  */
-export function readRunResults(file: string, command: string): RunResult {
+export function readRunResults(file: string, command: string, opts: { light?: boolean } = {}): RunResult {
+  return named(file, command, () => readResults(file, opts));
+}
+
+/** Opens a run results file of either format (header and summary read, cases read on demand). */
+export function openRunResults(file: string, command: string): OpenedResults {
+  return named(file, command, () => openResults(file));
+}
+
+/**
+ * A results file as a command that rewrites it holds it (judge): whole up to
+ * {@link LARGE_RUN_CASES} cases; above, light records, with the full ones read again from the
+ * file, one at a time, as the new results are made (`caseStore`).
+ */
+export function readStoredRun(file: string, command: string): StoredRun {
+  const opened = openRunResults(file, command);
+  if (opened.count <= LARGE_RUN_CASES) return resultsOf(opened);
+  return { ...resultsOf(opened, { light: true }), caseStore: { size: opened.count, records: () => opened.cases() } };
+}
+
+function named<T>(file: string, command: string, read: () => T): T {
   try {
-    return readResults(file);
+    return read();
   } catch (e) {
     if (!(e instanceof InputError)) throw e;
     let kind: string | null = null;

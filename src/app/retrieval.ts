@@ -3,7 +3,7 @@ import type { Case } from '../cases/schema.js';
 import type { RunResult } from '../model/results.js';
 import { retrievalMarkdown } from '../reports/digest.js';
 import type { RunContext } from '../runs/context.js';
-import { writeResults } from '../runs/results-file.js';
+import { writeResults, type StoredRun } from '../runs/results-file.js';
 import { runRetrieval } from '../runs/retrieval-run.js';
 import { writeTrecFiles } from '../runs/trec-export.js';
 import type { AppHooks } from './hooks.js';
@@ -27,10 +27,10 @@ export async function retrieveAndWrite(
   warnings: string[],
   hooks: AppHooks,
   opts: { outputDir: string; label?: string; shard?: ShardInfo | undefined },
-): Promise<{ result: RunResult; files: { json: string; md: string } }> {
+): Promise<{ result: StoredRun; files: { json: string; md: string } }> {
   announceComponents(ctx, hooks);
   const bar = hooks.progress(opts.label ?? 'retrieval');
-  let result: RunResult;
+  let result: StoredRun;
   try {
     result = markShard(await runRetrieval(ctx, cases, warnings, bar.update), opts.shard);
   } finally {

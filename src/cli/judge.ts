@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { rejudge } from '../app/judge.js';
 import { checkOutputDir } from '../app/output-paths.js';
-import { readRunResults } from '../app/results-input.js';
+import { readStoredRun } from '../app/results-input.js';
 import { loadConfig } from '../config/load.js';
 import { InputError } from '../errors.js';
 import { textTable } from '../reports/format.js';
@@ -61,7 +61,7 @@ export const judgeCommand: Command = {
     if (positionals.length !== 1)
       throw new InputError(`judge: expected one RESULTS.json, got ${positionals.length} (see 'ragaudit judge --help')`);
     const file = resolve(io.cwd, positionals[0]!);
-    const stored = readRunResults(file, 'judge');
+    const stored = readStoredRun(file, 'judge');
     if (stored.kind === 'retrieval') throw new InputError(`${file}: a retrieval results file has no answers to judge`);
     const config = configFromResults(stored, file);
     if (values.config) config.judge = loadConfig(resolve(io.cwd, values.config), io.env).config.judge;

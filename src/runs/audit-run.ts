@@ -7,14 +7,15 @@ import type { AuditDeps } from './audit-case.js';
 import { auditCaseOutcome, evidenceNode } from './audit-case.js';
 import { CircuitBreaker, RunStoppedError } from './breaker.js';
 import { resultHeader } from './header.js';
-import { Ledger } from './ledger.js';
+import { caseFingerprint, fingerprintDigest, Ledger } from './ledger.js';
 import { forEachConcurrent } from './pool.js';
 import { feedSummary, RetrievalFeed, type RetrievalFeedOptions } from './retrieval-feed.js';
 import { matchIntentRule } from '../cases/intent-rules.js';
 import { preflightAll } from './preflight.js';
 import { errorRecord, storable } from './record-check.js';
-import type { CaseRecord, RunResult } from '../model/results.js';
-import { configDigest, publicConfig, timestamp } from './results-file.js';
+import type { CaseRecord } from '../model/results.js';
+import { LARGE_RUN_CASES, LightRecords } from './case-store.js';
+import { configDigest, publicConfig, timestamp, type StoredRun } from './results-file.js';
 import type { Config } from '../config/schema.js';
 import type { OnProgress } from './retrieval-run.js';
 import { summariseGeneration } from './generation-summary.js';
@@ -77,26 +78,6 @@ export function ledgerPath(outputDir: string, runId: string): string {
   return join(outputDir, `${runId}.ledger.jsonl`);
 }
 
-/** What of a case decides its record: a stored record whose case changed is stale. */
-function caseFingerprint(
-  c: Pick<
-    CaseRecord,
-    | 'question'
-    | 'kind'
-    | 'expected_topic_ids'
-    | 'expected_post_ids'
-    | 'expected_content'
-    | 'forbidden_post_ids'
-    | 'forbidden_topic_ids'
-    | 'must_not_contain'
-  >,
-): string {
-  const fields = [c.question, c.kind, c.expected_topic_ids, c.expected_post_ids, c.expected_content];
-  // Only a case naming something forbidden adds its lists: other fingerprints (and ledgers) stay as they were.
-  const forbidden = [c.forbidden_post_ids ?? [], c.forbidden_topic_ids ?? [], c.must_not_contain ?? []];
-  return JSON.stringify(forbidden.some((l) => l.length) ? [...fields, ...forbidden] : fields);
-}
-
 /** A digest of a case set (ids and what decides their records), kept in the ledger header. */
 export function caseSetDigest(cases: readonly Located<Case>[]): string {
   const h = createHash('sha256');
@@ -119,7 +100,7 @@ function resumePlan(ledger: Ledger, cases: readonly Located<Case>[]): { todo: Lo
   const removed = [...ledger.done.keys()].filter((id) => !ids.has(id));
   const changed = cases.filter((c) => {
     const r = ledger.done.get(c.value.id);
-    return r !== undefined && caseFingerprint(r) !== caseFingerprint(c.value);
+    return r !== undefined && r.fingerprint !== fingerprintDigest(caseFingerprint(c.value));
   });
   const failed = cases.filter((c) => ledger.done.get(c.value.id)?.status === 'error' && !changed.includes(c));
   const notices: string[] = [];
@@ -165,7 +146,7 @@ export async function runAudit(
   cases: readonly Located<Case>[],
   warnings: string[],
   opts: AuditRunOptions,
-): Promise<{ result: RunResult; stamp: string; ledger: string }> {
+): Promise<{ result: StoredRun; stamp: string; ledger: string }> {
   const kind = opts.kind ?? 'run';
   const header = resultHeader(deps.ctx, kind, warnings);
   const warn = (message: string) => {
@@ -256,7 +237,13 @@ export async function runAudit(
       `run stopped: ${breaker.reason}\n${cases.length - left} of ${cases.length} cases are finished and kept in ${ledger.file}; once the service is back, finish the run with the same options and --resume ${ledger.file}`,
     );
   }
-  const records = cases.map((c) => ledger.done.get(c.value.id)!);
+  // The records are read back from the ledger in case order (cases finish in any order): a large
+  // run keeps only light records in memory and writes its cases from the ledger (src/runs/case-store.ts).
+  const store = ledger.store(cases.map((c) => c.value.id));
+  const large = cases.length > LARGE_RUN_CASES;
+  const light = new LightRecords();
+  const records: CaseRecord[] = [];
+  for (const r of store.records()) records.push(large ? light.of(r) : r);
   const nodes = deps.ctx.graph.nodes.map((n) => n.name);
   const { judge, probes } = opts.summarisers ?? {};
   const retrieval = summariseRetrieval(records, nodes);
@@ -272,7 +259,14 @@ export async function runAudit(
   };
   const runId = ledger.header.run_id;
   return {
-    result: { ...header, created_at: ledger.header.created_at, name: runId.slice(16), summary, cases: records },
+    result: {
+      ...header,
+      created_at: ledger.header.created_at,
+      name: runId.slice(16),
+      summary,
+      cases: records,
+      ...(large ? { caseStore: store } : {}),
+    },
     stamp: runId.slice(0, 15),
     ledger: ledger.file,
   };

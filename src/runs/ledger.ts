@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import {
   appendFileSync,
   closeSync,
@@ -5,13 +6,53 @@ import {
   fsyncSync,
   mkdirSync,
   openSync,
-  readFileSync,
+  statSync,
   truncateSync,
   writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
 import { InputError } from '../errors.js';
+import { appendLine, jsonlLines, LineReader } from '../io/jsonl.js';
 import { CaseRecordSchema, type CaseRecord } from '../model/results.js';
+import type { CaseStore } from './case-store.js';
+
+/** What of a case decides its record: a stored record whose case changed is stale. */
+export function caseFingerprint(
+  c: Pick<
+    CaseRecord,
+    | 'question'
+    | 'kind'
+    | 'expected_topic_ids'
+    | 'expected_post_ids'
+    | 'expected_content'
+    | 'forbidden_post_ids'
+    | 'forbidden_topic_ids'
+    | 'must_not_contain'
+  >,
+): string {
+  const fields = [c.question, c.kind, c.expected_topic_ids, c.expected_post_ids, c.expected_content];
+  // Only a case naming something forbidden adds its lists: other fingerprints (and ledgers) stay as they were.
+  const forbidden = [c.forbidden_post_ids ?? [], c.forbidden_topic_ids ?? [], c.must_not_contain ?? []];
+  return JSON.stringify(forbidden.some((l) => l.length) ? [...fields, ...forbidden] : fields);
+}
+
+/** A short digest of a case's fingerprint (what a ledger keeps in memory per finished case). */
+export function fingerprintDigest(fingerprint: string): string {
+  return createHash('sha256').update(fingerprint).digest('base64url').slice(0, 22);
+}
+
+/**
+ * What the ledger keeps in memory of a finished case: its status, the digest of its fingerprint
+ * and where its line is (the record itself stays on disk and is read back when needed).
+ */
+export interface LedgerEntry {
+  status: CaseRecord['status'];
+  /** {@link fingerprintDigest} of the record's {@link caseFingerprint}. */
+  fingerprint: string;
+  /** Byte offset and length of the case's line. */
+  offset: number;
+  bytes: number;
+}
 
 /** The first line of a ledger: what run it belongs to. */
 export interface LedgerHeader {
@@ -32,13 +73,15 @@ const MAX_SUFFIX = 1000;
  * An append-only JSONL file: a header line, then one line per finished case. A case is appended
  * only once its record is complete, so a run killed at any point can be resumed without redoing
  * finished cases. A case appended twice (an error retried on resume) counts by its last line.
- * A torn last line (the process died mid-write) is ignored on reading, with a warning.
+ * A torn last line (the process died mid-write) is ignored on reading, with a warning. Lines of
+ * another kind (a JSON object without `case`) are passed over. Only an entry per finished case
+ * stays in memory ({@link LedgerEntry}); the records are read back from the file ({@link Ledger.store}).
  */
 export class Ledger {
   private constructor(
     readonly file: string,
     readonly header: LedgerHeader,
-    readonly done: Map<string, CaseRecord>,
+    readonly done: Map<string, LedgerEntry>,
     /** What reading the ledger had to pass over (a torn last line), for the console and the results. */
     readonly warnings: string[] = [],
     /** The `batch` lines (provider batches of a batch-mode run), in order; their shape is the batch runner's. */
@@ -88,48 +131,56 @@ export class Ledger {
       throw new InputError(
         `${file}: no such ledger (pass the .ledger.jsonl path or the run id printed when the run started)`,
       );
-    const text = readFileSync(file, 'utf8');
-    const lines = text.split('\n');
-    let header: LedgerHeader;
-    try {
-      header = JSON.parse(lines[0]!) as LedgerHeader;
-    } catch {
-      throw new InputError(`${file}:1: not a ragaudit ledger`);
-    }
-    if (header?.ledger !== 1)
-      throw new InputError(`${file}:1: not a ragaudit ledger (version ${String(header?.ledger)})`);
-    const done = new Map<string, CaseRecord>();
+    const done = new Map<string, LedgerEntry>();
     const warnings: string[] = [];
+    let header: LedgerHeader | undefined;
+    let torn: { offset: number } | undefined;
+    let unended = false;
     const batches: unknown[] = [];
-    let tornTail = false;
-    lines.slice(1).forEach((line, i) => {
-      if (!line.trim()) return;
-      try {
-        const value = JSON.parse(line) as unknown;
-        // Lines of other kinds: `batch` lines are kept for the batch runner, unknown kinds skipped.
-        if (value && typeof value === 'object' && !Array.isArray(value) && !('case' in value)) {
-          if ('batch' in value) batches.push(value.batch);
-          return;
+    // Read a line at a time: a ledger of 100,000 cases is longer than any string.
+    for (const line of jsonlLines(file)) {
+      if (line.no === 1) {
+        try {
+          header = JSON.parse(line.text) as LedgerHeader;
+        } catch {
+          throw new InputError(`${file}:1: not a ragaudit ledger`);
         }
-        const rec = CaseRecordSchema.parse((value as { case: unknown }).case);
-        done.set(rec.id, rec);
+        if (header?.ledger !== 1)
+          throw new InputError(`${file}:1: not a ragaudit ledger (version ${String(header?.ledger)})`);
+        unended = !line.ended;
+        continue;
+      }
+      unended = !line.ended;
+      if (!line.text.trim()) continue;
+      try {
+        const data: unknown = JSON.parse(line.text);
+        // Another kind of line (not a finished case): `batch` lines are kept for the batch runner, others skipped.
+        if (!data || typeof data !== 'object' || !('case' in data)) {
+          if (data && typeof data === 'object' && 'batch' in data) batches.push(data.batch);
+          continue;
+        }
+        const rec = CaseRecordSchema.parse(data.case);
+        done.set(rec.id, {
+          status: rec.status,
+          fingerprint: fingerprintDigest(caseFingerprint(rec)),
+          offset: line.offset,
+          bytes: line.bytes,
+        });
       } catch (e) {
         // Only the final line can be torn: it is the one without a newline after it.
-        const torn = i + 1 === lines.length - 1;
-        if (!torn)
-          throw new InputError(`${file}:${i + 2}: unreadable ledger line: ${(e as Error).message.split('\n')[0]}`);
-        tornTail = true;
+        if (line.ended)
+          throw new InputError(`${file}:${line.no}: unreadable ledger line: ${(e as Error).message.split('\n')[0]}`);
+        torn = { offset: line.offset };
         warnings.push(
-          `${file}:${i + 2}: ignored a torn last line (the run was stopped while writing it; that case runs again)`,
+          `${file}:${line.no}: ignored a torn last line (the run was stopped while writing it; that case runs again)`,
         );
       }
-    });
+    }
+    if (!header) throw new InputError(`${file}:1: not a ragaudit ledger`);
     // The next append must start on a fresh line, or it is glued onto the tail and the ledger
     // becomes unreadable at the next resume: cut a torn tail, end a whole one.
-    if (!text.endsWith('\n')) {
-      if (tornTail) truncateSync(file, Buffer.byteLength(text) - Buffer.byteLength(lines[lines.length - 1]!));
-      else appendFileSync(file, '\n');
-    }
+    if (torn) truncateSync(file, torn.offset);
+    else if (unended && statSync(file).size > 0) appendFileSync(file, '\n');
     return new Ledger(file, header, done, warnings, batches);
   }
 
@@ -150,7 +201,47 @@ export class Ledger {
 
   /** Appends a finished case, already checked (see `storable`); one write call per line. */
   append(stored: { record: CaseRecord; line: string }): void {
-    appendFileSync(this.file, `${stored.line}\n`);
-    this.done.set(stored.record.id, stored.record);
+    const fd = openSync(this.file, 'a');
+    let at: { offset: number; bytes: number };
+    try {
+      at = appendLine(fd, stored.line);
+    } finally {
+      closeSync(fd);
+    }
+    this.done.set(stored.record.id, {
+      status: stored.record.status,
+      fingerprint: fingerprintDigest(caseFingerprint(stored.record)),
+      ...at,
+    });
+  }
+
+  /** The finished record of case `id`, read back from the file (undefined when not finished). */
+  record(id: string): CaseRecord | undefined {
+    return this.done.has(id) ? [...this.store([id]).records()][0] : undefined;
+  }
+
+  /**
+   * The finished records of `ids`, in that order, read back from the file one at a time (an id
+   * the ledger does not hold is an internal error: the caller asks only for finished cases).
+   */
+  store(ids: readonly string[]): CaseStore {
+    const spans = ids.map((id) => {
+      const at = this.done.get(id);
+      if (!at) throw new Error(`internal: ${this.file}: no finished record of case ${id}`);
+      return at;
+    });
+    const file = this.file;
+    return {
+      size: spans.length,
+      *records() {
+        const reader = new LineReader(file);
+        try {
+          for (const at of spans)
+            yield CaseRecordSchema.parse((JSON.parse(reader.read(at.offset, at.bytes)) as { case: unknown }).case);
+        } finally {
+          reader.close();
+        }
+      },
+    };
   }
 }

@@ -10,8 +10,9 @@ import { CircuitBreaker, RunStoppedError } from './breaker.js';
 import { forEachConcurrent } from './pool.js';
 import { preflightAll } from './preflight.js';
 import { storable } from './record-check.js';
-import { configDigest, publicConfig } from './results-file.js';
+import { configDigest, publicConfig, type StoredRun } from './results-file.js';
 import type { CaseRecord, RunResult } from '../model/results.js';
+import { CaseSpool, LARGE_RUN_CASES, LightRecords } from './case-store.js';
 import { summariseRetrieval } from './summary.js';
 import { JUDGE_SCORE_NAMES } from '../judge/case-scores.js';
 import type { JudgeSetup } from './judge-setup.js';
@@ -54,54 +55,92 @@ export interface RejudgeOptions {
 
 const JUDGE_SCORES = new Set<string>(JUDGE_SCORE_NAMES);
 
+/** Records read, judged and stored per window (the records of one window are in memory at once). */
+const WINDOW = 256;
+
+/** Is this record judged again? Answered, and finished or ended in a judge error. */
+const judgedAgain = (r: CaseRecord) =>
+  r.answer !== undefined && (r.status === 'ok' || (r.status === 'error' && r.error?.stage === 'judge'));
+
 /**
  * Judges every answered record of `stored` again (previous judge scores removed) and returns a
  * new results object of kind `judge`. A judge infrastructure failure makes that case an error
  * record (stage `judge`), as in a live run; other error records and gated ones stay as they were.
+ * Records are read and judged a window at a time, `concurrency` at once within it; a large run
+ * (its records in `caseStore`) keeps light records in memory and the judged ones on disk.
  */
-export async function rejudgeResults(stored: RunResult, opts: RejudgeOptions): Promise<RunResult> {
+export async function rejudgeResults(stored: StoredRun, opts: RejudgeOptions): Promise<StoredRun> {
   await preflightAll([{ role: 'judge', id: opts.judge.component.id, preflight: opts.judge.preflight }]);
-  const records: CaseRecord[] = structuredClone(stored.cases);
+  const size = stored.caseStore?.size ?? stored.cases.length;
+  const spool = size > LARGE_RUN_CASES ? new CaseSpool(size) : undefined;
+  const light = new LightRecords();
+  const records: CaseRecord[] = [];
   // A case whose judge failed for infrastructure reasons in the stored run is judged again too.
-  const todo = records
-    .map((r, i) => [r, i] as const)
-    .filter(
-      ([r]) => r.answer !== undefined && (r.status === 'ok' || (r.status === 'error' && r.error?.stage === 'judge')),
-    );
+  const total = stored.cases.filter(judgedAgain).length;
   const breaker = new CircuitBreaker(opts.config.circuit_breaker);
   let done = 0;
-  opts.onProgress?.(0, todo.length);
-  await forEachConcurrent(
-    todo,
-    opts.concurrency,
-    async ([original, i]) => {
-      const record = structuredClone(original);
-      record.status = 'ok';
-      delete record.error;
-      record.scores = record.scores.filter((s) => !JUDGE_SCORES.has(s.name));
-      let error: unknown;
-      try {
-        record.scores.push(...(await opts.judge.caseJudge(record, '')));
-      } catch (e) {
-        error = e;
-        record.status = 'error';
-        record.error = { stage: 'judge', message: redact((e as Error)?.message ?? String(e)) };
-      }
-      if (breaker.observe(error)) return;
+  opts.onProgress?.(0, total);
+  const judgeOne = async (original: CaseRecord): Promise<CaseRecord | undefined> => {
+    const record = structuredClone(original);
+    record.status = 'ok';
+    delete record.error;
+    record.scores = record.scores.filter((s) => !JUDGE_SCORES.has(s.name));
+    let error: unknown;
+    try {
+      record.scores.push(...(await opts.judge.caseJudge(record, '')));
+    } catch (e) {
+      error = e;
+      record.status = 'error';
+      record.error = { stage: 'judge', message: redact((e as Error)?.message ?? String(e)) };
+    }
+    if (breaker.observe(error)) return undefined;
+    opts.onProgress?.(++done, total);
+    return record;
+  };
+  const keep = (record: CaseRecord, line: string) => {
+    if (spool) {
+      spool.put(records.length, line);
+      records.push(light.of(record));
+    } else records.push(record);
+  };
+  const flush = async (window: CaseRecord[]) => {
+    const judged: (CaseRecord | undefined)[] = new Array(window.length);
+    await forEachConcurrent(
+      window.map((r, i) => [r, i] as const).filter(([r]) => judgedAgain(r)),
+      opts.concurrency,
+      async ([r, i]) => void (judged[i] = await judgeOne(r)),
+      { stop: () => breaker.tripped },
+    );
+    if (breaker.tripped) return;
+    window.forEach((r, i) => {
+      const again = judged[i];
       // A record that would not read back is that case's error, not a lost re-judge.
-      records[i] = storable(record, record).record;
-      opts.onProgress?.(++done, todo.length);
-    },
-    { stop: () => breaker.tripped },
-  );
-  if (breaker.tripped)
+      if (again) {
+        const checked = storable(again, again);
+        keep(checked.record, checked.line);
+      } else keep(r, spool ? JSON.stringify({ case: r }) : '');
+    });
+  };
+  let window: CaseRecord[] = [];
+  for (const r of stored.caseStore?.records() ?? stored.cases) {
+    window.push(r);
+    if (window.length < WINDOW) continue;
+    await flush(window);
+    window = [];
+    if (breaker.tripped) break;
+  }
+  if (!breaker.tripped) await flush(window);
+  if (breaker.tripped) {
+    spool?.dispose();
     throw new RunStoppedError(
       `judge stopped: ${breaker.reason}\nnothing was written; run the same command again once the judge's service answers`,
     );
+  }
   const config = publicConfig(opts.config);
   const { judge: _old, ...summary } = stored.summary;
+  const { caseStore: _store, ...header } = stored;
   return {
-    ...stored,
+    ...header,
     kind: 'judge',
     name: `${stored.name}-rejudged`,
     created_at: new Date().toISOString(),
@@ -121,5 +160,6 @@ export async function rejudgeResults(stored: RunResult, opts: RejudgeOptions): P
       judge: opts.judge.summarise(records),
     },
     cases: records,
+    ...(spool ? { caseStore: spool } : {}),
   };
 }

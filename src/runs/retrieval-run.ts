@@ -9,7 +9,9 @@ import { baseRecord, retrievalRecord } from './retrieve-case.js';
 import { feedSummary, RetrievalFeed, type RetrievalFeedOptions } from './retrieval-feed.js';
 import type { RunContext } from './context.js';
 import { resultHeader } from './header.js';
-import type { CaseRecord, RunResult } from '../model/results.js';
+import type { CaseRecord } from '../model/results.js';
+import { CaseSpool, LARGE_RUN_CASES, LightRecords } from './case-store.js';
+import type { StoredRun } from './results-file.js';
 import type { RunSummary } from '../model/summary.js';
 import { summariseRetrieval } from './summary.js';
 
@@ -37,7 +39,7 @@ export async function runRetrieval(
   warnings: string[],
   onProgress?: OnProgress,
   opts: RetrievalRunOptions = {},
-): Promise<RunResult> {
+): Promise<StoredRun> {
   await preflightAll([
     { role: 'embedder', id: ctx.embedder.id, preflight: ctx.embedder.preflight?.bind(ctx.embedder) },
     ctx.reranker
@@ -45,6 +47,9 @@ export async function runRetrieval(
       : undefined,
   ]);
   const records: CaseRecord[] = new Array(cases.length);
+  // A large run keeps light records here and the full ones on disk (src/runs/case-store.ts).
+  const spool = cases.length > LARGE_RUN_CASES ? new CaseSpool(cases.length) : undefined;
+  const light = new LightRecords();
   const breaker = new CircuitBreaker(ctx.config.circuit_breaker);
   const feed = new RetrievalFeed(
     ctx.graph,
@@ -81,7 +86,11 @@ export async function runRetrieval(
           record = errorRecord(c, 'retrieval', e);
         }
         if (breaker.observe(error)) return;
-        records[i] = storable(c, record).record;
+        const stored = storable(c, record);
+        if (spool) {
+          spool.put(i, stored.line);
+          records[i] = light.of(stored.record);
+        } else records[i] = stored.record;
         onProgress?.(++done, cases.length);
       },
       { stop: () => breaker.tripped },
@@ -91,10 +100,12 @@ export async function runRetrieval(
     await feed.settle();
   }
 
-  if (breaker.tripped)
+  if (breaker.tripped) {
+    spool?.dispose();
     throw new RunStoppedError(
       `retrieval stopped: ${breaker.reason}\n${done} of ${cases.length} cases were retrieved; nothing was written`,
     );
+  }
   const nodes = ctx.graph.nodes.map((n) => n.name);
   const retrieval = summariseRetrieval(records, nodes);
   const summary: RunSummary = { retrieval };
@@ -103,5 +114,10 @@ export async function runRetrieval(
     retrieval.latency = batched.latency;
     summary.retrieval_batch = batched.batch;
   }
-  return { ...resultHeader(ctx, 'retrieval', warnings), summary, cases: records };
+  return {
+    ...resultHeader(ctx, 'retrieval', warnings),
+    summary,
+    cases: records,
+    ...(spool ? { caseStore: spool } : {}),
+  };
 }

@@ -7,6 +7,7 @@ import { summariseProbes } from './probe-summary.js';
 import { configFromResults } from './rejudge.js';
 import { summariseRetrieval } from './summary.js';
 import { batchPriced } from './batch-run.js';
+import type { CaseStore } from './case-store.js';
 
 /**
  * `ragaudit merge`: the results of the shards of one run (`--shard I/N`) joined into the results
@@ -118,5 +119,37 @@ export function mergeShards(shards: readonly ShardFile[]): RunResult {
     warnings,
     summary,
     cases,
+  };
+}
+
+/** A shard's records as read on demand, with their positions in the whole run. */
+export interface ShardCases {
+  positions: readonly number[];
+  records: () => Iterable<CaseRecord>;
+}
+
+/**
+ * The merged run's full records in position order, read from the shards as they are written (a
+ * k-way merge: one record per shard in memory). Each shard's positions ascend, as `--shard`
+ * writes them; `undefined` when some shard's do not (the caller then reads the shards whole).
+ */
+export function mergedStore(shards: readonly ShardCases[]): CaseStore | undefined {
+  const ascending = shards.every((s) => s.positions.every((p, i) => i === 0 || p > s.positions[i - 1]!));
+  if (!ascending) return undefined;
+  const size = shards.reduce((n, s) => n + s.positions.length, 0);
+  return {
+    size,
+    *records() {
+      const heads = shards.map((s) => ({ it: s.records()[Symbol.iterator](), positions: s.positions, next: 0 }));
+      for (let k = 0; k < size; k++) {
+        let best: (typeof heads)[number] | undefined;
+        for (const h of heads)
+          if (h.next < h.positions.length && (!best || h.positions[h.next]! < best.positions[best.next]!)) best = h;
+        const got = best!.it.next();
+        if (got.done) throw new Error('internal: a shard gave fewer records than its positions');
+        best!.next++;
+        yield got.value;
+      }
+    },
   };
 }

@@ -32,7 +32,12 @@ export function summariseRetrieval(records: readonly CaseRecord[], nodes: readon
     };
   }
   const groups = new Map<string, CaseRecord[]>();
-  const add = (g: string, r: CaseRecord) => groups.set(g, [...(groups.get(g) ?? []), r]);
+  // Pushed, not copied: copying the group on every case made a summary of 50,000 cases quadratic.
+  const add = (g: string, r: CaseRecord) => {
+    const group = groups.get(g);
+    if (group) group.push(r);
+    else groups.set(g, [r]);
+  };
   for (const r of records) {
     add(`kind:${r.kind}`, r);
     add(`difficulty:${r.difficulty}`, r);

@@ -1,7 +1,11 @@
 import { join, resolve } from 'node:path';
 import { formatQrelsLines, formatRunLines, type TrecQrelsEntry, type TrecRunEntry } from '../scoring/trec.js';
 import { writeArtifact } from '../io/artifacts.js';
-import type { CaseRecord, RunResult } from '../model/results.js';
+import type { CaseRecord } from '../model/results.js';
+import type { StoredRun } from './results-file.js';
+
+/** Every full record (a large run's from its store on disk: the light ones keep only the top item). */
+const fullRecords = (result: StoredRun): Iterable<CaseRecord> => result.caseStore?.records() ?? result.cases;
 
 /** Where the export finds the public posts of a topic (the run's database profile). */
 export interface TopicPosts {
@@ -22,12 +26,12 @@ const LAST_POST = 2_147_483_647;
  * returns public posts, so this adds nothing unless the forum changed during the run; it keeps
  * every post the table counted as a hit relevant in the export).
  */
-async function goldenTopicPosts(result: RunResult, posts: TopicPosts): Promise<Map<number, Set<number>>> {
+async function goldenTopicPosts(result: StoredRun, posts: TopicPosts): Promise<Map<number, Set<number>>> {
   const out = new Map<number, Set<number>>();
   for (const t of new Set(result.cases.flatMap((c) => c.expected_topic_ids))) {
     out.set(t, new Set((await posts.postsAround(t, 0, LAST_POST)).map((p) => p.post_id)));
   }
-  for (const c of result.cases) {
+  for (const c of fullRecords(result)) {
     for (const r of Object.values(c.retrieval)) for (const i of r.items) out.get(i.topic_id)?.add(i.post_id);
   }
   return out;
@@ -52,7 +56,7 @@ function runEntries(docnos: readonly string[]): TrecRunEntry[] {
  */
 export async function writeTrecFiles(
   dir: string,
-  result: RunResult,
+  result: StoredRun,
   cwd: string,
   posts: TopicPosts,
 ): Promise<TrecExport> {
@@ -65,7 +69,7 @@ export async function writeTrecFiles(
   const expanded = await goldenTopicPosts(result, posts);
   const qrels = (f: (c: CaseRecord) => string[]) => {
     const m = new Map<string, TrecQrelsEntry[]>();
-    for (const c of result.cases) {
+    for (const c of fullRecords(result)) {
       const docnos = [...new Set(f(c))];
       if (docnos.length)
         m.set(
@@ -93,7 +97,7 @@ export async function writeTrecFiles(
   for (const node of result.nodes) {
     const grain = node.grain === 'post' ? 'post' : 'topic';
     const runs = new Map<string, TrecRunEntry[]>();
-    for (const c of result.cases) {
+    for (const c of fullRecords(result)) {
       const items = c.retrieval[node.name]?.items;
       if (items) runs.set(c.id, runEntries(items.map((i) => (grain === 'post' ? `p${i.post_id}` : `t${i.topic_id}`))));
     }
