@@ -244,7 +244,8 @@ export function feedSummary(
     seen.add(r.question);
     return true;
   });
-  const batched = records.filter((r) => !feed.inSample(r.question));
+  // Cases stopped by an intent rule asked for no retrieval.
+  const batched = records.filter((r) => r.status !== 'gated' && !feed.inSample(r.question));
   return {
     latency: summariseRetrieval(sample, nodes).latency,
     batch: {
