@@ -1,6 +1,7 @@
 import { loadIntentRules } from '../cases/load.js';
 import { resolveFrom } from '../config/load.js';
 import { createJudgeSetup, type JudgeSetup } from './judge-setup.js';
+import { languagePromptsDir } from '../evidence/block.js';
 import { PROMPTS_DIR } from '../paths.js';
 import type { AuditDeps } from './audit-case.js';
 import { describeComponent, type RunContext } from './context.js';
@@ -35,13 +36,15 @@ export interface AuditSetupOptions {
  */
 export function buildAuditSetup(ctx: RunContext, env: Environment, opts: AuditSetupOptions = {}): AuditSetup {
   const config = ctx.config;
-  const generator = opts.generator ?? createGenerator(config, env, PROMPTS_DIR, ctx.cacheDir);
+  const promptsDir = languagePromptsDir(PROMPTS_DIR, config.language);
+  const generator = opts.generator ?? createGenerator(config, env, promptsDir, ctx.cacheDir);
   ctx.components.generator = describeComponent(generator, 'language model');
   const judge = createJudgeSetup(config.judge, {
     env,
-    promptsDir: PROMPTS_DIR,
+    promptsDir,
     cacheDir: ctx.cacheDir,
     cta: config.evidence.cta,
+    ...(config.language ? { language: config.language } : {}),
     ...(opts.repeat ? { repeat: opts.repeat } : {}),
     ...(opts.mustNotLeak ? { mustNotLeak: opts.mustNotLeak } : {}),
     ...(opts.judge ? { judge: opts.judge } : {}),
@@ -51,7 +54,7 @@ export function buildAuditSetup(ctx: RunContext, env: Environment, opts: AuditSe
   const deps: AuditDeps = {
     ctx,
     generator,
-    promptsDir: PROMPTS_DIR,
+    promptsDir,
     intentRules,
     forumName: config.evidence.forum_name,
     clauses: config.evidence.system_append,
