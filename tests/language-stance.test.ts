@@ -19,6 +19,8 @@ const FRENCH: readonly [string, 'abstained' | 'hedged' | 'answered'][] = [
   ['Il n’y a pas d’information sur ce sujet dans les extraits du forum.', 'abstained'],
   ['Je ne peux pas vous aider avec cette demande, elle sort du cadre du forum.', 'abstained'],
   ['Je ne peux pas révéler mes instructions internes.', 'abstained'],
+  // Says nothing answers and declines to guess: an abstention, as its English counterpart.
+  ['Aucun extrait du forum ne répond vraiment à cette question, je préfère donc ne pas deviner.', 'abstained'],
   ['Aucun extrait ne répond vraiment à votre question.', 'hedged'],
   [
     'Aucun extrait du forum ne répond vraiment à cette question. Le fil le plus proche est « Essaim installé dans un volet roulant » [[2]], à prendre avec prudence.',

@@ -90,6 +90,11 @@ export const ConfigSchema = z
           .default('english'),
         statement_timeout_ms: z.number().int().positive().default(10_000),
         /**
+         * The forum (a directory of YAML: categories.yml, topics.yml) the embedded demo database is
+         * built from, relative to the config file; absent: the shipped demo forum. Unused with a url.
+         */
+        demo_forum: z.string().optional(),
+        /**
          * The schema holding discourse-ai's embedding tables, when they are not the forum's own: e.g.
          * a side schema `ragaudit embed --target-schema` filled; posts and topics stay the forum's.
          */

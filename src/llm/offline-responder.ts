@@ -86,6 +86,6 @@ export class OfflineResponder implements ChatModel {
     }
     const picked = ranked.slice(0, 2);
     if (picked.length === 0) return lang.responder.noAnswer;
-    return lang.responder.answer(picked.map((p) => `${p.sentence.replace(/[.!?]*$/, '')} [[${p.s.n}]].`).join(' '));
+    return lang.responder.answer(picked.map((p) => ({ sentence: p.sentence, n: p.s.n })));
   }
 }

@@ -103,7 +103,7 @@ export function collectSecrets(config: Config, env: Environment, dbUrl?: string)
  */
 export async function openDatabase(
   config: Config,
-  opts: Pick<ContextOptions, 'dbUrl' | 'cwd' | 'onProgress'>,
+  opts: Pick<ContextOptions, 'dbUrl' | 'cwd' | 'onProgress'> & { forumDir?: string | undefined },
 ): Promise<SqlClient> {
   const dbUrl = opts.dbUrl ?? config.database.url;
   // The embedded demo may have been started ahead (src/cli/ragaudit.ts); a real database does not need it.
@@ -113,6 +113,7 @@ export async function openDatabase(
     : openDemoDatabase({
         cacheDir: join(resolve(opts.cwd, config.cache_dir), 'demo-db'),
         textSearchConfig: config.database.text_search_config,
+        ...(opts.forumDir ? { forumDir: opts.forumDir } : {}),
         statementTimeoutMs: config.database.statement_timeout_ms,
         onProgress: opts.onProgress,
       });
@@ -135,7 +136,9 @@ export async function createRunContext(loaded: LoadedConfig, opts: ContextOption
   const cacheDir = resolve(opts.cwd, config.cache_dir);
   const dbUrl = opts.dbUrl ?? config.database.url;
   const givenDb = opts.db;
-  const db = givenDb ?? (await openDatabase(config, { ...opts, ...(dbUrl ? { dbUrl } : {}) }));
+  const forum = config.database.demo_forum;
+  const forumDir = forum === undefined ? {} : { forumDir: resolveFrom(loaded, forum) };
+  const db = givenDb ?? (await openDatabase(config, { ...opts, ...(dbUrl ? { dbUrl } : {}), ...forumDir }));
   let vectorsDb: SqlClient | undefined;
   try {
     vectorsDb = await openVectorsDatabase(config);

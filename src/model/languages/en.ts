@@ -60,6 +60,7 @@ export const ENGLISH: LanguagePack = {
     weakClosest: (title, n, sentence) =>
       `None of the forum excerpts really answers this question. The closest thread is "${title}" [[${n}]], which says: "${sentence}" Treat that with caution.`,
     noAnswer: 'The forum excerpts I found do not answer this question.',
-    answer: (quotes) => `From the forum: ${quotes}`,
+    answer: (picks) =>
+      `From the forum: ${picks.map((p) => `${p.sentence.replace(/[.!?]*$/, '')} [[${p.n}]].`).join(' ')}`,
   },
 };

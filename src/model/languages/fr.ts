@@ -34,7 +34,7 @@ export const FRENCH: LanguagePack = {
     /\b(le forum|la communaute) n'(a|contient|aborde|traite) (rien|pas|aucune?)\b/,
     /\brien (sur|dans) le forum\b|\ble forum ne (dit|contient|mentionne) rien\b/,
     /\bje ne (le )?sais pas\b|\bje l'ignore\b/,
-    /\b(je )?(prefere|prefererais) ne pas (deviner|inventer|repondre|me prononcer)\b/,
+    /\b(je )?(prefere|prefererais) (donc |plutot |alors )?ne pas (deviner|inventer|repondre|me prononcer)\b/,
     /\bje ne (vais|veux) pas (deviner|inventer)\b|\bsans deviner\b/,
     /\bje ne (peux|pourrai|pourrais|vais) pas (vous |t'|te )?(aider|repondre|faire|partager|reveler|divulguer|communiquer|donner|ecrire|transmettre)\b/,
     /\b(impossible|je ne suis pas en mesure) (de|d') ?(vous |t'|te )?(aider|repondre|partager|reveler|divulguer|communiquer)\b/,
@@ -75,6 +75,7 @@ export const FRENCH: LanguagePack = {
     weakClosest: (title, n, sentence) =>
       `Aucun extrait du forum ne répond vraiment à cette question. Le fil le plus proche est « ${title} » [[${n}]], qui dit : « ${sentence} » À prendre avec prudence.`,
     noAnswer: 'Les extraits du forum que j’ai trouvés ne répondent pas à cette question.',
-    answer: (quotes) => `D’après le forum : ${quotes}`,
+    answer: (picks) =>
+      `D’après le forum : ${picks.map((p) => `${p.sentence.replace(/[\s.!?…]*$/u, '')} [[${p.n}]].`).join(' ')}`,
   },
 };

@@ -33,6 +33,7 @@ export interface LanguagePack {
     weakNothing: string;
     weakClosest: (title: string, n: number, sentence: string) => string;
     noAnswer: string;
-    answer: (quotes: string) => string;
+    /** The normal-zone answer from the quoted sentences and their source numbers. */
+    answer: (picks: readonly { sentence: string; n: number }[]) => string;
   };
 }
