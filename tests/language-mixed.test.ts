@@ -9,9 +9,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.js';
+import { languagePromptsDir } from '../src/evidence/block.js';
 import { HeuristicJudge } from '../src/judge/heuristic-judge.js';
+import { LlmJudge } from '../src/judge/llm-judge.js';
+import type { ChatModel, Completion, CompletionRequest } from '../src/llm/types.js';
 import type { SourceRecord } from '../src/model/results.js';
-import { PACKAGE_ROOT } from '../src/paths.js';
+import { PACKAGE_ROOT, PROMPTS_DIR } from '../src/paths.js';
 import { readResults } from '../src/runs/results-file.js';
 
 const FIXTURES = join(PACKAGE_ROOT, 'tests', 'fixtures', 'fr-apiculture');
@@ -92,5 +95,37 @@ describe('the offline judge in French', () => {
       input('Aucun extrait ne répond vraiment ; le fil le plus proche est « Varroa » [[1]].'),
     );
     expect(hedge.ok && hedge.verdict.stance).toBe('hedged');
+  });
+});
+
+describe('the model judge of a French run', () => {
+  it('is asked with prompts/fr: English instructions that say the answer is in French', async () => {
+    const systems: string[] = [];
+    const model: ChatModel = {
+      id: 'fake:judge',
+      offline: false,
+      async complete<T>(req: CompletionRequest<T>): Promise<Completion<T>> {
+        systems.push(req.system);
+        const json = req.schema?.zod.parse({ stance: 'hedged', asserts_unsupported_facts: false, reason: 'r' });
+        return {
+          text: '',
+          ...(json === undefined ? {} : { json }),
+          usage: { inputTokens: 1, outputTokens: 1 },
+          latencyMs: 0,
+          model: 'm',
+        };
+      },
+    };
+    const judge = new LlmJudge(model, { promptsDir: languagePromptsDir(PROMPTS_DIR, 'fr'), temperature: 0 });
+    const out = await judge.stance({
+      question: 'Quand traiter ?',
+      answer: 'Aucun extrait ne répond vraiment.',
+      sources: [],
+      cta: '',
+    });
+    expect(out.ok && out.verdict.stance).toBe('hedged');
+    expect(systems[0]).toMatch(/^You classify how a forum assistant's answer stands/);
+    expect(systems[0]).toMatch(/written in French/);
+    expect(judge.promptVersions).toMatchObject({ 'judge-stance': '1' });
   });
 });
