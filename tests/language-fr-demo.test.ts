@@ -163,6 +163,20 @@ describe('ragaudit run --config <French demo>, offline stand-ins', () => {
     expect(c?.scores.find((s) => s.name === 'cta')?.value).toBe(1);
   });
 
+  it('doctor diagnoses the forum database.demo_forum names, in french', async () => {
+    let text = '';
+    const code = await main(['doctor', '--config', CONFIG], {
+      out: (t) => void (text += t),
+      err: (t) => void (text += t),
+      isTTY: false,
+      cwd,
+      env: {},
+    });
+    expect(code, text).toBe(0);
+    expect(text).toMatch(/The text-search configuration 'french' exists/);
+    expect(text).toMatch(/13 of 17 topics and 42 of 49 posts are public/);
+  });
+
   it('correct abstention and CTA figures match the labels', () => {
     const g = result.summary.generation;
     expect(g?.stance_pattern).toEqual({

@@ -119,6 +119,12 @@ export async function openDatabase(
       });
 }
 
+/** The forum directory the config's embedded demo is built from (database.demo_forum, resolved), as openDatabase takes it. */
+export function demoForum(loaded: LoadedConfig): { forumDir?: string } {
+  const forum = loaded.config.database.demo_forum;
+  return forum === undefined ? {} : { forumDir: resolveFrom(loaded, forum) };
+}
+
 /** The side database of vectors a config names (database.vectors_url), read-only like the forum; none by default. */
 export async function openVectorsDatabase(config: Config): Promise<SqlClient | undefined> {
   const url = config.database.vectors_url;
@@ -136,9 +142,7 @@ export async function createRunContext(loaded: LoadedConfig, opts: ContextOption
   const cacheDir = resolve(opts.cwd, config.cache_dir);
   const dbUrl = opts.dbUrl ?? config.database.url;
   const givenDb = opts.db;
-  const forum = config.database.demo_forum;
-  const forumDir = forum === undefined ? {} : { forumDir: resolveFrom(loaded, forum) };
-  const db = givenDb ?? (await openDatabase(config, { ...opts, ...(dbUrl ? { dbUrl } : {}), ...forumDir }));
+  const db = givenDb ?? (await openDatabase(config, { ...opts, ...(dbUrl ? { dbUrl } : {}), ...demoForum(loaded) }));
   let vectorsDb: SqlClient | undefined;
   try {
     vectorsDb = await openVectorsDatabase(config);
