@@ -125,6 +125,24 @@ describe('the language setting', () => {
   });
 });
 
+describe('--language', () => {
+  it.each(['run', 'retrieval', 'probe', 'calibrate', 'matrix'])(
+    'is an option of %s, listed in its help',
+    async (command) => {
+      let text = '';
+      const io = {
+        out: (t: string) => void (text += t),
+        err: () => undefined,
+        isTTY: false,
+        cwd: PACKAGE_ROOT,
+        env: {},
+      };
+      expect(await main([command, '--help'], io)).toBe(0);
+      expect(text).toMatch(/--language LANG +the forum's language/);
+    },
+  );
+});
+
 describe('ragaudit run --config <French demo>, offline stand-ins', () => {
   const cwd = mkdtempSync(join(tmpdir(), 'ragaudit-fr-demo-'));
   let result: RunResult;
