@@ -1,3 +1,6 @@
+import { ENGLISH } from './model/languages/en.js';
+import type { LanguagePack } from './model/languages/types.js';
+
 /**
  * Text normalisation shared by content matching, the offline stand-ins and the title gate.
  * Folding: lower case, accents removed (NFKD then combining marks dropped), so "Calcéophilie"
@@ -19,17 +22,7 @@ export function tokenize(text: string): string[] {
   );
 }
 
-const STOPWORDS = new Set(
-  (
-    'a about above after again against all am an and any are as at be because been before being below between both but by ' +
-    'can could did do does doing down during each few for from further had has have having he her here hers him his how i if in into ' +
-    'is it its itself just me more most my myself no nor not of off on once only or other our ours out over own same she should so some ' +
-    'such than that the their theirs them then there these they this those through to too under until up very was we were what when where ' +
-    'which while who whom why will with would you your yours yourself get got im ive id dont doesnt cant anyone anybody someone ' +
-    'something thing things really also one ones much many way like know want need use using would could should any every still ' +
-    'le la les de des du un une et est en pour que qui dans sur pas au aux ce ces il elle on ne se sa son ses avec par plus'
-  ).split(/\s+/),
-);
+const STOPWORDS = ENGLISH.stopwords;
 
 /** True for common function words (English, plus a few French ones for french corpora). */
 export function isStopword(token: string): boolean {
@@ -39,6 +32,28 @@ export function isStopword(token: string): boolean {
 /** Content tokens: tokens that are not stopwords and not single characters. */
 export function contentTokens(text: string): string[] {
   return tokenize(text).filter((t) => t.length > 1 && !isStopword(t));
+}
+
+/**
+ * Folding in a language: case and accents as {@link fold}, then the language's own rules
+ * (French: œ → oe, whitespace collapsed), then typographic apostrophes made plain. What the
+ * stance patterns read.
+ */
+export function foldIn(text: string, language: LanguagePack): string {
+  return language.foldExtra(fold(text)).replace(/[’‘]/g, "'");
+}
+
+/**
+ * Content tokens in a language: its folding, its elisions dropped ("l'essaim" → "essaim", not
+ * "lessaim"), its stop words left out. For English this is exactly {@link contentTokens}.
+ */
+export function contentTokensIn(text: string, language: LanguagePack): string[] {
+  if (language === ENGLISH) return contentTokens(text);
+  let folded = language.foldExtra(fold(text)).replace(/[’‘ʼ]/g, "'");
+  if (language.elisions.length)
+    folded = folded.replace(new RegExp(`(?<![\\p{L}\\p{N}])(?:${language.elisions.join('|')})'`, 'gu'), ' ');
+  const tokens = folded.replace(/'/g, '').match(/[\p{L}\p{N}]+/gu) ?? [];
+  return tokens.filter((t) => t.length > 1 && !language.stopwords.has(t));
 }
 
 /**

@@ -2,9 +2,9 @@
  * A second, differently built forum (tests/fixtures/forum-apiculture: French beekeepers, five categories
  * one of them read-restricted, tags, a private message, an unlisted and a deleted topic, hidden,
  * deleted and whispered posts), searched with PostgreSQL's `french` configuration, on a real
- * server and on PGlite. Counted by hand from the fixture: 9 topics and 22 posts; public are topics
- * 201, 202, 203, 204 and 209 with 15 posts (201 keeps 1, 2, 3, 6; 202 keeps 1, 2, 4; 203, 204
- * and 209 keep all of theirs).
+ * server and on PGlite. Counted by hand from the fixture: 17 topics and 49 posts; public are topics
+ * 201, 202, 203, 204 and 209 to 217 with 42 posts (201 keeps 1, 2, 3, 6; 202 keeps 1, 2, 4; 203,
+ * 204, 209 and 210 to 217 keep all of theirs: 15 posts, then 27 in 210 to 217).
  */
 import { PGlite } from '@electric-sql/pglite';
 import { join } from 'node:path';
@@ -75,15 +75,15 @@ describe.each(['PostgreSQL', 'PGlite'] as const)('the French forum on %s', (engi
     });
     const checks = await diagnose(new DiscourseProfile(db), config);
     expect(checks.find((c) => c.id === 'visibility')?.sentence).toBe(
-      '5 of 9 topics and 15 of 22 posts are public; only public content is ever retrieved or cited.',
+      '13 of 17 topics and 42 of 49 posts are public; only public content is ever retrieved or cited.',
     );
     expect(checks.find((c) => c.id === 'text_search')?.mark).toBe('pass');
     const detected = await detectDatabase(new DiscourseProfile(db));
     expect(detected).toMatchObject({
       text_search_config: 'french',
       text_search_source: 'most search rows have locale fr',
-      public_topics: 5,
-      public_posts: 15,
+      public_topics: 13,
+      public_posts: 42,
     });
   });
 });

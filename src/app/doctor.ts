@@ -5,7 +5,7 @@ import type { LoadedConfig } from '../config/load.js';
 import { DiscourseProfile } from '../corpus/discourse.js';
 import type { SqlClient } from '../corpus/sql-client.js';
 import { diagnose, worstMark, type DoctorCheck, type Mark } from '../corpus/doctor.js';
-import { casePaths, openDatabase, openVectorsDatabase } from '../runs/context.js';
+import { casePaths, demoForum, openDatabase, openVectorsDatabase } from '../runs/context.js';
 import type { AppEnv, AppHooks } from './hooks.js';
 
 export interface DoctorInputs extends AppEnv {
@@ -31,6 +31,7 @@ export async function runDoctor(inputs: DoctorInputs, hooks: AppHooks): Promise<
     ...(dbUrl ? { dbUrl } : {}),
     cwd: inputs.cwd,
     onProgress: (text) => hooks.event({ kind: 'status', text }),
+    ...demoForum(inputs.loaded),
   });
   let vectorsDb: SqlClient | undefined;
   try {

@@ -2,7 +2,7 @@ import type { LoadedConfig } from '../config/load.js';
 import { backfillEmbeddings, type BackfillReport } from '../corpus/embed-backfill.js';
 import { KNOWN_STRATEGIES } from '../corpus/embedding-text.js';
 import { InputError } from '../errors.js';
-import { describeComponent, openDatabase } from '../runs/context.js';
+import { demoForum, describeComponent, openDatabase } from '../runs/context.js';
 import { createEmbedder } from '../runs/providers.js';
 import type { AppEnv, AppHooks } from './hooks.js';
 
@@ -37,6 +37,7 @@ export async function runEmbed(inputs: EmbedInputs, hooks: AppHooks): Promise<Ba
     ...(dbUrl ? { dbUrl } : {}),
     cwd: inputs.cwd,
     onProgress: (text) => hooks.event({ kind: 'status', text }),
+    ...demoForum(inputs.loaded),
   });
   const progress = hooks.progress('embed');
   try {

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import type { Config } from '../config/schema.js';
 import { InputError } from '../errors.js';
+import { languagePromptsDir } from '../evidence/block.js';
 import { PROMPTS_DIR } from '../paths.js';
 import { retrievalMarkdown } from '../reports/digest.js';
 import { generationMarkdown } from '../reports/generation-digest.js';
@@ -35,9 +36,10 @@ export async function rejudge(inputs: RejudgeInputs, hooks: AppHooks): Promise<R
   const { config, stored, file } = inputs;
   const setup = createJudgeSetup(config.judge, {
     env: inputs.env,
-    promptsDir: PROMPTS_DIR,
+    promptsDir: languagePromptsDir(PROMPTS_DIR, config.language),
     cacheDir: resolve(inputs.cwd, config.cache_dir),
     cta: config.evidence.cta,
+    ...(config.language ? { language: config.language } : {}),
     repeat: inputs.repeat,
   });
   if (!setup) throw new InputError('judge: the judge is disabled (judge.provider: none); give --judge PROVIDER:MODEL');

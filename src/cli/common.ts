@@ -14,6 +14,7 @@ export interface PipelineArgs {
   cases?: string[] | undefined;
   name?: string | undefined;
   out?: string | undefined;
+  language?: string | undefined;
 }
 
 /**

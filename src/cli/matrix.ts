@@ -18,6 +18,7 @@ const OPTIONS = {
     doc: "results directory for every config and the table (default: each config's output_dir)",
   },
   db: { ...PIPELINE_OPTIONS.db, doc: "a real PostgreSQL for every config; default: DATABASE_URL, else each config's" },
+  language: { ...PIPELINE_OPTIONS.language, doc: "the forum's language for every config (default: each config's)" },
   verbose: PIPELINE_OPTIONS.verbose,
   ...HELP_OPTION,
 } as const satisfies OptionSpecs;
@@ -56,7 +57,12 @@ Exit codes: 0 all cases of all configs completed, 1 some cases ended in error, 2
       );
     const configs = positionals.map((config) =>
       loadWithOverrides(
-        { config, ...(values.out ? { out: values.out } : {}), ...(values.db ? { db: values.db } : {}) },
+        {
+          config,
+          ...(values.out ? { out: values.out } : {}),
+          ...(values.db ? { db: values.db } : {}),
+          ...(values.language ? { language: values.language } : {}),
+        },
         io,
       ),
     );

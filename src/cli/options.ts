@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { LANGUAGE_CODES } from '../model/languages/index.js';
 import { DEFAULT_ZONE_THRESHOLDS } from '../model/zones.js';
 import { providerList, type ProviderKind } from '../providers/catalog.js';
 import { parseOrThrow } from './command.js';
@@ -58,6 +59,11 @@ export const PIPELINE_OPTIONS = {
     doc: 'run name used in the results file name (a slug: letters, digits, _ . -)',
   },
   out: { type: 'string', value: 'DIR', doc: "results directory (default: the config's output_dir, 'results')" },
+  language: {
+    type: 'string',
+    value: 'LANG',
+    doc: `the forum's language: ${LANGUAGE_CODES.join(', ')} (default: the config's, else en; docs/languages.md)`,
+  },
   verbose: { type: 'boolean', short: 'v', doc: 'stack traces on errors' },
   ...HELP_OPTION,
 } as const satisfies OptionSpecs;

@@ -3,6 +3,7 @@ import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { ConfigError, InputError } from '../errors.js';
 import { formatPath, readYaml, zodProblems, type YamlSource } from '../yaml-file.js';
 import { PACKAGE_ROOT, PROMPTS_DIR } from '../paths.js';
+import { LANGUAGES, languagePack } from '../model/languages/index.js';
 import { zoneThresholdProblems } from '../model/zones.js';
 import { RERANK_PROVIDERS } from '../providers/rerankers.js';
 import { ConfigSchema, type Config } from './schema.js';
@@ -140,9 +141,25 @@ function applyOverrides(data: unknown, overrides: readonly ConfigOverride[]): un
   return root;
 }
 
+/**
+ * A config in another language than English searches with that language's text-search
+ * configuration unless database.text_search_config names one (an explicit value always wins).
+ */
+function languageDefaults(data: unknown): unknown {
+  if (!data || typeof data !== 'object' || Array.isArray(data)) return data;
+  const root = data as Record<string, unknown>;
+  const pack = Object.entries(LANGUAGES).find(([code]) => code === root.language)?.[1];
+  if (!pack) return data;
+  const db = root.database;
+  if (db !== undefined && (typeof db !== 'object' || db === null || Array.isArray(db))) return data;
+  const written = (db ?? {}) as Record<string, unknown>;
+  if (written.text_search_config !== undefined) return data;
+  return { ...root, database: { ...written, text_search_config: pack.textSearchConfig } };
+}
+
 /** Clauses named in evidence.system_append that prompts/clauses/ does not hold. */
 function clauseProblems(c: Config): FieldProblem[] {
-  const dir = join(PROMPTS_DIR, 'clauses');
+  const dir = join(PROMPTS_DIR, languagePack(c.language).promptsDir, 'clauses');
   const missing = c.evidence.system_append
     .map((n, i) => ({ n, i }))
     .filter(({ n }) => !/^[A-Za-z0-9][A-Za-z0-9_-]*$/.test(n) || !existsSync(join(dir, `${n}.md`)));
@@ -176,7 +193,7 @@ export function validateConfig(
   const problems = missing
     .filter((p) => !flagOf(p))
     .map((p) => `${where(p)}: ${p.join('.')}: environment variable is not set`);
-  const parsed = ConfigSchema.safeParse(interpolated);
+  const parsed = ConfigSchema.safeParse(languageDefaults(interpolated));
   const title = `invalid config${src ? ` ${src.file}` : ''}`;
   if (!parsed.success) {
     for (const issue of parsed.error.issues) {

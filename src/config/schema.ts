@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { LANGUAGE_CODES } from '../model/languages/index.js';
 import { ZonesConfigSchema } from '../model/zones.js';
 import { CHAT_PROVIDERS } from '../providers/chat.js';
 import { EMBEDDING_PROVIDERS } from '../providers/embedders.js';
@@ -84,16 +85,27 @@ export const ConfigSchema = z
     name: name.default('audit'),
     /** One line saying what this configuration changes (shown in comparisons). */
     note: z.string().default(''),
+    /**
+     * The forum's language (docs/languages.md): the text-search configuration default, the
+     * prompts folder, the stance wording read first, stop words and folding. Absent: English.
+     */
+    language: z.enum(LANGUAGE_CODES).optional(),
     database: z
       .object({
         /** postgres://… ; absent = the embedded demo database. */
         url: z.string().optional(),
         profile: z.literal('discourse').default('discourse'),
+        /** Default: the language's (english; french for `language: fr`), see config/load.ts. */
         text_search_config: z
           .string()
           .regex(/^[a-z_]+$/, 'a text search configuration name, e.g. english')
           .default('english'),
         statement_timeout_ms: z.number().int().positive().default(10_000),
+        /**
+         * The forum (a directory of YAML: categories.yml, topics.yml) the embedded demo database is
+         * built from, relative to the config file; absent: the shipped demo forum. Unused with a url.
+         */
+        demo_forum: z.string().optional(),
         /**
          * The schema holding discourse-ai's embedding tables, when they are not the forum's own: e.g.
          * a side schema `ragaudit embed --target-schema` filled; posts and topics stay the forum's.

@@ -1,4 +1,6 @@
+import { join } from 'node:path';
 import type { RetrievedItem } from '../corpus/discourse.js';
+import { languagePack, type LanguageCode } from '../model/languages/index.js';
 import type { SourceRecord } from '../model/results.js';
 import { loadPrompt, render } from './templates.js';
 import type { Zone } from '../model/zones.js';
@@ -43,6 +45,14 @@ export function sourcesText(sources: readonly SourceRecord[]): string {
       return lines.join('\n');
     })
     .join('\n\n');
+}
+
+/**
+ * The prompts of a language: prompts/ for English, prompts/<folder>/ for another (prompts/fr/),
+ * holding the same files (persona, evidence blocks, clauses, judge prompts; docs/languages.md).
+ */
+export function languagePromptsDir(root: string, language: LanguageCode | undefined): string {
+  return join(root, languagePack(language).promptsDir);
 }
 
 export interface SystemPromptInput {

@@ -1,4 +1,5 @@
-import { contentTokens, stem } from '../text.js';
+import { languagePack, type LanguageCode } from '../model/languages/index.js';
+import { contentTokensIn, stem } from '../text.js';
 import type { ChatModel, Completion, CompletionRequest } from './types.js';
 
 /** A source as parsed back out of the rendered evidence block. */
@@ -16,10 +17,10 @@ export function parseSources(system: string): ParsedSource[] {
   return out;
 }
 
-function sentences(text: string): string[] {
+function sentences(text: string, split: RegExp): string[] {
   return text
     .replace(/\s+/g, ' ')
-    .split(/(?<=[.!?])\s+(?=[A-Z0-9"“(])/)
+    .split(split)
     .map((s) => s.trim())
     .filter((s) => s.length > 12);
 }
@@ -31,13 +32,16 @@ export interface OfflineResponderOptions {
   weakMarker: string;
   /** A line only the empty-evidence block contains. */
   emptyMarker: string;
+  /** The forum's language: the responder's wording, stop words and sentence splitting (default English). */
+  language?: LanguageCode | undefined;
 }
 
 /**
  * OFFLINE STAND-IN, NOT A LANGUAGE MODEL: an extractive responder. In the normal zone it quotes
  * the one or two source sentences that share the most content words with the question and cites
  * them [[n]]; in the weak zone it says no excerpt really answers and points to the closest
- * thread with caution; in the empty zone it abstains. Every answer ends with the CTA. It lets
+ * thread with caution; in the empty zone it abstains. Every answer ends with the CTA. It speaks
+ * the configured language (its wording comes from src/model/languages/). It lets
  * the audit run end to end with no model server; its answers are labelled offline everywhere.
  */
 export class OfflineResponder implements ChatModel {
@@ -61,28 +65,27 @@ export class OfflineResponder implements ChatModel {
   }
 
   private answer(system: string, question: string): string {
-    if (system.includes(this.opts.emptyMarker))
-      return "I couldn't find anything on the forum about this, so I won't guess.";
-    const q = new Set(contentTokens(question).map(stem));
+    const lang = languagePack(this.opts.language);
+    const words = (text: string) => contentTokensIn(text, lang).map(stem);
+    if (system.includes(this.opts.emptyMarker)) return lang.responder.empty;
+    const q = new Set(words(question));
     const ranked = parseSources(system)
       .flatMap((s) =>
-        sentences(s.text).map((sentence) => ({
+        sentences(s.text, lang.sentenceSplit).map((sentence) => ({
           s,
           sentence,
-          overlap: contentTokens(sentence)
-            .map(stem)
-            .filter((w) => q.has(w)).length,
+          overlap: words(sentence).filter((w) => q.has(w)).length,
         })),
       )
       .filter((x) => x.overlap > 0)
       .sort((a, b) => b.overlap - a.overlap || a.s.n - b.s.n);
     if (system.includes(this.opts.weakMarker)) {
       const best = ranked[0];
-      if (!best) return 'None of the forum excerpts really answers this question, so I would rather not guess.';
-      return `None of the forum excerpts really answers this question. The closest thread is "${best.s.title}" [[${best.s.n}]], which says: "${best.sentence}" Treat that with caution.`;
+      if (!best) return lang.responder.weakNothing;
+      return lang.responder.weakClosest(best.s.title, best.s.n, best.sentence);
     }
     const picked = ranked.slice(0, 2);
-    if (picked.length === 0) return 'The forum excerpts I found do not answer this question.';
-    return `From the forum: ${picked.map((p) => `${p.sentence.replace(/[.!?]*$/, '')} [[${p.s.n}]].`).join(' ')}`;
+    if (picked.length === 0) return lang.responder.noAnswer;
+    return lang.responder.answer(picked.map((p) => ({ sentence: p.sentence, n: p.s.n })));
   }
 }

@@ -75,6 +75,7 @@ export async function deterministicScores(
     hasGoldens: record.expected_topic_ids.length + record.expected_post_ids.length > 0,
     checks,
     cta: deps.ctx.config.evidence.cta,
+    language: deps.ctx.config.language,
     forbidden: record,
     sources,
   });

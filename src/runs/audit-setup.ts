@@ -1,6 +1,7 @@
 import { loadIntentRules } from '../cases/load.js';
 import { resolveFrom } from '../config/load.js';
 import { createJudgeSetup, type JudgeSetup } from './judge-setup.js';
+import { languagePromptsDir } from '../evidence/block.js';
 import { PROMPTS_DIR } from '../paths.js';
 import type { AuditDeps } from './audit-case.js';
 import { describeComponent, type RunContext } from './context.js';
@@ -38,18 +39,20 @@ export interface AuditSetupOptions {
  */
 export function buildAuditSetup(ctx: RunContext, env: Environment, opts: AuditSetupOptions = {}): AuditSetup {
   const config = ctx.config;
+  const promptsDir = languagePromptsDir(PROMPTS_DIR, config.language);
   const batch = config.batch?.enabled
     ? createBatchMode(config, env, ctx.cacheDir, { onEvent: opts.onBatchEvent })
     : undefined;
   const batchGenerator = opts.generator ? undefined : batch?.generator;
-  const generator = opts.generator ?? batchGenerator ?? createGenerator(config, env, PROMPTS_DIR, ctx.cacheDir);
+  const generator = opts.generator ?? batchGenerator ?? createGenerator(config, env, promptsDir, ctx.cacheDir);
   ctx.components.generator = describeComponent(generator, 'language model');
   if (batchGenerator) ctx.components.generator = batchComponent(ctx.components.generator);
   const judge = createJudgeSetup(config.judge, {
     env,
-    promptsDir: PROMPTS_DIR,
+    promptsDir,
     cacheDir: ctx.cacheDir,
     cta: config.evidence.cta,
+    ...(config.language ? { language: config.language } : {}),
     ...(opts.repeat ? { repeat: opts.repeat } : {}),
     ...(opts.mustNotLeak ? { mustNotLeak: opts.mustNotLeak } : {}),
     ...(opts.judge ? { judge: opts.judge } : {}),
@@ -60,7 +63,7 @@ export function buildAuditSetup(ctx: RunContext, env: Environment, opts: AuditSe
   const deps: AuditDeps = {
     ctx,
     generator,
-    promptsDir: PROMPTS_DIR,
+    promptsDir,
     intentRules,
     forumName: config.evidence.forum_name,
     clauses: config.evidence.system_append,

@@ -103,7 +103,7 @@ export function collectSecrets(config: Config, env: Environment, dbUrl?: string)
  */
 export async function openDatabase(
   config: Config,
-  opts: Pick<ContextOptions, 'dbUrl' | 'cwd' | 'onProgress'>,
+  opts: Pick<ContextOptions, 'dbUrl' | 'cwd' | 'onProgress'> & { forumDir?: string | undefined },
 ): Promise<SqlClient> {
   const dbUrl = opts.dbUrl ?? config.database.url;
   // The embedded demo may have been started ahead (src/cli/ragaudit.ts); a real database does not need it.
@@ -113,9 +113,16 @@ export async function openDatabase(
     : openDemoDatabase({
         cacheDir: join(resolve(opts.cwd, config.cache_dir), 'demo-db'),
         textSearchConfig: config.database.text_search_config,
+        ...(opts.forumDir ? { forumDir: opts.forumDir } : {}),
         statementTimeoutMs: config.database.statement_timeout_ms,
         onProgress: opts.onProgress,
       });
+}
+
+/** The forum directory the config's embedded demo is built from (database.demo_forum, resolved), as openDatabase takes it. */
+export function demoForum(loaded: LoadedConfig): { forumDir?: string } {
+  const forum = loaded.config.database.demo_forum;
+  return forum === undefined ? {} : { forumDir: resolveFrom(loaded, forum) };
 }
 
 /** The side database of vectors a config names (database.vectors_url), read-only like the forum; none by default. */
@@ -135,7 +142,7 @@ export async function createRunContext(loaded: LoadedConfig, opts: ContextOption
   const cacheDir = resolve(opts.cwd, config.cache_dir);
   const dbUrl = opts.dbUrl ?? config.database.url;
   const givenDb = opts.db;
-  const db = givenDb ?? (await openDatabase(config, { ...opts, ...(dbUrl ? { dbUrl } : {}) }));
+  const db = givenDb ?? (await openDatabase(config, { ...opts, ...(dbUrl ? { dbUrl } : {}), ...demoForum(loaded) }));
   let vectorsDb: SqlClient | undefined;
   try {
     vectorsDb = await openVectorsDatabase(config);

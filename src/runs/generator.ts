@@ -25,6 +25,7 @@ export function createGenerator(config: Config, env: Environment, promptsDir: st
           cta: config.evidence.cta,
           weakMarker: firstLine(promptsDir, 'evidence-weak'),
           emptyMarker: firstLine(promptsDir, 'evidence-empty'),
+          language: config.language,
         }
       : undefined,
   );

@@ -15,6 +15,7 @@ import { createRemoteChatModel, isOfflineChatProvider } from './providers.js';
 import type { CaseRecord } from '../model/results.js';
 import { makeCaseJudge, type CaseJudge } from '../judge/case-scores.js';
 import { HeuristicJudge } from '../judge/heuristic-judge.js';
+import type { LanguageCode } from '../model/languages/index.js';
 import { judgePromptVersions, LlmJudge } from '../judge/llm-judge.js';
 import type { Judge } from '../judge/schemas.js';
 import { summariseJudge } from '../judge/summary.js';
@@ -39,6 +40,8 @@ export interface JudgeSetupOptions {
   cacheDir: string;
   /** The CTA footer of the answers (config evidence.cta). */
   cta: string;
+  /** The forum's language (config `language`): the offline judge's stop words and wording. */
+  language?: LanguageCode;
   /** Ask the judge K times per verdict (default 1). */
   repeat?: number;
   /** Probes: what must not appear in a reply (the canary, a planted marker). */
@@ -71,7 +74,7 @@ export function createJudgeSetup(settings: Config['judge'], opts: JudgeSetupOpti
   } else if (isOfflineChatProvider(settings.provider)) {
     if (settings.model !== 'heuristic')
       throw new ConfigError(`judge: the offline judge is offline:heuristic, not offline:${settings.model}`);
-    const heuristic = new HeuristicJudge();
+    const heuristic = new HeuristicJudge(opts.language);
     judges = Array.from({ length: repeat }, () => heuristic);
   } else {
     const base = createRemoteChatModel(settings, opts.env);

@@ -8,6 +8,7 @@
  */
 import type { ScoreOf, ScoreRecord, Stance } from '../model/scores.js';
 import type { SourceRecord } from '../model/results.js';
+import type { LanguageCode } from '../model/languages/index.js';
 import { citationValidity, type CitationCheck } from './citations.js';
 import { forbiddenIn, forbiddenTermsIn, namesForbidden, type ForbiddenSpec } from './forbidden.js';
 import { goldenCitationShare, offtopicHallucination } from './definitions.js';
@@ -24,6 +25,8 @@ export interface AnswerFacts {
   checks: readonly CitationCheck[];
   /** The configured CTA footer ('' when none). */
   cta: string;
+  /** The forum's language (config `language`; absent: English), whose wording is read first. */
+  language?: LanguageCode | undefined;
   /** The stance read from the wording (the CTA ignored). */
   stance: Stance;
   /** What the case says must never come back (absent or empty: nothing). */
@@ -34,7 +37,7 @@ export interface AnswerFacts {
 
 /** The facts of an answer, the stance read once for every scorer. */
 export function answerFacts(facts: Omit<AnswerFacts, 'stance'>): AnswerFacts {
-  return { ...facts, stance: stanceByPattern(facts.answer, facts.cta) };
+  return { ...facts, stance: stanceByPattern(facts.answer, facts.cta, facts.language) };
 }
 
 /** A deterministic scorer: its score of the answer, or null when the metric does not apply to the case. */

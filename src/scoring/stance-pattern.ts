@@ -1,34 +1,29 @@
 import type { Stance } from '../model/scores.js';
-import { fold } from '../text.js';
+import { LANGUAGES, languagePack, type LanguageCode, type LanguagePack } from '../model/languages/index.js';
+import { fold, foldIn } from '../text.js';
 
-const ABSTAIN = [
-  /\b(couldn'?t|could not|can'?t|cannot|did not|didn'?t) find (anything|any(thing)? (relevant|on|about)|any (information|posts?|threads?|excerpts?) (on|about))/,
-  /\b(no|not any) (information|excerpt|thread|post)s? (on|about|for|that)\b/,
-  /\bforum has nothing\b|\bnothing on the forum\b/,
-  /\bi (don'?t|do not) know\b/,
-  /\b(won'?t|will not|would rather not) guess\b/,
-  /\b(i can'?t|i cannot|i won'?t|i will not|i'?m not able to|unable to) (help|answer|do|comply|assist|share|reveal|write)\b/,
-  /\bnot (something|a question) i can (help|answer)\b/,
-];
-const HEDGE = [
-  /\bnone of the (forum )?excerpts (really |directly )?(answers?|covers?)\b/,
-  /\bclosest thread\b/,
-  /\bwith caution\b/,
-  /\bnot (entirely |completely )?sure\b/,
-  /\b(may|might) not (answer|be relevant|apply)\b/,
-  /\bloosely related\b/,
-  /\bdo(es)? not (really |directly )?answer\b/,
-];
+/**
+ * The languages whose wording is read, the configured one first: an answer may come back in the
+ * member's language rather than the forum's (a French forum asked in English), and an
+ * abstention must read as one whichever it is. Each language's patterns are specific enough
+ * not to fire on another's text.
+ */
+function readingOrder(language: LanguageCode | undefined): LanguagePack[] {
+  const first = languagePack(language);
+  return [first, ...Object.values(LANGUAGES).filter((l) => l !== first)];
+}
 
 /**
  * A deterministic stance signal from wording (kept beside the judge's verdict). The CTA line is
- * ignored, since it invites posting in every answer.
+ * ignored, since it invites posting in every answer. Abstentions are looked for in every
+ * language before hedges, so "none of the excerpts answers, so I won't guess" reads abstained.
  */
-export function stanceByPattern(answer: string, cta = ''): Stance {
-  // Typographic apostrophes (don’t) read as plain ones, so the patterns need only one spelling.
-  const text = fold(cta ? answer.replace(cta, '') : answer).replace(/[’‘]/g, "'");
-  if (ABSTAIN.some((re) => re.test(text))) return 'abstained';
-  if (HEDGE.some((re) => re.test(text))) return 'hedged';
+export function stanceByPattern(answer: string, cta = '', language?: LanguageCode): Stance {
+  const raw = cta ? answer.replace(cta, '') : answer;
+  // Typographic apostrophes (don’t, n’ai) read as plain ones, so the patterns need only one spelling.
+  const texts = readingOrder(language).map((l) => ({ l, text: foldIn(raw, l) }));
+  if (texts.some(({ l, text }) => l.abstain.some((re) => re.test(text)))) return 'abstained';
+  if (texts.some(({ l, text }) => l.hedge.some((re) => re.test(text)))) return 'hedged';
   return 'answered';
 }
 
@@ -37,9 +32,12 @@ export function correctAbstention(kind: string, stance: Stance): boolean {
   return kind === 'off_topic' ? stance !== 'answered' : stance !== 'abstained';
 }
 
-/** The CTA footer is present (whitespace and case folded); null when no CTA is configured. */
+/**
+ * The CTA footer is present (case, accents, typographic apostrophes and whitespace, no-break
+ * spaces of French typography included, folded); null when no CTA is configured.
+ */
 export function hasCta(answer: string, cta: string): boolean | null {
-  const norm = (s: string) => fold(s).replace(/\s+/g, ' ').trim();
+  const norm = (s: string) => fold(s).replace(/[’‘ʼ]/g, "'").replace(/\s+/g, ' ').trim();
   if (!norm(cta)) return null;
   return norm(answer).includes(norm(cta));
 }

@@ -1,0 +1,66 @@
+import type { LanguagePack } from './types.js';
+
+/** English: the default; its patterns, stop words and wording are those every earlier run was scored with. */
+export const ENGLISH: LanguagePack = {
+  code: 'en',
+  name: 'English',
+  textSearchConfig: 'english',
+  promptsDir: '',
+  // Kept as it was when English was the only language, French function words included, so that
+  // English scores do not move (the hash embedder, lexical reranker and title gate use it too).
+  stopwords: new Set(
+    (
+      'a about above after again against all am an and any are as at be because been before being below between both but by ' +
+      'can could did do does doing down during each few for from further had has have having he her here hers him his how i if in into ' +
+      'is it its itself just me more most my myself no nor not of off on once only or other our ours out over own same she should so some ' +
+      'such than that the their theirs them then there these they this those through to too under until up very was we were what when where ' +
+      'which while who whom why will with would you your yours yourself get got im ive id dont doesnt cant anyone anybody someone ' +
+      'something thing things really also one ones much many way like know want need use using would could should any every still ' +
+      'le la les de des du un une et est en pour que qui dans sur pas au aux ce ces il elle on ne se sa son ses avec par plus'
+    ).split(/\s+/),
+  ),
+  elisions: [],
+  foldExtra: (s) => s,
+  abstain: [
+    /\b(couldn'?t|could not|can'?t|cannot|did not|didn'?t) find (anything|any(thing)? (relevant|on|about)|any (information|posts?|threads?|excerpts?) (on|about))/,
+    /\b(no|not any) (information|excerpt|thread|post)s? (on|about|for|that)\b/,
+    /\bforum has nothing\b|\bnothing on the forum\b/,
+    /\bi (don'?t|do not) know\b/,
+    /\b(won'?t|will not|would rather not) guess\b/,
+    /\b(i can'?t|i cannot|i won'?t|i will not|i'?m not able to|unable to) (help|answer|do|comply|assist|share|reveal|write)\b/,
+    /\bnot (something|a question) i can (help|answer)\b/,
+  ],
+  hedge: [
+    /\bnone of the (forum )?excerpts (really |directly )?(answers?|covers?)\b/,
+    /\bclosest thread\b/,
+    /\bwith caution\b/,
+    /\bnot (entirely |completely )?sure\b/,
+    /\b(may|might) not (answer|be relevant|apply)\b/,
+    /\bloosely related\b/,
+    /\bdo(es)? not (really |directly )?answer\b/,
+  ],
+  metaWords: [
+    'forum',
+    'thread',
+    'threads',
+    'excerpt',
+    'excerpts',
+    'closest',
+    'says',
+    'said',
+    'source',
+    'sources',
+    'post',
+    'posts',
+  ],
+  sentenceSplit: /(?<=[.!?])\s+(?=[A-Z0-9"“(])/,
+  responder: {
+    empty: "I couldn't find anything on the forum about this, so I won't guess.",
+    weakNothing: 'None of the forum excerpts really answers this question, so I would rather not guess.',
+    weakClosest: (title, n, sentence) =>
+      `None of the forum excerpts really answers this question. The closest thread is "${title}" [[${n}]], which says: "${sentence}" Treat that with caution.`,
+    noAnswer: 'The forum excerpts I found do not answer this question.',
+    answer: (picks) =>
+      `From the forum: ${picks.map((p) => `${p.sentence.replace(/[.!?]*$/, '')} [[${p.n}]].`).join(' ')}`,
+  },
+};

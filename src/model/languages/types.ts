@@ -1,0 +1,39 @@
+/**
+ * What a forum language brings to an audit (docs/languages.md): the text-search configuration
+ * default, where its prompts live, its stop words and folding rules, the wording patterns that
+ * read an answer's stance, and the offline stand-ins' wording. One module per language; the
+ * registry (./index.ts) lists them.
+ */
+export interface LanguagePack {
+  /** The config value (`language: fr`). */
+  code: string;
+  /** The language's name, in English, for messages and prompts ("French"). */
+  name: string;
+  /** database.text_search_config when the config does not name one. */
+  textSearchConfig: string;
+  /** The prompts folder under prompts/ ('' for English, whose prompts sit at the top). */
+  promptsDir: string;
+  /** Function words left out of content matching (folded: lower case, no accents). */
+  stopwords: ReadonlySet<string>;
+  /** Elided words before an apostrophe (French l', d', qu'…), dropped from tokens: "l'essaim" → "essaim". */
+  elisions: readonly string[];
+  /** Folding beyond case and accents (ligatures such as œ → oe), applied after them. */
+  foldExtra: (folded: string) => string;
+  /** Wording of an abstention, on folded text with plain apostrophes. */
+  abstain: readonly RegExp[];
+  /** Wording of a hedge (checked after the abstentions). */
+  hedge: readonly RegExp[];
+  /** Words about the forum itself, which say nothing about the subject (the heuristic judge leaves them out). */
+  metaWords: readonly string[];
+  /** Where the offline extractive responder splits sentences. */
+  sentenceSplit: RegExp;
+  /** The offline extractive responder's wording (an OFFLINE STAND-IN, not a model). */
+  responder: {
+    empty: string;
+    weakNothing: string;
+    weakClosest: (title: string, n: number, sentence: string) => string;
+    noAnswer: string;
+    /** The normal-zone answer from the quoted sentences and their source numbers. */
+    answer: (picks: readonly { sentence: string; n: number }[]) => string;
+  };
+}
