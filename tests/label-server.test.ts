@@ -79,7 +79,15 @@ interface ItemReply {
   pos: number;
   total: number;
   done: number;
-  item: { key: string; case_id: string; question: string; judge: unknown; label: unknown; cited: number[] };
+  item: {
+    key: string;
+    case_id: string;
+    question: string;
+    judge: unknown;
+    label: unknown;
+    cited: number[];
+    stand_in?: string | null;
+  };
 }
 const item = async (s: LabelServer, labeller: string, pos: number, queue = 'answer') =>
   (await http(s, `/api/item?labeller=${labeller}&queue=${queue}&pos=${pos}`)).data as ItemReply;
@@ -114,6 +122,8 @@ describe('ragaudit label server', () => {
     const s = await start(w);
     const first = await item(s, 'ann', 0);
     expect(first.item.judge).toBeNull();
+    // The demo's answers come from the extractive responder: the page says so beside each one.
+    expect(first.item.stand_in).toMatch(/OFFLINE STAND-IN/);
     expect(first.done).toBe(0);
     const saved = (
       await http(s, '/api/label', {

@@ -59,6 +59,8 @@ interface AnswerItem {
   key: string;
   run: string;
   results: string;
+  /** The generator's label when it is an offline stand-in (shown with the answer), else null. */
+  standIn: string | null;
   record: CaseRecord;
   digest: string;
 }
@@ -152,6 +154,7 @@ export async function startLabelServer(inputs: LabelServerInputs): Promise<Label
           key: `a:${i}:${record.id}`,
           run,
           results: r.digest,
+          standIn: r.result.components.generator?.offline ? r.result.components.generator.label : null,
           record,
           digest: answerDigest(record),
         };
@@ -227,6 +230,7 @@ export async function startLabelServer(inputs: LabelServerInputs): Promise<Label
     return {
       key: it.key,
       run: it.run,
+      stand_in: it.standIn,
       case_id: r.id,
       question: r.question,
       sources: (r.sources ?? []).map((s) => ({ n: s.n, title: s.title, url: s.url, excerpt: s.excerpt })),

@@ -70,6 +70,7 @@ function render() {
   if (!it) { box.append(el('p', state.total ? 'Nothing here.' : 'This queue is empty.')); return; }
   const head = el('div', '', 'card');
   head.append(el('div', it.case_id + (it.run ? ' · run ' + it.run : ''), 'meta'), el('div', it.question, 'q'));
+  if (it.stand_in) head.append(el('div', 'Answer written by ' + it.stand_in + ': an offline stand-in, not a language model.', 'meta'));
   box.append(head);
   if (state.queue === 'answer') renderAnswer(box, it); else renderPool(box, it);
 }
