@@ -15,6 +15,7 @@
 import pg from 'pg';
 import { parseArgs } from 'node:util';
 import { EMBEDDINGS_DDL, FORUM_DDL } from '../dist/corpus/ddl.js';
+import { mulberry32 } from './lib.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -30,14 +31,7 @@ const N = Number(values.posts);
 const DIMS = Number(values.dims);
 if (!/^[a-z_][a-z0-9_]*$/.test(values.db)) throw new Error('--db: a lowercase identifier');
 
-let state = Number(values.seed) >>> 0;
-function rnd() {
-  state = (state + 0x6d2b79f5) >>> 0;
-  let t = state;
-  t = Math.imul(t ^ (t >>> 15), t | 1);
-  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-}
+const rnd = mulberry32(Number(values.seed));
 const int = (n) => Math.floor(rnd() * n);
 const gauss = () => Math.sqrt(-2 * Math.log(1 - rnd())) * Math.cos(2 * Math.PI * rnd());
 

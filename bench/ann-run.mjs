@@ -12,6 +12,7 @@ import { execFileSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { DiscourseProfile } from '../dist/corpus/discourse.js';
 import { connectPostgres } from '../dist/corpus/sql-client.js';
+import { mulberry32 } from './lib.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -28,14 +29,7 @@ const { values } = parseArgs({
 const Q = Number(values.queries);
 const K = Number(values.k);
 const DIMS = Number(values.dims);
-let state = Number(values.seed) >>> 0;
-function rnd() {
-  state = (state + 0x6d2b79f5) >>> 0;
-  let t = state;
-  t = Math.imul(t ^ (t >>> 15), t | 1);
-  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-}
+const rnd = mulberry32(Number(values.seed));
 const gauss = () => Math.sqrt(-2 * Math.log(1 - rnd())) * Math.cos(2 * Math.PI * rnd());
 const uptime = () => execFileSync('uptime', { encoding: 'utf8' }).trim();
 

@@ -13,6 +13,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { mulberry32 } from './lib.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -28,15 +29,7 @@ const depth = Number(values.depth);
 const shuffle = Number(values.shuffle);
 const COLLECTION = 2_000_000;
 
-// mulberry32: small, fast, deterministic.
-let state = Number(values.seed) >>> 0;
-function rnd() {
-  state = (state + 0x6d2b79f5) >>> 0;
-  let t = state;
-  t = Math.imul(t ^ (t >>> 15), t | 1);
-  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-}
+const rnd = mulberry32(Number(values.seed));
 const int = (n) => Math.floor(rnd() * n);
 const docno = (n) => `D${String(n).padStart(8, '0')}`;
 
