@@ -1,4 +1,6 @@
 import { RagauditError } from '../errors.js';
+import { FIRST_POST, FROM_POSTS, ITEM_COLUMNS, PUBLIC_POST, semanticSql } from './discourse-sql.js';
+import type { SemanticQuery } from './discourse.js';
 
 /**
  * How a semantic channel finds its nearest neighbours (docs/database.md#search-modes).
@@ -58,4 +60,43 @@ export function annSettings(q: AnnOptions & { limit: number }): [string, string]
 export function sqlInteger(n: number, what: string): string {
   if (!Number.isSafeInteger(n)) throw new RagauditError(`${what} must be an integer, got ${String(n)}`);
   return String(n);
+}
+
+/** `model_id = … AND strategy_id = …` as literals (see {@link sqlInteger}): a partial index's predicate, provable. */
+export function annPair(q: Pick<SemanticQuery, 'modelId' | 'strategyId'>): string {
+  return `e.model_id = ${sqlInteger(q.modelId, 'model_id')} AND e.strategy_id = ${sqlInteger(q.strategyId, 'strategy_id')}`;
+}
+
+/**
+ * The ANN shape over the forum's own vectors: the `candidates` nearest vectors of the pair by the
+ * distance alone (what an HNSW or IVFFlat index answers), then the visibility rule, then the
+ * survivors by (distance, id), the first `limit`. `query` is the vector's SQL (`$1`, or `q.v` in
+ * a batch's LATERAL); `first` the parameters before the candidate count. With `withDistance` the
+ * rows carry their distance (a batch orders by it).
+ */
+export function annJoined(
+  grain: 'post' | 'topic',
+  table: string,
+  q: Omit<SemanticQuery, 'vector'>,
+  query: string,
+  first: unknown[],
+  withDistance = false,
+): { sql: string; params: unknown[] } {
+  const dims = Math.floor(q.dimensions);
+  const op = q.operator ?? '<=>';
+  const sem = semanticSql(op, dims, query === '$1' ? `$1::halfvec(${dims})` : query);
+  const d = semanticSql(op, dims, '', 'n.distance');
+  const n = first.length;
+  const [cand, limit, max] = [`$${n + 1}`, `$${n + 2}`, `$${n + 3}`];
+  const nearest = `(SELECT e.${grain}_id AS id, ${sem.distance} AS distance FROM ${table} e
+         WHERE ${annPair(q)} ORDER BY ${sem.distance} LIMIT ${cand}) n`;
+  const from =
+    grain === 'post'
+      ? `${nearest} JOIN ${FROM_POSTS} ON p.id = n.id`
+      : `${nearest} JOIN topics t ON t.id = n.id LEFT JOIN categories c ON c.id = t.category_id JOIN posts p ON ${FIRST_POST}`;
+  const sql = `SELECT ${ITEM_COLUMNS}, ${d.scoreOf} AS score${withDistance ? ', n.distance' : ''}
+       FROM ${from}
+       WHERE ${d.definedOf} AND ${PUBLIC_POST} AND (${max}::int IS NULL OR t.posts_count <= ${max}::int)
+       ORDER BY n.distance, ${grain === 'post' ? 'p.id' : 't.id'} LIMIT ${limit}`;
+  return { sql, params: [...first, annCandidates(q.limit, q.candidates), q.limit, q.maxPostsCount ?? null] };
 }

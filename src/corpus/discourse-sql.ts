@@ -76,3 +76,12 @@ export const orTsquery = (
 ) => `to_tsquery('simple', (SELECT string_agg('''' || replace(replace(l, E'\\\\', E'\\\\\\\\'), '''', '''''') || '''', ' | ')
   FROM unnest(tsvector_to_array(to_tsvector($2::regconfig, ${text}))) AS l))`;
 export const OR_TSQUERY = orTsquery('$1');
+
+/**
+ * What "public" means on Discourse (docs/design.md#discourse): a regular post, not hidden, not deleted, in a
+ * visible, non-deleted topic that is not a private message, in a category that is not
+ * read-restricted. Every query of the profile carries it.
+ */
+export const PUBLIC_POST = `p.post_type = 1 AND NOT p.hidden AND p.deleted_at IS NULL
+  AND t.visible AND t.deleted_at IS NULL AND t.archetype <> 'private_message'
+  AND c.id IS NOT NULL AND NOT c.read_restricted`;

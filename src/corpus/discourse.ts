@@ -1,4 +1,3 @@
-import { RagauditError } from '../errors.js';
 import {
   byQuery,
   FIRST_POST,
@@ -6,129 +5,37 @@ import {
   ITEM_COLUMNS,
   OR_TSQUERY,
   orTsquery,
+  PUBLIC_POST,
   semanticSql,
   toItems,
   type BatchRow,
   type Row,
 } from './discourse-sql.js';
-import { annCandidates, annSettings, defaultSearchMode, sqlInteger, type AnnOptions, type SearchMode } from './ann.js';
-import type { QueryOptions, SqlClient } from './sql-client.js';
+import { annCandidates, annJoined, annPair, annSettings, defaultSearchMode, type SearchMode } from './ann.js';
+import type { SqlClient } from './sql-client.js';
 
-/** One retrieved passage: a post (post grain) or a topic represented by its first post. */
-export interface RetrievedItem {
-  post_id: number;
-  topic_id: number;
-  post_number: number;
-  title: string;
-  slug: string;
-  category: string;
-  posts_count: number;
-  /** The post's own text (raw markdown): what content metrics and the evidence block read. */
-  text: string;
-  reply_to_post_number: number | null;
-  /** The channel's own score (cosine similarity, ts_rank_cd, RRF sum or cross-encoder logit). */
-  score: number;
-}
-
-/**
- * What "public" means on Discourse (docs/design.md#discourse): a regular post, not hidden, not deleted, in a
- * visible, non-deleted topic that is not a private message, in a category that is not
- * read-restricted. Every query of the profile carries it.
- */
-export const PUBLIC_POST = `p.post_type = 1 AND NOT p.hidden AND p.deleted_at IS NULL
-  AND t.visible AND t.deleted_at IS NULL AND t.archetype <> 'private_message'
-  AND c.id IS NOT NULL AND NOT c.read_restricted`;
-
-export interface SemanticQuery extends AnnOptions {
-  vector: string;
-  dimensions: number;
-  modelId: number;
-  strategyId: number;
-  /** pgvector operator: `<=>` cosine distance (default) or `<#>` negative inner product. */
-  operator?: '<=>' | '<#>';
-  limit: number;
-  /** Topics with more posts than this are left out (size routing); null = no limit. */
-  maxPostsCount?: number | null;
-}
-
-export interface KeywordQuery {
-  text: string;
-  /** Text-search configuration, e.g. `english` or `french`. */
-  config: string;
-  limit: number;
-  maxPostsCount?: number | null;
-}
-
-/** How a batched semantic statement is shaped (see `DiscourseProfile.batchShape`); default by database kind. */
-export type BatchShape = 'lateral' | 'shared';
-
-export interface SemanticBatchQuery extends Omit<SemanticQuery, 'vector'> {
-  /** One query vector (pgvector text form) per question. */
-  vectors: string[];
-  shape?: BatchShape;
-}
-
-export interface KeywordBatchQuery extends Omit<KeywordQuery, 'text'> {
-  /** One question per list. */
-  texts: string[];
-}
-
-/** One statement as the profile sends it: where, what, with which parameters and settings (doctor EXPLAINs it). */
-export interface Statement {
-  db: SqlClient;
-  sql: string;
-  params: unknown[];
-  settings?: QueryOptions['settings'];
-}
-
-/** A schema name as config and flags accept it (it is spliced into SQL as a quoted identifier). */
-export const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
-
-/** discourse-ai's embedding table of a grain, schema-qualified when a schema is named. */
-export function embeddingsTable(grain: 'post' | 'topic', schema?: string): string {
-  if (schema === undefined) return `ai_${grain}s_embeddings`;
-  if (!SCHEMA_NAME.test(schema)) throw new RagauditError(`not a schema name: ${JSON.stringify(schema)}`);
-  return `"${schema}".ai_${grain}s_embeddings`;
-}
-
-/** `model_id = … AND strategy_id = …` as literals (see {@link sqlInteger}): a partial index's predicate, provable. */
-function annPair(q: Pick<SemanticQuery, 'modelId' | 'strategyId'>): string {
-  return `e.model_id = ${sqlInteger(q.modelId, 'model_id')} AND e.strategy_id = ${sqlInteger(q.strategyId, 'strategy_id')}`;
-}
-
-/**
- * The ANN shape over the forum's own vectors: the `candidates` nearest vectors of the pair by the
- * distance alone (what an HNSW or IVFFlat index answers), then the visibility rule, then the
- * survivors by (distance, id), the first `limit`. `query` is the vector's SQL (`$1`, or `q.v` in
- * a batch's LATERAL); `first` the parameters before the candidate count. With `withDistance` the
- * rows carry their distance (a batch orders by it).
- */
-function annJoined(
-  grain: 'post' | 'topic',
-  table: string,
-  q: Omit<SemanticQuery, 'vector'>,
-  query: string,
-  first: unknown[],
-  withDistance = false,
-): { sql: string; params: unknown[] } {
-  const dims = Math.floor(q.dimensions);
-  const op = q.operator ?? '<=>';
-  const sem = semanticSql(op, dims, query === '$1' ? `$1::halfvec(${dims})` : query);
-  const d = semanticSql(op, dims, '', 'n.distance');
-  const n = first.length;
-  const [cand, limit, max] = [`$${n + 1}`, `$${n + 2}`, `$${n + 3}`];
-  const nearest = `(SELECT e.${grain}_id AS id, ${sem.distance} AS distance FROM ${table} e
-         WHERE ${annPair(q)} ORDER BY ${sem.distance} LIMIT ${cand}) n`;
-  const from =
-    grain === 'post'
-      ? `${nearest} JOIN ${FROM_POSTS} ON p.id = n.id`
-      : `${nearest} JOIN topics t ON t.id = n.id LEFT JOIN categories c ON c.id = t.category_id JOIN posts p ON ${FIRST_POST}`;
-  const sql = `SELECT ${ITEM_COLUMNS}, ${d.scoreOf} AS score${withDistance ? ', n.distance' : ''}
-       FROM ${from}
-       WHERE ${d.definedOf} AND ${PUBLIC_POST} AND (${max}::int IS NULL OR t.posts_count <= ${max}::int)
-       ORDER BY n.distance, ${grain === 'post' ? 'p.id' : 't.id'} LIMIT ${limit}`;
-  return { sql, params: [...first, annCandidates(q.limit, q.candidates), q.limit, q.maxPostsCount ?? null] };
-}
+export { PUBLIC_POST } from './discourse-sql.js';
+export {
+  embeddingsTable,
+  SCHEMA_NAME,
+  type BatchShape,
+  type KeywordBatchQuery,
+  type KeywordQuery,
+  type RetrievedItem,
+  type SemanticBatchQuery,
+  type SemanticQuery,
+  type Statement,
+} from './discourse-types.js';
+import {
+  embeddingsTable,
+  type BatchShape,
+  type KeywordBatchQuery,
+  type KeywordQuery,
+  type RetrievedItem,
+  type SemanticBatchQuery,
+  type SemanticQuery,
+  type Statement,
+} from './discourse-types.js';
 
 /** Discourse (with discourse-ai embeddings) as seen by the audit: public content only. */
 export class DiscourseProfile {
