@@ -11,8 +11,9 @@ import {
   type BatchRow,
   type Row,
 } from './discourse-sql.js';
-import { annCandidates, annJoined, annPair, annSettings, defaultSearchMode, type SearchMode } from './ann.js';
+import { annJoined, annSettings, defaultSearchMode, type SearchMode } from './ann.js';
 import type { SqlClient } from './sql-client.js';
+import { firstFetch, sideAnnStatement, sideExactStatement, sideSemantic } from './discourse-side.js';
 
 export { PUBLIC_POST } from './discourse-sql.js';
 export {
@@ -66,84 +67,13 @@ export class DiscourseProfile {
   /** A batch over a side database: one two-step search per vector (no statement can span both). */
   private async sideBatch(grain: 'post' | 'topic', q: SemanticBatchQuery): Promise<RetrievedItem[][]> {
     const out: RetrievedItem[][] = [];
-    for (const vector of q.vectors) out.push(await this.sideSemantic(grain, { ...q, vector }));
+    for (const vector of q.vectors) out.push(await sideSemantic(this, grain, { ...q, vector }));
     return out;
   }
 
   /** The vectors live in another database than the forum: no query can join the two. */
   get separateVectors(): boolean {
     return this.vectorsDb !== this.db;
-  }
-
-  /**
-   * Semantic search when the vectors are in a side database: the nearest candidates there (the
-   * same distance, score and tie-break as the joined query), then the forum keeps the public ones
-   * in that order; when fewer than `limit` survive and more candidates exist, it asks for four
-   * times as many. The result is the joined query's: the first `limit` public rows by
-   * (distance, id).
-   */
-  private async sideSemantic(grain: 'post' | 'topic', q: SemanticQuery): Promise<RetrievedItem[]> {
-    const sem = semanticSql(q.operator ?? '<=>', Math.floor(q.dimensions));
-    const idCol = grain === 'post' ? 'post_id' : 'topic_id';
-    const what = `semantic ${grain} search`;
-    const publicOf = async (candidates: { id: number; score: number | string }[]) => {
-      const rows = await this.db.query<Row>(
-        grain === 'post'
-          ? `SELECT ${ITEM_COLUMNS}, 0 AS score FROM ${FROM_POSTS}
-             WHERE p.id = ANY($1::int[]) AND ${PUBLIC_POST} AND ($2::int IS NULL OR t.posts_count <= $2)`
-          : `SELECT ${ITEM_COLUMNS}, 0 AS score FROM topics t LEFT JOIN categories c ON c.id = t.category_id
-             JOIN posts p ON ${FIRST_POST}
-             WHERE t.id = ANY($1::int[]) AND ${PUBLIC_POST} AND ($2::int IS NULL OR t.posts_count <= $2)`,
-        [candidates.map((c) => Number(c.id)), q.maxPostsCount ?? null],
-      );
-      const byId = new Map(rows.map((r) => [Number(grain === 'post' ? r.post_id : r.topic_id), r]));
-      return candidates.flatMap((c) => {
-        const r = byId.get(Number(c.id));
-        return r ? [{ ...r, score: c.score }] : [];
-      });
-    };
-    if (q.search === 'ann') {
-      // The index's nearest candidates, then the forum's public ones, re-sorted exactly by (distance, id).
-      const st = this.sideAnnStatement(grain, q);
-      const candidates = await st.db.query<{ id: number; score: number | string; distance: number | string }>(
-        st.sql,
-        st.params,
-        { settings: st.settings ?? [] },
-      );
-      const order = new Map(candidates.map((c) => [Number(c.id), Number(c.distance)]));
-      const kept = (await publicOf(candidates.filter((c) => !Number.isNaN(Number(c.distance)))))
-        .sort((a, b) => {
-          const [ia, ib] = grain === 'post' ? [a.post_id, b.post_id] : [a.topic_id, b.topic_id];
-          return order.get(Number(ia))! - order.get(Number(ib))! || Number(ia) - Number(ib);
-        })
-        .slice(0, q.limit);
-      return toItems(kept, what);
-    }
-    for (let fetch = Math.max(q.limit * 4, 50); ; fetch *= 4) {
-      const candidates = await this.vectorsDb.query<{ id: number; score: number | string }>(
-        `SELECT e.${idCol} AS id, ${sem.score} AS score FROM ${this.vectors[grain]} e
-         WHERE e.model_id = $2 AND e.strategy_id = $3 AND ${sem.defined}
-         ORDER BY ${sem.distance}, e.${idCol} LIMIT $4`,
-        [q.vector, q.modelId, q.strategyId, fetch],
-      );
-      const kept = (await publicOf(candidates)).slice(0, q.limit);
-      if (kept.length >= q.limit || candidates.length < fetch) return toItems(kept, what);
-    }
-  }
-
-  /** The side database's ANN candidate statement: the index's nearest `candidates`, nothing else. */
-  private sideAnnStatement(grain: 'post' | 'topic', q: SemanticQuery): Statement {
-    const dims = Math.floor(q.dimensions);
-    const sem = semanticSql(q.operator ?? '<=>', dims);
-    const d = semanticSql(q.operator ?? '<=>', dims, '', 'n.distance');
-    return {
-      db: this.vectorsDb,
-      sql: `SELECT n.id, ${d.scoreOf} AS score, n.distance FROM (
-         SELECT e.${grain}_id AS id, ${sem.distance} AS distance FROM ${this.vectors[grain]} e
-         WHERE ${annPair(q)} ORDER BY ${sem.distance} LIMIT $2) n`,
-      params: [q.vector, annCandidates(q.limit, q.candidates)],
-      settings: annSettings(q),
-    };
   }
 
   /** The search mode of a channel whose config names none: `ann` on PostgreSQL, `exact` on PGlite (the vectors' database decides). */
@@ -158,15 +88,8 @@ export class DiscourseProfile {
   semanticStatement(grain: 'post' | 'topic', q: SemanticQuery): Statement {
     const sem = semanticSql(q.operator ?? '<=>', Math.floor(q.dimensions));
     if (this.separateVectors) {
-      if (q.search === 'ann') return this.sideAnnStatement(grain, q);
-      const idCol = `${grain}_id`;
-      return {
-        db: this.vectorsDb,
-        sql: `SELECT e.${idCol} AS id, ${sem.score} AS score FROM ${this.vectors[grain]} e
-         WHERE e.model_id = $2 AND e.strategy_id = $3 AND ${sem.defined}
-         ORDER BY ${sem.distance}, e.${idCol} LIMIT $4`,
-        params: [q.vector, q.modelId, q.strategyId, Math.max(q.limit * 4, 50)],
-      };
+      if (q.search === 'ann') return sideAnnStatement(this, grain, q);
+      return sideExactStatement(this, grain, q, firstFetch(q));
     }
     if (q.search === 'ann') {
       const { sql, params } = annJoined(grain, this.vectors[grain], q, '$1', [q.vector]);
@@ -201,12 +124,12 @@ export class DiscourseProfile {
   }
 
   async semanticPosts(q: SemanticQuery): Promise<RetrievedItem[]> {
-    if (this.separateVectors) return this.sideSemantic('post', q);
+    if (this.separateVectors) return sideSemantic(this, 'post', q);
     return toItems(await this.run<Row>(this.semanticStatement('post', q)), 'semantic post search');
   }
 
   async semanticTopics(q: SemanticQuery): Promise<RetrievedItem[]> {
-    if (this.separateVectors) return this.sideSemantic('topic', q);
+    if (this.separateVectors) return sideSemantic(this, 'topic', q);
     return toItems(await this.run<Row>(this.semanticStatement('topic', q)), 'semantic topic search');
   }
 
