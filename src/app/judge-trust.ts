@@ -3,8 +3,13 @@ import { dirname, resolve } from 'node:path';
 import { InputError } from '../errors.js';
 import { JUDGE_GATED_METRICS, judgeTrustProblems, readCalibration } from '../judge/calibration.js';
 import { PROMPTS_DIR } from '../paths.js';
+import { languagePromptsDir } from '../evidence/block.js';
+import { LANGUAGES, type LanguageCode } from '../model/languages/index.js';
 import type { LoadedRun } from '../reports/compare.js';
 import type { ReleaseGateRules } from '../reports/release-gate.js';
+
+/** A results file's `config.language`, when it names a known language. */
+const isLanguageCode = (l: unknown): l is LanguageCode => typeof l === 'string' && Object.hasOwn(LANGUAGES, l);
 
 /**
  * A gate may rule on judge-derived figures only when each judged run's judge is calibrated (same
@@ -18,7 +23,7 @@ export function gateJudgeTrust(
   gate: ReleaseGateRules,
   runs: readonly LoadedRun[],
   cwd: string,
-  promptsDir = PROMPTS_DIR,
+  promptsDir?: string,
 ): void {
   const rule = gate.judge_calibration;
   if (!rule) {
@@ -34,6 +39,9 @@ export function gateJudgeTrust(
     return;
   }
   const file = resolve(cwd, dirname(gate.file), rule.file);
+  // The prompts the runs were judged with: their language's folder (runs compared share one language).
+  const language = runs.map((r) => r.result.config.language).find(isLanguageCode);
+  const prompts = promptsDir ?? languagePromptsDir(PROMPTS_DIR, language);
   const calibration = existsSync(file) ? readCalibration(file) : null;
   const problems = judgeTrustProblems(
     rule,
@@ -41,7 +49,7 @@ export function gateJudgeTrust(
     rule.file,
     Object.keys(gate.metrics),
     runs.map((r) => ({ label: r.label, judge: r.result.summary.judge })),
-    promptsDir,
+    prompts,
   );
   if (problems.length)
     throw new InputError(
