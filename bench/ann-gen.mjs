@@ -15,7 +15,7 @@
 import pg from 'pg';
 import { parseArgs } from 'node:util';
 import { EMBEDDINGS_DDL, FORUM_DDL } from '../dist/corpus/ddl.js';
-import { mulberry32 } from './lib.mjs';
+import { mulberry32 } from '../dist/scoring/statistics.js';
 
 const { values } = parseArgs({
   options: {

@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { mulberry32 } from './lib.mjs';
+import { mulberry32 } from '../dist/scoring/statistics.js';
 
 const { values } = parseArgs({
   options: {

@@ -16,17 +16,7 @@ import type { SqlClient } from './sql-client.js';
 import { firstFetch, sideAnnStatement, sideExactStatement, sideSemantic } from './discourse-side.js';
 
 export { PUBLIC_POST } from './discourse-sql.js';
-export {
-  embeddingsTable,
-  SCHEMA_NAME,
-  type BatchShape,
-  type KeywordBatchQuery,
-  type KeywordQuery,
-  type RetrievedItem,
-  type SemanticBatchQuery,
-  type SemanticQuery,
-  type Statement,
-} from './discourse-types.js';
+export * from './discourse-types.js';
 import {
   embeddingsTable,
   type BatchShape,
