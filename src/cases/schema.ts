@@ -27,11 +27,59 @@ export const HumanLabelsSchema = z
   })
   .strict();
 
+const postIds = z.array(z.number().int().positive());
+
+/**
+ * One earlier message of a conversation case (docs/conversations.md). A user turn may carry its
+ * own goldens: that turn is then retrieved too (with the history before it) and measured.
+ */
+export const TurnSchema = z
+  .object({
+    role: z.enum(['user', 'assistant']),
+    content: nonEmpty,
+    expected_topic_ids: postIds.optional(),
+    expected_post_ids: postIds.optional(),
+  })
+  .strict();
+export type Turn = z.infer<typeof TurnSchema>;
+
+/**
+ * Where a mined case came from (`ragaudit mine`, docs/mining.md): the topic that is its golden,
+ * the stratum it was drawn from, how the question was written, and whether the golden is
+ * structurally ambiguous (other public topics whose titles are near-identical to this one's).
+ */
+export const MinedSchema = z
+  .object({
+    topic_id: z.number().int().positive(),
+    category: z.string(),
+    tags: z.array(z.string()),
+    /** `template`: deterministic templates over title, tags and first post; `generator`: the generator with the mine prompt. */
+    method: z.enum(['template', 'generator']),
+    /** The template's name, or the mine prompt's version. */
+    template: z.string().optional(),
+    prompt_version: z.string().optional(),
+    /** Other public topics whose titles are near-identical: a single-topic golden is ambiguous. */
+    ambiguous: z.object({ similar_topic_ids: postIds.min(1) }).strict().optional(),
+  })
+  .strict();
+export type Mined = z.infer<typeof MinedSchema>;
+
 /** One audit question (docs/design.md#case-and-probe). */
 export const CaseSchema = z
   .object({
     id: slug,
+    /** The question; in a conversation case, the final user message. */
     question: nonEmpty,
+    /**
+     * A conversation case: the messages before the final question, alternating user and
+     * assistant, starting with a user message and ending with an assistant one.
+     */
+    turns: z.array(TurnSchema).min(2).optional(),
+    /** A conversation whose final question cannot be understood without the history (default true when `turns` is given). */
+    needs_history: z.boolean().optional(),
+    /** `mined` for a case written by `ragaudit mine`; absent means curated. */
+    source: z.enum(['curated', 'mined']).optional(),
+    mined: MinedSchema.optional(),
     kind: z.enum(['in_domain', 'off_topic']).default('in_domain'),
     expected_topic_ids: z.array(z.number().int().positive()).default([]),
     expected_post_ids: z.array(z.number().int().positive()).default([]),
@@ -42,9 +90,41 @@ export const CaseSchema = z
     human: HumanLabelsSchema.optional(),
     ...forbiddenFields,
   })
-  .strict();
+  .strict()
+  .superRefine((c, ctx) => {
+    c.turns?.forEach((t, i) => {
+      const want = i % 2 === 0 ? 'user' : 'assistant';
+      if (t.role !== want)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['turns', i, 'role'],
+          message: `turn ${i + 1} must be a ${want} message (turns alternate, starting with the user)`,
+        });
+      if (t.role === 'assistant' && (t.expected_topic_ids || t.expected_post_ids))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['turns', i],
+          message: 'goldens belong on user turns, not on assistant messages',
+        });
+    });
+    if (c.turns && c.turns.length % 2 !== 0)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['turns'],
+        message: 'the history must end with an assistant message (the final user message is `question`)',
+      });
+    if (c.needs_history !== undefined && !c.turns)
+      ctx.addIssue({ code: 'custom', path: ['needs_history'], message: 'only a conversation case (with turns) can need its history' });
+    if (c.mined && c.source !== 'mined')
+      ctx.addIssue({ code: 'custom', path: ['mined'], message: 'only a case with source: mined carries mined details' });
+  });
 
 export type Case = z.infer<typeof CaseSchema>;
+
+/** Whether a case is a conversation (it has earlier turns). */
+export function isConversation(c: { turns?: readonly unknown[] | undefined }): boolean {
+  return (c.turns?.length ?? 0) > 0;
+}
 export type HumanLabels = z.infer<typeof HumanLabelsSchema>;
 
 /** One safety probe (docs/design.md#case-and-probe). */

@@ -163,6 +163,18 @@ export const ConfigSchema = z
         index_recall: z.boolean().optional(),
       })
       .strict(),
+    /**
+     * Conversation cases (docs/conversations.md): what retrieval searches for, the final user
+     * message alone (`last`) or a standalone question the generator condenses from the history
+     * with the `prompt` of prompts/ (`condensed`, the default). Absent: `condensed`, `condense`.
+     */
+    conversation: z
+      .object({
+        query: z.enum(['last', 'condensed']).default('condensed'),
+        prompt: z.string().default('condense'),
+      })
+      .strict()
+      .optional(),
     rerank: z
       .object({
         enabled: z.boolean().default(true),

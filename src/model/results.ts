@@ -56,6 +56,39 @@ export const CitationSchema = z
 
 export const UsageSchema = z.object({ input_tokens: z.number(), output_tokens: z.number() }).strict();
 
+export const TurnRecordSchema = z
+  .object({
+    role: z.enum(['user', 'assistant']),
+    content: z.string(),
+    expected_topic_ids: z.array(z.number()).optional(),
+    expected_post_ids: z.array(z.number()).optional(),
+  })
+  .strict();
+
+export const RetrievalQuerySchema = z
+  .object({
+    mode: z.enum(['last', 'condensed']),
+    /** The text retrieval searched for. */
+    text: z.string(),
+    /** The component that condensed it (the generator, or the offline condenser); absent for `last`. */
+    by: z.string().optional(),
+    prompt_version: z.string().optional(),
+    usage: UsageSchema.optional(),
+    latency_ms: z.number().optional(),
+    cached: z.boolean().optional(),
+  })
+  .strict();
+
+export const TurnRetrievalSchema = z
+  .object({
+    /** 0-based index of the user turn in `turns`. */
+    turn: z.number().int().nonnegative(),
+    query: RetrievalQuerySchema,
+    /** node → the turn's retrieval metrics (as NodeCaseSchema.metrics). */
+    metrics: z.record(z.string(), z.record(z.string(), z.number().nullable())),
+  })
+  .strict();
+
 export const CaseRecordSchema = z
   .object({
     id: z.string(),
@@ -71,6 +104,36 @@ export const CaseRecordSchema = z
     forbidden_topic_ids: z.array(z.number()).optional(),
     must_not_contain: z.array(z.string()).optional(),
     human: z.record(z.string(), z.unknown()).optional(),
+    /** `mined` (ragaudit mine) or `curated`; present only when the case says it. */
+    source: z.enum(['curated', 'mined']).optional(),
+    /** A mined case's origin (src/cases/schema.ts MinedSchema). */
+    mined: z
+      .object({
+        topic_id: z.number(),
+        category: z.string(),
+        tags: z.array(z.string()),
+        method: z.enum(['template', 'generator']),
+        template: z.string().optional(),
+        prompt_version: z.string().optional(),
+        ambiguous: z
+          .object({ similar_topic_ids: z.array(z.number()) })
+          .strict()
+          .optional(),
+      })
+      .strict()
+      .optional(),
+    /** A conversation case: the messages before the final question (`question`). */
+    turns: z.array(TurnRecordSchema).optional(),
+    /** A conversation whose final question needs its history (true unless the case says otherwise). */
+    needs_history: z.boolean().optional(),
+    /**
+     * What retrieval was asked for a conversation case: the final message alone (`last`) or a
+     * standalone question condensed from the history (`condensed`), by which component, with
+     * which prompt version, and at what cost.
+     */
+    retrieval_query: RetrievalQuerySchema.optional(),
+    /** Earlier user turns that carry goldens, each retrieved with the history before it. */
+    turn_retrieval: z.array(TurnRetrievalSchema).optional(),
     /** Probes: attack type and expectation. */
     probe: z.object({ attack: z.string(), expect: z.string() }).strict().optional(),
     status: z.enum(['ok', 'error', 'gated']),

@@ -28,12 +28,16 @@ export function caseFingerprint(
     | 'forbidden_post_ids'
     | 'forbidden_topic_ids'
     | 'must_not_contain'
+    | 'turns'
   >,
 ): string {
-  const fields = [c.question, c.kind, c.expected_topic_ids, c.expected_post_ids, c.expected_content];
-  // Only a case naming something forbidden adds its lists: other fingerprints (and ledgers) stay as they were.
+  const fields: unknown[] = [c.question, c.kind, c.expected_topic_ids, c.expected_post_ids, c.expected_content];
+  // Only a case naming something forbidden adds its lists, and only a conversation its history:
+  // other fingerprints (and ledgers) stay as they were.
   const forbidden = [c.forbidden_post_ids ?? [], c.forbidden_topic_ids ?? [], c.must_not_contain ?? []];
-  return JSON.stringify(forbidden.some((l) => l.length) ? [...fields, ...forbidden] : fields);
+  if (forbidden.some((l) => l.length) || c.turns?.length) fields.push(...forbidden);
+  if (c.turns?.length) fields.push(c.turns);
+  return JSON.stringify(fields);
 }
 
 /** A short digest of a case's fingerprint (what a ledger keeps in memory per finished case). */

@@ -11,6 +11,8 @@ import { baseRecord, type CaseIdentity } from './retrieve-case.js';
 
 /** The stage a field belongs to, for the error record of a record that failed the check. */
 const STAGE_OF_FIELD: Record<string, string> = {
+  retrieval_query: 'condense',
+  turn_retrieval: 'retrieval',
   retrieval: 'retrieval',
   top1_score: 'retrieval',
   zone: 'retrieval',

@@ -21,6 +21,10 @@ export type CaseIdentity = Pick<
   | 'forbidden_topic_ids'
   | 'must_not_contain'
   | 'human'
+  | 'source'
+  | 'mined'
+  | 'turns'
+  | 'needs_history'
 >;
 
 /** The record skeleton of a case, before any stage ran. */
@@ -38,6 +42,10 @@ export function baseRecord(c: CaseIdentity): CaseRecord {
     ...(c.forbidden_topic_ids?.length ? { forbidden_topic_ids: c.forbidden_topic_ids } : {}),
     ...(c.must_not_contain?.length ? { must_not_contain: c.must_not_contain } : {}),
     ...(c.human ? { human: c.human } : {}),
+    ...(c.source ? { source: c.source } : {}),
+    ...(c.mined ? { mined: c.mined } : {}),
+    // A conversation keeps its history, and says whether its final question needs it.
+    ...(c.turns?.length ? { turns: c.turns, needs_history: c.needs_history ?? true } : {}),
     status: 'ok',
     retrieval: {},
     scores: [],
