@@ -14,6 +14,8 @@ const { values } = parseArgs({
     // The per-query path for every case (how retrieval ran before batching).
     'per-query': { type: 'boolean' },
     'batch-size': { type: 'string' },
+    // database.connections: PGlite workers on the embedded demo, pool size on PostgreSQL.
+    connections: { type: 'string' },
     verbose: { type: 'boolean', short: 'v' },
   },
 });
@@ -28,6 +30,7 @@ const tModules = performance.now();
 
 const root = resolve(import.meta.dirname, '..');
 const loaded = loadConfig(undefined, {}, []);
+if (values.connections) loaded.config.database.connections = Number(values.connections);
 const ctx = await createRunContext(loaded, { env: {}, cwd: root, ...(values.db ? { dbUrl: values.db } : {}) });
 const tOpen = performance.now();
 const base = loadCases(casePaths(loaded).map((p) => resolve(root, p)));

@@ -102,6 +102,11 @@ export const ConfigSchema = z
           .default('english'),
         statement_timeout_ms: z.number().int().positive().default(10_000),
         /**
+         * Statements run at once: the embedded demo opens this many PGlite workers on its snapshot
+         * (default 1), a real PostgreSQL's pool holds this many connections (default 4).
+         */
+        connections: z.number().int().min(1).max(32).optional(),
+        /**
          * The forum (a directory of YAML: categories.yml, topics.yml) the embedded demo database is
          * built from, relative to the config file; absent: the shipped demo forum. Unused with a url.
          */

@@ -10,7 +10,7 @@ import { ConfigError } from '../errors.js';
 import { readForum } from './forum.js';
 import { textSearchConfigProblem } from './retrieval-setup.js';
 import { loadForum, type SqlWriter } from './load-forum.js';
-import { openPgliteWorker } from './pglite-worker.js';
+import { DEFAULT_PGLITE_WORKERS, openPgliteWorker } from './pglite-worker.js';
 import { DEFAULT_STATEMENT_TIMEOUT_MS, type SqlClient } from './sql-client.js';
 
 /** Bumped when the way the demo database is built changes, so old caches are not reused. */
@@ -68,6 +68,8 @@ export interface DemoDbOptions {
   textSearchConfig?: string;
   /** Longest a query may run, ms (database.statement_timeout_ms); default 10 s. */
   statementTimeoutMs?: number;
+  /** PGlite workers on the snapshot (database.connections); default {@link DEFAULT_PGLITE_WORKERS}. */
+  workers?: number;
   /** Called with a line of progress ("building the demo database…"). */
   onProgress?: (message: string) => void;
 }
@@ -132,5 +134,6 @@ export async function openDemoDatabase(opts: DemoDbOptions): Promise<SqlClient> 
     label: 'embedded demo database (PGlite)',
     statementTimeoutMs: opts.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS,
     snapshot,
+    workers: opts.workers ?? DEFAULT_PGLITE_WORKERS,
   });
 }

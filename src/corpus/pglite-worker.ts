@@ -208,9 +208,61 @@ export async function discardPrestarted(): Promise<void> {
   await early?.worker.terminate().catch(() => undefined);
 }
 
-/** Opens PGlite in a worker thread (see above); fails at once if the database cannot be opened. */
-export async function openPgliteWorker(opts: PgliteWorkerOptions): Promise<SqlClient> {
+/**
+ * Several workers on one snapshot, for a read-only database: each statement goes to the open
+ * worker with the fewest statements queued, so a batch's channel statements run side by side and
+ * a single question's statements do not wait behind a batch. Only the first worker is waited for;
+ * the others open in the background and take statements once open (a short run pays one open).
+ * A worker that cannot open is left out (the first one's failure is the open's failure).
+ */
+class PgliteWorkerPool implements SqlClient {
+  readonly kind = 'pglite' as const;
+  readonly label: string;
+  private readonly open: { client: PgliteWorkerClient; queued: number }[] = [];
+  private readonly opening: Promise<void>[] = [];
+
+  constructor(opts: PgliteWorkerOptions, first: PgliteWorkerClient, more: number) {
+    this.label = opts.label;
+    this.open.push({ client: first, queued: 0 });
+    for (let i = 0; i < more; i++) {
+      const client = new PgliteWorkerClient(opts);
+      this.opening.push(
+        client.start().then(
+          () => void this.open.push({ client, queued: 0 }),
+          () => undefined,
+        ),
+      );
+    }
+  }
+
+  async query<T extends object>(sql: string, params: unknown[] = [], opts: QueryOptions = {}): Promise<T[]> {
+    // The first of the least-queued workers: ties go to the worker that was open first.
+    const lane = this.open.reduce((a, b) => (b.queued < a.queued ? b : a));
+    lane.queued++;
+    try {
+      return await lane.client.query<T>(sql, params, opts);
+    } finally {
+      lane.queued--;
+    }
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.opening);
+    await Promise.all(this.open.map((l) => l.client.close()));
+  }
+}
+
+/** How many workers the embedded demo opens by default (see {@link openPgliteWorker}). */
+export const DEFAULT_PGLITE_WORKERS = 1;
+
+/**
+ * Opens PGlite in a worker thread (see above); fails at once if the database cannot be opened.
+ * `workers` above 1 opens that many on the same snapshot (statements spread over them); the call
+ * returns once the first is open.
+ */
+export async function openPgliteWorker(opts: PgliteWorkerOptions & { workers?: number }): Promise<SqlClient> {
   const client = new PgliteWorkerClient(opts);
   await client.start();
-  return client;
+  const workers = Math.max(1, Math.floor(opts.workers ?? 1));
+  return workers > 1 ? new PgliteWorkerPool(opts, client, workers - 1) : client;
 }

@@ -109,12 +109,16 @@ export async function openDatabase(
   // The embedded demo may have been started ahead (src/cli/ragaudit.ts); a real database does not need it.
   if (dbUrl) await discardPrestarted();
   return dbUrl
-    ? connectPostgres(dbUrl, { statementTimeoutMs: config.database.statement_timeout_ms })
+    ? connectPostgres(dbUrl, {
+        statementTimeoutMs: config.database.statement_timeout_ms,
+        ...(config.database.connections ? { max: config.database.connections } : {}),
+      })
     : openDemoDatabase({
         cacheDir: join(resolve(opts.cwd, config.cache_dir), 'demo-db'),
         textSearchConfig: config.database.text_search_config,
         ...(opts.forumDir ? { forumDir: opts.forumDir } : {}),
         statementTimeoutMs: config.database.statement_timeout_ms,
+        ...(config.database.connections ? { workers: config.database.connections } : {}),
         onProgress: opts.onProgress,
       });
 }
