@@ -1,4 +1,5 @@
 import type { ConversationsSummary, GenerationSummary, RetrievalSummary, RunSummary } from '../model/summary.js';
+import { NOT_APPLICABLE } from '../scoring/definitions.js';
 import { metric } from '../scoring/registry.js';
 import { fmt, markdownTable, pct, textTable } from './format.js';
 import { inertText, markdownText } from './inert.js';
@@ -93,7 +94,9 @@ function setGenerationRows(g: GenerationSummary): [string, string][] {
       ? [
           [
             `post hit@5 at the evidence node (${g.evidence.node})`,
-            `${fmt(g.evidence.post_hit_at_5.mean)} (n=${g.evidence.post_hit_at_5.n})`,
+            g.evidence.post_hit_at_5.n
+              ? `${fmt(g.evidence.post_hit_at_5.mean)} (n=${g.evidence.post_hit_at_5.n})`
+              : NOT_APPLICABLE,
           ] as [string, string],
         ]
       : []),
@@ -137,7 +140,7 @@ export function conversationLines(c: ConversationsSummary): string[] {
   if (recorded < c.cases) modes.push(`not recorded ${c.cases - recorded}`);
   const h = c.history_hit_at_5;
   return [
-    `${c.cases} conversation cases, ${c.needs_history} needing their history; retrieval query: ${modes.join(', ')}.`,
+    `${c.cases} conversation case${c.cases === 1 ? '' : 's'}, ${c.needs_history} needing their history; retrieval query: ${modes.join(', ')}.`,
     `Hit@5 at ${c.node} of the conversations needing their history: ${fmt(h.mean)} (n=${h.n}); ` +
       (c.history_misses.length
         ? `missed (Hit@5 = 0), ${c.history_misses.length}: ${c.history_misses.map((m) => `${m.id} (${m.mode ?? 'query not recorded'})`).join(', ')}.`

@@ -81,16 +81,22 @@ export function changesByMetric(
 }
 
 /** Hit@5 and MRR@10 of each run's case sets at its compared node (null when no run has sets). */
-export function setsTable(rows: readonly RunRow[]): { header: string[]; rows: string[][] } | null {
+export function setsTable(
+  rows: readonly RunRow[],
+  opts: { compact?: boolean } = {},
+): { header: string[]; rows: string[][] } | null {
   const sets = [...new Set(rows.flatMap((r) => Object.keys(r.sets ?? {})))];
   if (!sets.length) return null;
   const cell = (m: { mean: number | null; n: number } | undefined) => (m ? `${fmt(m.mean)} (n=${m.n})` : '–');
+  // The console keeps to Hit@5, so the table fits its width.
+  const keys = opts.compact ? (['hit_at_5'] as const) : (['hit_at_5', 'mrr_at_10'] as const);
+  const label = { hit_at_5: 'Hit@5', mrr_at_10: 'MRR@10' };
   return {
-    header: ['run', 'node', ...sets.flatMap((s) => [`Hit@5 ${setLabel(s)}`, `MRR@10 ${setLabel(s)}`])],
+    header: ['run', 'node', ...sets.flatMap((s) => keys.map((k) => `${label[k]} ${setLabel(s)}`))],
     rows: rows.map((r) => [
       `${r.label}${r.baseline ? ' (baseline)' : ''}`,
       r.node,
-      ...sets.flatMap((s) => [cell(r.sets?.[s]?.hit_at_5), cell(r.sets?.[s]?.mrr_at_10)]),
+      ...sets.flatMap((s) => keys.map((k) => cell(r.sets?.[s]?.[k]))),
     ]),
   };
 }
@@ -102,7 +108,10 @@ export const showQuery = (q: QueryShown): string => (q ? `${q.mode}: ${q.text}` 
 const caseChanges = (v: RunVsBaseline, id: string) =>
   v.changes
     .filter((c) => c.id === id)
-    .map((c) => `${c.metric} ${showCaseValue(c.old)} → ${showCaseValue(c.new)}`)
+    .map(
+      (c) =>
+        `${CASE_METRICS.find((m) => m.key === c.metric)?.label ?? c.metric} ${showCaseValue(c.old)} → ${showCaseValue(c.new)}`,
+    )
     .join('; ') || 'none';
 
 /** Conversation cases whose retrieval query differs: case, both queries, and what changed for it. */
@@ -193,8 +202,8 @@ export function comparisonText(cmp: Comparison, gate?: ReleaseGateResult, maxLis
     ),
   ];
   for (const r of cmp.rows) if (r.note) out.push(`  note ${r.label}: ${r.note}`);
-  const sets = setsTable(cmp.rows);
-  if (sets) out.push('', 'by case set:', textTable(sets.header, sets.rows));
+  const sets = setsTable(cmp.rows, { compact: true });
+  if (sets) out.push('', 'Hit@5 by case set:', textTable(sets.header, sets.rows));
   for (const v of cmp.versus) {
     out.push('', `${v.label} vs ${cmp.baseline} (baseline):`);
     out.push(
