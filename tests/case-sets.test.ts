@@ -378,6 +378,9 @@ describe('reports by case set', () => {
       '<span class="query-text">Which cream for boots &lt;script&gt;alert(1)&lt;/script&gt;?</span>',
     );
     expect(html).toContain('Retrieval query (<b>condensed</b>, by offline:condenser)');
+    expect(html).toContain(
+      '<p class="meta origin">Mined from topic 1 (boots) by template · ambiguous golden: near-identical topics 2</p>',
+    );
     // The only <script> elements are the page's own two (data and code).
     expect(html.match(/<script/g)).toHaveLength(2);
     expect(html).not.toContain(EVIL);

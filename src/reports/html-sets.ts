@@ -66,3 +66,14 @@ export function historyHtml(r: CaseRecord): string {
   const needs = r.needs_history === false ? ' (the final question stands alone)' : ' (the final question needs it)';
   return `<h4>History</h4><p class="meta">${turns.length} earlier message${turns.length === 1 ? '' : 's'}${needs}</p><ol class="history">${items.join('')}</ol>${query}`;
 }
+
+/** Where a mined case came from, and whether its golden is ambiguous ('' for a curated case). */
+export function originHtml(r: CaseRecord): string {
+  const m = r.mined;
+  if (r.source !== 'mined' || !m) return '';
+  const how = `${esc(m.method)}${m.template ? ` ${esc(m.template)}` : ''}${m.prompt_version ? `, prompt ${esc(m.prompt_version)}` : ''}`;
+  const ambiguous = m.ambiguous
+    ? ` · ambiguous golden: near-identical topics ${esc(m.ambiguous.similar_topic_ids.join(', '))}`
+    : '';
+  return `<p class="meta origin">Mined from topic ${esc(m.topic_id)} (${esc(m.category)}) by ${how}${ambiguous}</p>`;
+}
