@@ -358,6 +358,26 @@ describe('reports by case set', () => {
     expect(gen).toContain('| real links (valid [[n]] markers) | 75.0 % of 4 markers | 50.0 % of 2 markers |');
   });
 
+  it('adds content MRR@10 per set when some case of the pair measures it', () => {
+    // min-1 alone declares content: CMRR@10 0.5 at both nodes; no curated case measures it (n 0, shown –).
+    const withContent = RECORDS.map((r) =>
+      r.id === 'min-1'
+        ? {
+            ...r,
+            retrieval: Object.fromEntries(
+              Object.entries(r.retrieval).map(([n, a]) => [
+                n,
+                { ...a, metrics: { ...a.metrics, content_mrr_at_10: 0.5 } },
+              ]),
+            ),
+          }
+        : r,
+    );
+    const md = retrievalMarkdown(runOf(withContent));
+    expect(md).toContain('| MRR@10 curated n=4 | MRR@10 mined n=2 | CMRR@10 curated n=0 | CMRR@10 mined n=1 |');
+    expect(md).toContain('| hybrid | 0.250 | 0.500 | 0.500 | 1.000 | 0.375 | 0.625 | – | 0.500 |');
+  });
+
   it('prints the same tables on the console', () => {
     const text = caseSetsText(run.summary);
     expect(text).toContain('retrieval, curated | mined cases');
