@@ -1,4 +1,5 @@
 import { runAuditCommand } from '../app/audit.js';
+import { caseSetsText } from '../reports/case-sets.js';
 import { textTable } from '../reports/format.js';
 import { generationRows } from '../reports/generation-digest.js';
 import { judgeRows } from '../reports/judge-digest.js';
@@ -78,7 +79,7 @@ Exit codes: 0 all cases completed, 1 some cases ended in error, 2 bad input or c
     const generation = result.summary.generation;
     const t = retrievalTable(r, { compact: true, batch: result.summary.retrieval_batch });
     io.out(
-      `${textTable(t.header, t.rows)}\n${t.legend}\n\n${generation ? textTable(['generation', 'value'], generationRows(generation)) : ''}\n\n`,
+      `${textTable(t.header, t.rows)}\n${t.legend}\n\n${generation ? textTable(['generation', 'value'], generationRows(generation)) : ''}\n\n${caseSetsText(result.summary)}`,
     );
     if (result.summary.judge) io.out(`${textTable(['judge', 'value'], judgeRows(result.summary.judge))}\n\n`);
     // Name the failed cases (first ten): an error is not a score, and the reader should see why.

@@ -78,6 +78,36 @@ export const GenerationSummarySchema = z
   .strict();
 export type GenerationSummary = z.infer<typeof GenerationSummarySchema>;
 
+/**
+ * Conversation cases of a run (records with `turns`): how many need their history, which query
+ * retrieval searched for, and the conversations that need their history and whose final-turn
+ * retrieval missed at `node` (the evidence node: Hit@5 = 0 on a case that has golden topics and
+ * reached the node), each named with the mode of its retrieval query. Present only when the run
+ * holds a conversation case.
+ */
+export const ConversationsSummarySchema = z
+  .object({
+    /** Conversation cases (records with at least one earlier turn). */
+    cases: z.number(),
+    /** Of those, cases whose final question needs its history (`needs_history` not false). */
+    needs_history: z.number(),
+    /** Retrieval query mode (`last`, `condensed`) → conversation cases recording it. */
+    query_modes: z.record(z.string(), z.number()),
+    /** The node the misses are read at: the node whose results fed the model. */
+    node: z.string(),
+    /** Hit@5 at `node` of the conversations that need their history (n: those with goldens that reached the node). */
+    history_hit_at_5: MeanNSchema,
+    /** Those whose Hit@5 is 0, in case order; mode null when the record holds no retrieval query. */
+    history_misses: z.array(z.object({ id: z.string(), mode: z.enum(['last', 'condensed']).nullable() }).strict()),
+    /** Earlier user turns retrieved with their own goldens (`turn_retrieval`): how many, and node → metric → mean with n. */
+    earlier_turns: z
+      .object({ turns: z.number(), nodes: z.record(z.string(), NodeFiguresSchema) })
+      .strict()
+      .optional(),
+  })
+  .strict();
+export type ConversationsSummary = z.infer<typeof ConversationsSummarySchema>;
+
 /** Bootstrap settings and bounds; resamples where kappa is undefined are left out and counted. */
 export const AgreementIntervalSchema = z
   .object({
@@ -243,6 +273,13 @@ export const RunSummarySchema = z
     retrieval: RetrievalSummarySchema,
     retrieval_batch: RetrievalBatchSummarySchema.optional(),
     generation: GenerationSummarySchema.optional(),
+    /**
+     * The generation figures of each case set, when the run's cases split into sets (`source:curated`
+     * / `source:mined`, `turns:single` / `turns:conversation`, `mined:unambiguous` / `mined:ambiguous`;
+     * src/runs/summary.ts caseSetGroups): set → the generation block computed over its cases alone.
+     */
+    generation_sets: z.record(z.string(), GenerationSummarySchema).optional(),
+    conversations: ConversationsSummarySchema.optional(),
     judge: JudgeSummarySchema.optional(),
     probes: ProbeSummarySchema.optional(),
   })

@@ -1,7 +1,9 @@
 import { showDiff } from './compare-config.js';
 import { CASE_METRICS, rowFigure } from './compare-metrics.js';
 import { RUN_TABLE_METRICS, type Metric } from '../scoring/registry.js';
-import type { CaseChange, Comparison, MetricStat, RunRow, RunVsBaseline } from './compare.js';
+import type { CaseChange, Comparison, MetricStat, QueryShown, RunRow, RunVsBaseline } from './compare.js';
+import { setLabel } from './case-sets.js';
+import { inertText } from './inert.js';
 import { NOT_APPLICABLE } from '../scoring/definitions.js';
 import { fmt, markdownTable, showFigure, textTable } from './format.js';
 import type { ReleaseGateResult } from './release-gate.js';
@@ -78,6 +80,49 @@ export function changesByMetric(
   }).filter((g) => g.regressions.length + g.improvements.length + g.changes.length > 0);
 }
 
+/** Hit@5 and MRR@10 of each run's case sets at its compared node (null when no run has sets). */
+export function setsTable(
+  rows: readonly RunRow[],
+  opts: { compact?: boolean } = {},
+): { header: string[]; rows: string[][] } | null {
+  const sets = [...new Set(rows.flatMap((r) => Object.keys(r.sets ?? {})))];
+  if (!sets.length) return null;
+  const cell = (m: { mean: number | null; n: number } | undefined) => (m ? `${fmt(m.mean)} (n=${m.n})` : '–');
+  // The console keeps to Hit@5, so the table fits its width.
+  const keys = opts.compact ? (['hit_at_5'] as const) : (['hit_at_5', 'mrr_at_10'] as const);
+  const label = { hit_at_5: 'Hit@5', mrr_at_10: 'MRR@10' };
+  return {
+    header: ['run', 'node', ...sets.flatMap((s) => keys.map((k) => `${label[k]} ${setLabel(s)}`))],
+    rows: rows.map((r) => [
+      `${r.label}${r.baseline ? ' (baseline)' : ''}`,
+      r.node,
+      ...sets.flatMap((s) => keys.map((k) => cell(r.sets?.[s]?.[k]))),
+    ]),
+  };
+}
+
+/** A retrieval query as shown: `condensed: text` (`–` when the record holds none). */
+export const showQuery = (q: QueryShown): string => (q ? `${q.mode}: ${q.text}` : '–');
+
+/** The changed figures of one question, as `metric old → new; …`. */
+const caseChanges = (v: RunVsBaseline, id: string) =>
+  v.changes
+    .filter((c) => c.id === id)
+    .map(
+      (c) =>
+        `${CASE_METRICS.find((m) => m.key === c.metric)?.label ?? c.metric} ${showCaseValue(c.old)} → ${showCaseValue(c.new)}`,
+    )
+    .join('; ') || 'none';
+
+/** Conversation cases whose retrieval query differs: case, both queries, and what changed for it. */
+export function queriesTable(v: RunVsBaseline, baseline: string): { header: string[]; rows: string[][] } | null {
+  if (!v.queries) return null;
+  return {
+    header: ['case', `query in ${baseline}`, `query in ${v.label}`, 'changed figures'],
+    rows: v.queries.map((q) => [q.id, showQuery(q.old), showQuery(q.new), caseChanges(v, q.id)]),
+  };
+}
+
 function gateLines(gate: ReleaseGateResult): string[] {
   return [
     `Gate ${gate.file}: ${gate.passed ? 'PASSED' : 'FAILED'} (${gate.checks.filter((c) => !c.passed).length} of ${gate.checks.length} rules failed)`,
@@ -97,6 +142,8 @@ export function comparisonMarkdown(cmp: Comparison, gate?: ReleaseGateResult): s
     '',
     'Real links = valid [[n]] markers; correct abstention is the judge’s when the run has one, else the pattern check’s (marked). `–` = not measured in that run.',
   ];
+  const sets = setsTable(cmp.rows);
+  if (sets) out.push('', '### By case set', '', markdownTable(sets.header, sets.rows));
   for (const v of cmp.versus) {
     out.push('', `## ${v.label} vs ${cmp.baseline}`, '', '### Configuration differences (the factor that changed)', '');
     out.push(
@@ -126,6 +173,14 @@ export function comparisonMarkdown(cmp: Comparison, gate?: ReleaseGateResult): s
       if (g.changes.length)
         out.push(`Changed (${g.changes.length}):`, '', ...g.changes.map((c) => `- ${showChange(c)}`), '');
     }
+    const queries = queriesTable(v, cmp.baseline);
+    if (queries)
+      out.push(
+        `#### Retrieval queries of conversation cases (${queries.rows.length} differ)`,
+        '',
+        queries.rows.length ? markdownTable(queries.header, queries.rows) : 'No retrieval query differs.',
+        '',
+      );
     if (v.only_in_baseline.length || v.only_in_run.length) {
       out.push('### Cases present in only one run', '');
       if (v.only_in_baseline.length) out.push(`- only in ${cmp.baseline}: ${v.only_in_baseline.join(', ')}`);
@@ -147,6 +202,8 @@ export function comparisonText(cmp: Comparison, gate?: ReleaseGateResult, maxLis
     ),
   ];
   for (const r of cmp.rows) if (r.note) out.push(`  note ${r.label}: ${r.note}`);
+  const sets = setsTable(cmp.rows, { compact: true });
+  if (sets) out.push('', 'Hit@5 by case set:', textTable(sets.header, sets.rows));
   for (const v of cmp.versus) {
     out.push('', `${v.label} vs ${cmp.baseline} (baseline):`);
     out.push(
@@ -169,6 +226,18 @@ export function comparisonText(cmp: Comparison, gate?: ReleaseGateResult, maxLis
         g.changes.length ? `${g.changes.length} changed (${list(g.changes)})` : '',
       ].filter(Boolean);
       out.push(`  ${g.label}: ${parts.join('; ')}`);
+    }
+    if (v.queries) {
+      const clip = (q: QueryShown) => {
+        const t = inertText(showQuery(q)).replace(/\n/g, ' ');
+        return t.length > 80 ? `${t.slice(0, 79)}…` : t;
+      };
+      const shown = v.queries.slice(0, maxListed).map((q) => `    ${q.id}: ${clip(q.old)} → ${clip(q.new)}`);
+      out.push(
+        `  retrieval queries of conversation cases: ${v.queries.length} differ${v.queries.length ? ':' : ''}`,
+        ...shown,
+        ...(v.queries.length > maxListed ? [`    … (+${v.queries.length - maxListed})`] : []),
+      );
     }
   }
   if (gate) out.push('', ...gateLines(gate));

@@ -1,4 +1,7 @@
 import type { CaseRecord, RunResult } from '../model/results.js';
+import type { MeanN } from '../model/summary.js';
+import { isConversation } from '../runs/summary.js';
+import { setPairs } from './case-sets.js';
 import { mcnemarExact, pairedBootstrapCI } from '../scoring/statistics.js';
 import { configDiff, type ConfigDiff } from './compare-config.js';
 import {
@@ -33,6 +36,21 @@ export interface RunRow extends RunFigures {
   note: string;
   config_digest: string;
   baseline: boolean;
+  /**
+   * Present when the run's cases split into sets (src/runs/summary.ts caseSetGroups): set → its
+   * Hit@5 and MRR@10 at the compared node, from the summary's breakdown.
+   */
+  sets?: Record<string, { hit_at_5: MeanN; mrr_at_10: MeanN }>;
+}
+
+/** What retrieval searched for in a conversation case (null: the record holds no retrieval query). */
+export type QueryShown = { mode: string; text: string } | null;
+
+/** A conversation case whose retrieval query differs between the baseline and a run. */
+export interface QueryChange {
+  id: string;
+  old: QueryShown;
+  new: QueryShown;
 }
 
 export type Direction = 'regression' | 'improvement' | 'change';
@@ -77,6 +95,12 @@ export interface RunVsBaseline {
   regressed: string[];
   improved: string[];
   stats: MetricStat[];
+  /**
+   * When both runs hold conversation cases: the matched conversation cases whose retrieval query
+   * (mode or text) differs, in case order (so a `last` run against a `condensed` one shows what
+   * condensation changed, question by question).
+   */
+  queries?: QueryChange[];
 }
 
 export interface Comparison {
@@ -169,6 +193,8 @@ export function versus(
     }
     if (metric.stats) stats.push(statOf(metric, pairs, opts));
   }
+  const queries =
+    base.result.cases.some(isConversation) && run.result.cases.some(isConversation) ? queryChanges(matched) : undefined;
   const order = new Map(matched.map(([a], i) => [a.id, i]));
   const ids = (d: Direction) =>
     [...new Set(changes.filter((c) => c.direction === d).map((c) => c.id))].sort(
@@ -184,6 +210,34 @@ export function versus(
     regressed: ids('regression'),
     improved: ids('improvement'),
     stats,
+    ...(queries ? { queries } : {}),
+  };
+}
+
+const queryOf = (r: CaseRecord): QueryShown =>
+  r.retrieval_query ? { mode: r.retrieval_query.mode, text: r.retrieval_query.text } : null;
+
+/** Matched conversation cases whose retrieval query differs in mode or text. */
+function queryChanges(matched: readonly (readonly [CaseRecord, CaseRecord])[]): QueryChange[] {
+  return matched
+    .filter(([a, b]) => isConversation(a) || isConversation(b))
+    .map(([a, b]) => ({ id: a.id, old: queryOf(a), new: queryOf(b) }))
+    .filter((q) => q.old?.mode !== q.new?.mode || q.old?.text !== q.new?.text);
+}
+
+/** A run's set figures at `node`, or nothing when its cases form no set. */
+function setFigures(result: RunResult, node: string): Pick<RunRow, 'sets'> {
+  const b = result.summary.retrieval.breakdown;
+  const sets = setPairs(Object.keys(b)).flatMap((p) => p.sets);
+  if (!sets.length) return {};
+  const none: MeanN = { mean: null, n: 0 };
+  return {
+    sets: Object.fromEntries(
+      sets.map((s) => [
+        s,
+        { hit_at_5: b[s]?.[node]?.['hit_at_5'] ?? none, mrr_at_10: b[s]?.[node]?.['mrr_at_10'] ?? none },
+      ]),
+    ),
   };
 }
 
@@ -203,6 +257,7 @@ export function compareRuns(runs: readonly LoadedRun[], opts: CompareOptions = {
     config_digest: r.result.config_digest,
     baseline: i === b,
     ...runFigures(r.result, nodes[i]!),
+    ...setFigures(r.result, nodes[i]!),
   }));
   const base = { result: runs[b]!.result, node: nodes[b]! };
   const others = runs.map((r, i) => ({ ...r, node: nodes[i]!, i })).filter((r) => r.i !== b || runs.length === 1);

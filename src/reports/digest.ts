@@ -1,4 +1,5 @@
 import type { RunResult } from '../model/results.js';
+import { caseSetsRetrievalMarkdown } from './case-sets.js';
 import { markdownTable } from './format.js';
 import { markdownText } from './inert.js';
 import { batchLine, retrievalTable } from './retrieval-table.js';
@@ -35,6 +36,7 @@ export function retrievalMarkdown(result: RunResult): string {
     '',
     markdownTable(t.header, t.rows),
     ...(result.summary.retrieval_batch ? ['', batchLine(result.summary.retrieval_batch)] : []),
+    ...caseSetsRetrievalMarkdown(result.summary),
   ];
   if (result.warnings.length) out.push('', '## Warnings', '', ...result.warnings.map((w) => `- ${markdownText(w)}`));
   const errors = result.cases.filter((c) => c.status === 'error');

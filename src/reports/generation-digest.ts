@@ -2,6 +2,7 @@ import type { RunResult } from '../model/results.js';
 import { findScore } from '../model/scores.js';
 import type { GenerationSummary } from '../model/summary.js';
 import { NOT_APPLICABLE } from '../scoring/definitions.js';
+import { caseSetsGenerationMarkdown } from './case-sets.js';
 import { fmt, markdownTable, pct } from './format.js';
 
 /** Rows of the generation summary: label and value, shared by the console and the digest. */
@@ -69,6 +70,7 @@ export function generationMarkdown(result: RunResult): string {
     '',
     markdownTable(['figure', 'value'], generationRows(g)),
     '',
+    ...caseSetsGenerationMarkdown(result.summary),
     '## Cases',
     '',
     markdownTable(['case', 'kind', 'status', 'zone', 'top-1', 'stance', 'valid cites', 'answer (start)'], perCase),

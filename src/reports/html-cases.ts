@@ -5,6 +5,7 @@ import { caseCorrectAbstention } from '../scoring/registry.js';
 import { caseStance } from './compare-metrics.js';
 import { fmt } from './format.js';
 import { esc, safeHref } from './html-escape.js';
+import { historyHtml, originHtml } from './html-sets.js';
 
 /**
  * The per-case part of the HTML report: one <details> per case whose summary line holds the
@@ -141,8 +142,10 @@ export function caseHtml(v: CaseView): string {
   ].map((c) => `<span class="cell">${c}</span>`);
   const abst = caseCorrectAbstention(r);
   const body = [
+    historyHtml(r),
     `<h4>Question</h4><p class="question">${esc(r.question)}</p>`,
     `<p class="meta">difficulty ${esc(r.difficulty)}${r.tags.length ? ` · tags ${esc(r.tags.join(', '))}` : ''} · expected topics ${esc(r.expected_topic_ids.join(', ') || '–')}${r.expected_post_ids.length ? ` · posts ${esc(r.expected_post_ids.join(', '))}` : ''}${r.expected_content.length ? ` · content ${esc(r.expected_content.join(', '))}` : ''}${abst === null ? '' : ` · correct abstention ${abst === 1 ? 'yes' : 'no'}`}</p>`,
+    originHtml(r),
     r.error ? `<p class="error">Error at ${esc(r.error.stage)}: ${esc(r.error.message)}</p>` : '',
     r.gate ? `<p class="meta">Stopped by the input gate: ${esc(r.gate.intent)} (${esc(r.gate.pattern)})</p>` : '',
     sourcesHtml(v),

@@ -10,6 +10,7 @@ import { histogramSvg, zoneLines } from './histogram-svg.js';
 import { agreementHtml } from './html-agreement.js';
 import { CASE_COLUMNS, caseHtml, type CaseView } from './html-cases.js';
 import { esc, jsonScript } from './html-escape.js';
+import { caseSetsHtml } from './html-sets.js';
 import { REPORT_CSS, REPORT_JS } from './html-assets.js';
 import { batchLine, retrievalTable } from './retrieval-table.js';
 
@@ -137,6 +138,9 @@ function nodesHtml(result: RunResult): string {
   return `<section><h2>Retrieval by node</h2>${table(t.header, t.rows, 'nodes')}<p class="meta">Each figure is a mean over the cases it applies to (n in the header).${batch ? ` ${esc(batchLine(batch))}` : ''}</p></section>`;
 }
 
+/** A part that follows another on its own line, or nothing. */
+const setsAfter = (html: string) => (html ? `\n${html}` : '');
+
 function zonesHtml(views: readonly CaseView[], computed: boolean): string {
   const kinds = [...new Set(views.map((v) => v.record.kind))].sort();
   const rows = kinds.map((k) => {
@@ -222,7 +226,7 @@ export function reportHtml(result: RunResult, opts: { node?: string } = {}): str
 ${bannerHtml(result)}
 ${cardsHtml(figures)}
 ${result.warnings.length ? `<section class="warnings"><h2>Warnings</h2><ul>${result.warnings.map((w) => `<li>${esc(w)}</li>`).join('')}</ul></section>` : ''}
-${nodesHtml(result)}
+${nodesHtml(result)}${setsAfter(caseSetsHtml(result))}
 ${agreementHtml(result)}
 ${zonesHtml(views, zoneComputed)}
 ${histogramHtml(result, views, scoreNode)}

@@ -18,7 +18,7 @@ import { LARGE_RUN_CASES, LightRecords } from './case-store.js';
 import { configDigest, publicConfig, timestamp, type StoredRun } from './results-file.js';
 import type { Config } from '../config/schema.js';
 import type { OnProgress } from './retrieval-run.js';
-import { summariseGeneration } from './generation-summary.js';
+import { summariseCaseSets, summariseGeneration } from './generation-summary.js';
 import { summariseRetrieval } from './summary.js';
 import type { JudgeSummary, ProbeSummary, RunSummary } from '../model/summary.js';
 
@@ -254,6 +254,7 @@ export async function runAudit(
     retrieval,
     ...(batched ? { retrieval_batch: batched.batch } : {}),
     generation: summariseGeneration(records, evidenceNode(deps.ctx).node),
+    ...summariseCaseSets(records, nodes, evidenceNode(deps.ctx).node),
     ...(judge ? { judge: judge(records) } : {}),
     ...(probes ? { probes: probes(records) } : {}),
   };

@@ -4,6 +4,7 @@ import { noZoneCounts } from '../model/zones.js';
 import type { CaseRecord } from '../model/results.js';
 import { findScore } from '../model/scores.js';
 import type { GenerationSummary, RunSummary } from '../model/summary.js';
+import { caseSetGroups, summariseConversations } from './summary.js';
 
 /** The evidence node a stored run recorded (older files did not record it). */
 export function storedEvidenceNode(summary: RunSummary): string | undefined {
@@ -80,4 +81,31 @@ export function summariseGeneration(records: readonly CaseRecord[], evidenceNode
     },
     cached: answered.filter((r) => r.cached).length,
   };
+}
+
+/** The generation figures of each case set (src/runs/summary.ts caseSetGroups), or undefined when the run has none. */
+export function summariseGenerationSets(
+  records: readonly CaseRecord[],
+  evidenceNode?: string,
+): Record<string, GenerationSummary> | undefined {
+  const groups = caseSetGroups(records);
+  if (!groups.size) return undefined;
+  return Object.fromEntries([...groups].map(([set, rs]) => [set, summariseGeneration(rs, evidenceNode)]));
+}
+
+/**
+ * The case-set blocks of a run's summary, to spread right after its `generation` block (key
+ * order is the schema's): `generation_sets` (not for a retrieval run: `generation: false`) and
+ * `conversations`, each only when the run's cases call for it, so a run of single-turn curated
+ * cases gets an empty object and its summary stays as it was.
+ */
+export function summariseCaseSets(
+  records: readonly CaseRecord[],
+  nodes: readonly string[],
+  evidenceNode: string,
+  opts: { generation?: boolean } = {},
+): Pick<RunSummary, 'generation_sets' | 'conversations'> {
+  const sets = opts.generation === false ? undefined : summariseGenerationSets(records, evidenceNode);
+  const conversations = summariseConversations(records, nodes, evidenceNode);
+  return { ...(sets ? { generation_sets: sets } : {}), ...(conversations ? { conversations } : {}) };
 }

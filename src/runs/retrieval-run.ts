@@ -14,6 +14,8 @@ import { CaseSpool, LARGE_RUN_CASES, LightRecords } from './case-store.js';
 import type { StoredRun } from './results-file.js';
 import type { RunSummary } from '../model/summary.js';
 import { summariseRetrieval } from './summary.js';
+import { summariseCaseSets } from './generation-summary.js';
+import { evidenceNode } from './audit-case.js';
 
 /** Progress callback: cases finished so far, out of total. */
 export type OnProgress = (done: number, total: number) => void;
@@ -114,6 +116,7 @@ export async function runRetrieval(
     retrieval.latency = batched.latency;
     summary.retrieval_batch = batched.batch;
   }
+  Object.assign(summary, summariseCaseSets(records, nodes, evidenceNode(ctx).node, { generation: false }));
   return {
     ...resultHeader(ctx, 'retrieval', warnings),
     summary,
