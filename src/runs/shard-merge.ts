@@ -2,7 +2,7 @@ import { InputError } from '../errors.js';
 import { summariseJudge } from '../judge/summary.js';
 import type { CaseRecord, RunResult } from '../model/results.js';
 import type { RunSummary } from '../model/summary.js';
-import { storedEvidenceNode, summariseGeneration } from './generation-summary.js';
+import { storedEvidenceNode, summariseCaseSets, summariseGeneration } from './generation-summary.js';
 import { summariseProbes } from './probe-summary.js';
 import { configFromResults } from './rejudge.js';
 import { summariseRetrieval } from './summary.js';
@@ -98,6 +98,18 @@ export function mergeShards(shards: readonly ShardFile[]): RunResult {
     ),
   };
   if (stored.generation) summary.generation = summariseGeneration(cases, storedEvidenceNode(stored));
+  // The set blocks, read at the node the shards read them at (every shard ran the same config).
+  const setsNode = storedEvidenceNode(stored) ?? stored.conversations?.node;
+  if (setsNode !== undefined)
+    Object.assign(
+      summary,
+      summariseCaseSets(
+        cases,
+        first.nodes.map((n) => n.name),
+        setsNode,
+        { generation: stored.generation !== undefined },
+      ),
+    );
   if (stored.judge) {
     const config = configFromResults(first, ordered[0]!.file);
     summary.judge = summariseJudge(cases, {
