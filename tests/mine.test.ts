@@ -270,6 +270,7 @@ describe('generator mode against an OpenAI-compatible server', { timeout: 120_00
     expect(named?.split(', ')).toEqual(expect.arrayContaining(['cedar', 'question', 'tree']));
     const cases = loadCases([o.file]).map((c) => c.value);
     expect(cases.every((c) => c.mined?.method === 'generator' && c.mined.prompt_version === '1')).toBe(true);
+    expect(cases.every((c) => /^mined-\d+-[12]-g$/.test(c.id))).toBe(true);
     expect(cases.filter((c) => c.question.startsWith('How should I care')).length).toBe(8);
     expect(readFileSync(o.file, 'utf8')).toMatch(/^# questions: openai:test-model with prompts\/mine\.md v1$/m);
   });

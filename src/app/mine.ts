@@ -186,7 +186,9 @@ async function writeTopic(
   }
   if (!passed) return { topic, drawn, failed: rejected.length, dropped: rejected.length ? 'rule' : 'none' };
   const c: MinedCase = {
-    id: `mined-${topic.topic_id}-${picked.post.post_number}`,
+    // Stable: the topic, the post the question was written from, and (generator) the mode; a
+    // template and a generator file of the same forum can then be run together.
+    id: `mined-${topic.topic_id}-${picked.post.post_number}${ctx.writer.method === 'generator' ? '-g' : ''}`,
     question: passed.question,
     source: 'mined',
     mined: {
