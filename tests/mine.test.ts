@@ -14,9 +14,12 @@ import { SILENT_HOOKS } from '../src/app/hooks.js';
 import { loadCases } from '../src/cases/load.js';
 import { main } from '../src/cli/main.js';
 import { loadConfig, type ConfigOverride } from '../src/config/load.js';
+import { readForum } from '../src/corpus/forum.js';
+import { loadForum } from '../src/corpus/load-forum.js';
 import { DiscourseProfile } from '../src/corpus/discourse.js';
 import { openDatabase } from '../src/runs/context.js';
 import { readResults } from '../src/runs/results-file.js';
+import { freshDatabase } from './helpers/pg.js';
 import { removeWorkDirs, workDir } from './helpers/work-dir.js';
 import { CHAT, openAIServer, type ChatRequestBody } from './servers/openai-server.js';
 import { serveDuringSuite } from './servers/suite.js';
@@ -209,6 +212,24 @@ describe('ragaudit mine on a tiny forum', { timeout: 120_000 }, () => {
     ]);
     expect(o.ambiguous).toBe(2);
     expect(readFileSync(o.file, 'utf8')).toMatch(/^# ambiguous goldens flagged: 2/m);
+  });
+
+  it('reads a real PostgreSQL the same way: the same file, the database line aside', async () => {
+    const fresh = await freshDatabase('mine');
+    await loadForum(fresh.writer, readForum(forum));
+    await fresh.close();
+    const onPg = await runMine(
+      inputs(dir, { db: fresh.url, size: 6, seed: 5, postGrain: true, out: join(dir, 'pg.yml') }),
+      SILENT_HOOKS,
+    );
+    const onDemo = await runMine(
+      inputs(dir, { overrides, size: 6, seed: 5, postGrain: true, out: join(dir, 'demo.yml') }),
+      SILENT_HOOKS,
+    );
+    expect(onPg.database).toMatch(/^postgres:\/\/127\.0\.0\.1:\d+\/mine_/);
+    const body = (f: string) => readFileSync(f, 'utf8').replace(/^# database: .*$/m, '');
+    expect(body(onPg.file)).toBe(body(onDemo.file));
+    expect(readFileSync(onPg.file, 'utf8')).not.toContain(fresh.url);
   });
 
   it('refuses to overwrite a file mine did not write, unless forced', async () => {

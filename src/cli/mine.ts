@@ -63,7 +63,7 @@ case file: ragaudit retrieval --cases CURATED.yml --cases mined.yml. See docs/mi
 Options:
 ${optionsHelp(OPTIONS)}
 
-Exit codes: 0 written, 2 bad input, config or database.`;
+Exit codes: 0 written, 1 a generator call failed after its retries, 2 bad input, config or database.`;
 
 /** The command line as the file header records it: the flags given, never the database URL. */
 function commandLine(argv: readonly string[]): string {

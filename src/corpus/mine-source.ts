@@ -6,7 +6,7 @@
  * read-only like every other (src/corpus/sql-client.ts).
  */
 import type { MineTopic } from '../cases/mine-sample.js';
-import { FROM_POSTS, PUBLIC_POST } from './discourse-sql.js';
+import { FIRST_POST, FROM_POSTS, PUBLIC_POST } from './discourse-sql.js';
 import type { SqlClient } from './sql-client.js';
 
 /** A public topic, with the number of its first public post. */
@@ -25,8 +25,11 @@ export interface PublicPost {
 /** Every public topic (sorted by id) with its category, tags (sorted) and first public post. */
 export async function readPublicTopics(db: SqlClient): Promise<PublicTopic[]> {
   const rows = await db.query<{ topic_id: number; title: string; category: string; first_post_number: number }>(
-    `SELECT t.id AS topic_id, t.title, c.name AS category, min(p.post_number) AS first_post_number
-     FROM ${FROM_POSTS} WHERE ${PUBLIC_POST} GROUP BY t.id, t.title, c.name ORDER BY t.id`,
+    // The topic channels' own shape: a topic joined to its first public post (FIRST_POST), kept
+    // when that post passes the visibility rule; one index lookup per topic, no scan of all posts.
+    `SELECT t.id AS topic_id, t.title, c.name AS category, p.post_number AS first_post_number
+     FROM topics t LEFT JOIN categories c ON c.id = t.category_id JOIN posts p ON ${FIRST_POST}
+     WHERE ${PUBLIC_POST} ORDER BY t.id`,
   );
   const topics: PublicTopic[] = rows.map((r) => ({
     topic_id: Number(r.topic_id),
