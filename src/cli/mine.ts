@@ -94,7 +94,11 @@ export const mineCommand: Command = {
     const mode = values.mode ?? 'template';
     if (mode !== 'template' && mode !== 'generator')
       throw new InputError(`--mode: expected template or generator, got '${mode}'`);
-    const overrides = pipelineOverrides(values);
+    // Only --db and --language are config overrides here: --out names the case file, not output_dir.
+    const overrides = pipelineOverrides({
+      ...(values.db !== undefined ? { db: values.db } : {}),
+      ...(values.language !== undefined ? { language: values.language } : {}),
+    });
     if (values.generator !== undefined) {
       const { provider, model } = modelFlag('generator', values.generator, 'extractive');
       const flag = `--generator ${values.generator}`;
