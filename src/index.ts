@@ -195,3 +195,15 @@ export {
   type PoolCandidate,
 } from './scoring/pooling.js';
 export { widenCaseYaml } from './app/goldens.js';
+export {
+  runMine,
+  DEFAULT_MINE_ATTEMPTS,
+  type MineInputs,
+  type MineOutcome,
+  type MineMode,
+  type MineCategoryCount,
+} from './app/mine.js';
+export { SILENT_HOOKS, type AppHooks, type AppEvent, type Progress } from './app/hooks.js';
+export { checkRephrase, ruleWords, MAX_SHARED_TITLE_WORDS, type RephraseCheck } from './cases/rephrase.js';
+export { TitleIndex, AMBIGUOUS_JACCARD, type SimilarTopics } from './cases/mine-ambiguity.js';
+export { MinedSchema, type Mined } from './cases/schema.js';

@@ -7,6 +7,7 @@ import { embedCommand } from './embed.js';
 import { goldensCommand } from './goldens.js';
 import { initCommand } from './init.js';
 import { mergeCommand } from './merge.js';
+import { mineCommand } from './mine.js';
 import { judgeCommand } from './judge.js';
 import { labelCommand } from './label.js';
 import { matrixCommand } from './matrix.js';
@@ -29,6 +30,7 @@ export const COMMANDS: Command[] = [
   poolCommand,
   labelCommand,
   goldensCommand,
+  mineCommand,
   agreementCommand,
   compareCommand,
   reportCommand,
