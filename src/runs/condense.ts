@@ -193,14 +193,18 @@ async function queryOf(condenser: QueryCondenser, history: readonly Turn[], mess
   return history.length ? condenser.condense(history, message) : { mode: 'last', text: message };
 }
 
-/** The queries of a conversation case (the final question's, then its measured turns'), each condensed from the history before it. */
+/**
+ * The queries of a conversation case (the final question's, then its measured turns'), each
+ * condensed from the history before it. They are asked at once: in batch mode they share a batch.
+ */
 export async function conversationQueries(condenser: QueryCondenser, c: Case): Promise<ConversationQueries> {
   const turns = c.turns ?? [];
-  const final = await queryOf(condenser, turns, c.question);
-  const measured: ConversationQueries['turns'] = [];
-  for (const i of turnsWithGoldens(c))
-    measured.push({ turn: i, query: await queryOf(condenser, turns.slice(0, i), turns[i]!.content) });
-  return { final, turns: measured };
+  const measured = turnsWithGoldens(c);
+  const [final, ...earlier] = await Promise.all([
+    queryOf(condenser, turns, c.question),
+    ...measured.map((i) => queryOf(condenser, turns.slice(0, i), turns[i]!.content)),
+  ]);
+  return { final: final!, turns: measured.map((turn, k) => ({ turn, query: earlier[k]! })) };
 }
 
 /**
