@@ -21,6 +21,7 @@ import { OFFLINE_CONDENSER_ID } from '../src/runs/condense.js';
 import { answerFor, chatSystem, removeWorkDirs, resultsOf, runCli, workDir } from './fixtures/audit/harness.js';
 import { CHAT, MODELS, chatCompletion, modelList, type ChatRequestBody } from './servers/openai-server.js';
 import { ProviderServer, reply, status, type RecordedRequest } from './servers/provider-server.js';
+import { OpenAIBatchServer } from './servers/openai-batch-server.js';
 
 const CATEGORIES = `- { id: 1, name: Care, slug: care }\n`;
 // No word of one topic's posts appears in another's, apart from "usually" (103), which the
@@ -355,6 +356,68 @@ describe('conversation cases', { timeout: 240_000 }, () => {
         expect(byId(r.result)['resole-then-suede']!.status).toBe('ok');
       } finally {
         await closeEmpty();
+      }
+    });
+  });
+
+  describe('batch mode', () => {
+    it("a conversation's condensations go up in a generator batch before the one holding its answer", async () => {
+      const server = new OpenAIBatchServer({
+        answer: (b) => {
+          const system = b.messages.find((m) => m.role === 'system')?.content ?? '';
+          const message = b.messages.at(-1)!.content;
+          if (system.startsWith("You rewrite a forum member's latest message"))
+            return message === SHINE_FINAL ? CONDENSED : message;
+          return answerFor(system);
+        },
+      });
+      server.on(MODELS, () => reply(modelList(['gen-model'])));
+      const { url, close } = await server.start();
+      try {
+        const r = await run(
+          [
+            'run',
+            '--batch',
+            '--config',
+            config(dir, 'conv-batch', `${REMOTE_GEN}\nbatch: { poll_min_ms: 5, poll_max_ms: 20 }`),
+          ],
+          { GEN_URL: `${url}/v1`, OPENAI_API_KEY: 'sk-test-conversation-batch-0123' },
+        );
+        expect(r.code, r.err).toBe(0);
+        const rec = byId(r.result);
+        expect(rec['shine-how-long']!.retrieval_query).toMatchObject({ mode: 'condensed', text: CONDENSED });
+        expect(rec['shine-how-long']!.retrieval.rerank!.items[0]!.topic_id).toBe(102);
+        expect(r.result.components.generator!.label).toBe('openai:gen-model (batch API)');
+        // Each request went up once, and a conversation's condensations in a batch before its answer's.
+        const lines = server.uploads.flatMap((u, batch) =>
+          u.lines.map((l) => {
+            const system = l.body.messages.find((m) => m.role === 'system')?.content ?? '';
+            const kind = system.startsWith("You rewrite a forum member's latest message") ? 'condense' : 'answer';
+            return { batch, what: `${kind} ${l.body.messages.at(-1)!.content}`, line: l };
+          }),
+        );
+        expect(lines.map((l) => l.what).sort()).toEqual(
+          [
+            `answer ${RESOLE}`,
+            `answer ${SHINE_FINAL}`,
+            'answer Which brush after the spray?',
+            `condense ${SHINE_FINAL}`,
+            `condense ${SUEDE}`,
+            'condense Which brush after the spray?',
+          ].sort(),
+        );
+        const batchOf = (what: string) => lines.find((l) => l.what === what)!.batch;
+        expect(batchOf(`condense ${SHINE_FINAL}`)).toBeLessThan(batchOf(`answer ${SHINE_FINAL}`));
+        expect(batchOf(`condense ${SUEDE}`)).toBe(batchOf('condense Which brush after the spray?'));
+        expect(batchOf(`condense ${SUEDE}`)).toBeLessThan(batchOf('answer Which brush after the spray?'));
+        const answer = lines.find((l) => l.what === `answer ${SHINE_FINAL}`)!.line;
+        expect(answer.body.messages.slice(1)).toEqual([
+          { role: 'user', content: SHINE_FIRST },
+          { role: 'assistant', content: SHINE_ANSWER },
+          { role: 'user', content: SHINE_FINAL },
+        ]);
+      } finally {
+        await close();
       }
     });
   });
