@@ -242,7 +242,7 @@ describe('conversation cases', { timeout: 240_000 }, () => {
 
   describe('a generator behind an OpenAI-compatible server', () => {
     const server = generatorServer();
-    let result: RunResult;
+    let result: RunResult & { file: string };
     let code: number;
     let url: string;
     let close: () => Promise<void>;
@@ -305,6 +305,28 @@ describe('conversation cases', { timeout: 240_000 }, () => {
       expect(again.code, again.err).toBe(0);
       expect(server.requestsTo(CHAT)).toHaveLength(0);
       expect(byId(again.result)['shine-how-long']!.retrieval_query).toMatchObject({ text: CONDENSED, cached: true });
+    });
+
+    it('calibrate --answer generates a conversation again with its history and the same condensed query', async () => {
+      server.requests.length = 0;
+      const file = join(dir, 'conv-remote.yml');
+      const base = result.file;
+      const code = await runCli(
+        ['calibrate', base, '--answer', '--candidates=50:60', '--config', file, '--out', join(dir, 'ab')],
+        { cwd: dir, env: { GEN_URL: `${url}/v1` } },
+      );
+      expect(code.code, code.err).toBe(0);
+      // Every case moves to the empty zone (abstain below 50) and is generated again; the
+      // condensation comes from the response cache, so only answers are asked.
+      const asked = server.requestsTo(CHAT);
+      expect(asked.filter(isCondense)).toHaveLength(0);
+      const shine = asked.find((r) => lastUser(r) === SHINE_FINAL)!;
+      expect(body(shine).messages.slice(1)).toEqual([
+        { role: 'user', content: SHINE_FIRST },
+        { role: 'assistant', content: SHINE_ANSWER },
+        { role: 'user', content: SHINE_FINAL },
+      ]);
+      expect(chatSystem(shine)).toContain('No forum excerpt was found');
     });
   });
 
