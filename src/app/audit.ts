@@ -7,6 +7,7 @@ import { generationMarkdown } from '../reports/generation-digest.js';
 import { judgeMarkdown } from '../reports/judge-digest.js';
 import { runAudit } from '../runs/audit-run.js';
 import { buildAuditSetup } from '../runs/audit-setup.js';
+import { needsCondenser } from '../runs/condense.js';
 import type { RunContext } from '../runs/context.js';
 import { writeResults } from '../runs/results-file.js';
 import type { AppHooks } from './hooks.js';
@@ -49,6 +50,14 @@ export async function auditAndWrite(
     ...(opts.repeat ? { repeat: opts.repeat } : {}),
     onBatchEvent: (text) => hooks.event({ kind: 'status', text }),
   });
+  // The condenser is announced (and recorded, by runAudit) only when a conversation uses it.
+  const condenser = needsCondenser(
+    ctx.config,
+    cases.map((c) => c.value),
+  )
+    ? deps.condenser?.component
+    : undefined;
+  if (condenser) ctx.components.condenser = condenser;
   announceComponents(ctx, hooks);
   const bar = hooks.progress(opts.label ?? opts.kind);
   let run: Awaited<ReturnType<typeof runAudit>>;

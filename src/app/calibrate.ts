@@ -49,7 +49,10 @@ export async function retrievalSource(
   const { ctx, cases, warnings } = await openPipeline(inputs, hooks);
   try {
     const outDir = outputDir(inputs.loaded, inputs.cwd);
-    const { result, files } = await retrieveAndWrite(ctx, cases, warnings, hooks, { outputDir: outDir });
+    const { result, files } = await retrieveAndWrite(ctx, cases, warnings, hooks, {
+      outputDir: outDir,
+      env: inputs.env,
+    });
     const report = inputs.report ? reportBeside(files.json, result) : undefined;
     hooks.event({ kind: 'retrieval-written', file: files.json, ...(report ? { report } : {}) });
     return { result, path: files.json, outDir, secrets: ctx.secrets };

@@ -58,7 +58,7 @@ export async function runMatrix(inputs: MatrixInputs, hooks: AppHooks): Promise<
     hooks.event({ kind: 'config', index: i + 1, total: loadeds.length, label, source: loaded.source });
     const { ctx, cases, warnings } = await openPipeline({ ...inputs, loaded }, hooks);
     try {
-      const opts = { outputDir: outputDir(loaded, inputs.cwd), label };
+      const opts = { outputDir: outputDir(loaded, inputs.cwd), label, env: inputs.env };
       const { result, files } = inputs.retrievalOnly
         ? await retrieveAndWrite(ctx, cases, warnings, hooks, opts)
         : await auditAndWrite(ctx, cases, warnings, hooks, { ...opts, kind: 'run', env: inputs.env });

@@ -5,6 +5,11 @@ import { retrievalMarkdown } from '../reports/digest.js';
 import type { RunContext } from '../runs/context.js';
 import { writeResults, type StoredRun } from '../runs/results-file.js';
 import { runRetrieval } from '../runs/retrieval-run.js';
+import { createCondenser, needsCondenser, type QueryCondenser } from '../runs/condense.js';
+import { createGenerator } from '../runs/generator.js';
+import { languagePromptsDir } from '../evidence/block.js';
+import { PROMPTS_DIR } from '../paths.js';
+import type { Environment } from '../providers/env.js';
 import { writeTrecFiles } from '../runs/trec-export.js';
 import type { AppHooks } from './hooks.js';
 import {
@@ -18,6 +23,27 @@ import {
 import { reportBeside } from './report.js';
 
 /**
+ * The condenser a retrieval run needs when it has conversation cases whose query is condensed:
+ * the config's generator (behind the response cache, as a run builds it) with the condense
+ * prompt, or the offline condenser when the generator is an offline stand-in (no network).
+ */
+export function retrievalCondenser(
+  ctx: RunContext,
+  cases: readonly Located<Case>[],
+  env: Environment,
+): QueryCondenser | undefined {
+  if (
+    !needsCondenser(
+      ctx.config,
+      cases.map((c) => c.value),
+    )
+  )
+    return undefined;
+  const promptsDir = languagePromptsDir(PROMPTS_DIR, ctx.config.language);
+  return createCondenser(ctx.config, createGenerator(ctx.config, env, promptsDir, ctx.cacheDir), promptsDir);
+}
+
+/**
  * Announces the components, runs retrieval over the cases and writes the results file and its
  * digest. Shared by `retrieval`, `calibrate` and `matrix --retrieval-only`.
  */
@@ -26,13 +52,20 @@ export async function retrieveAndWrite(
   cases: readonly Located<Case>[],
   warnings: string[],
   hooks: AppHooks,
-  opts: { outputDir: string; label?: string; shard?: ShardInfo | undefined },
+  opts: { outputDir: string; env: Environment; label?: string; shard?: ShardInfo | undefined },
 ): Promise<{ result: StoredRun; files: { json: string; md: string } }> {
-  announceComponents(ctx, hooks);
+  const condenser = retrievalCondenser(ctx, cases, opts.env);
+  announceComponents(
+    condenser?.component ? { ...ctx, components: { ...ctx.components, condenser: condenser.component } } : ctx,
+    hooks,
+  );
   const bar = hooks.progress(opts.label ?? 'retrieval');
   let result: StoredRun;
   try {
-    result = markShard(await runRetrieval(ctx, cases, warnings, bar.update), opts.shard);
+    result = markShard(
+      await runRetrieval(ctx, cases, warnings, bar.update, condenser ? { condenser } : {}),
+      opts.shard,
+    );
   } finally {
     bar.stop();
   }
@@ -61,6 +94,7 @@ export async function runRetrievalCommand(inputs: RetrievalInputs, hooks: AppHoo
   try {
     const { result, files } = await retrieveAndWrite(ctx, cases, warnings, hooks, {
       outputDir: outputDir(inputs.loaded, inputs.cwd),
+      env: inputs.env,
       shard,
     });
     const trec = inputs.trecOut

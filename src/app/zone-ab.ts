@@ -5,6 +5,7 @@ import { InputError } from '../errors.js';
 import { markdownTable, fmt } from '../reports/format.js';
 import { auditCaseOutcome } from '../runs/audit-case.js';
 import { RetrievalFeed } from '../runs/retrieval-feed.js';
+import { knownQueries } from '../runs/condense.js';
 import { forEachConcurrent } from '../runs/pool.js';
 import { refuseSecrets, writeArtifact, writeJsonArtifact } from '../io/artifacts.js';
 import { timestamp } from '../runs/results-file.js';
@@ -52,6 +53,21 @@ export function zoneCells(records: readonly CaseRecord[]): Record<string, ZoneCe
     };
   }
   return out;
+}
+
+/** The case a stored record was made from, as generating it again needs it (a conversation keeps its history). */
+function caseOfRecord(r: CaseRecord): Case {
+  return {
+    id: r.id,
+    question: r.question,
+    kind: r.kind as Case['kind'],
+    expected_topic_ids: r.expected_topic_ids,
+    expected_post_ids: r.expected_post_ids,
+    expected_content: r.expected_content,
+    difficulty: r.difficulty,
+    tags: r.tags,
+    ...(r.turns?.length ? { turns: r.turns, needs_history: r.needs_history ?? true } : {}),
+  };
 }
 
 /** The base of `calibrate --answer`: a 'run' file, and a config to call the models again. */
@@ -113,10 +129,11 @@ export async function runZoneAB(inputs: ZoneABInputs, hooks: AppHooks): Promise<
         (r) => r.status === 'ok' && r.zone && r.top1_score !== undefined && zoneOf(r.top1_score, zones) !== r.zone,
       ),
     );
-    // A case that moves under several candidates is retrieved once for all of them (batched ahead).
+    // A case that moves under several candidates is retrieved once for all of them (batched ahead);
+    // a conversation whose query the generator condenses is retrieved once that query is known.
     const feed = new RetrievalFeed(
       ctx.graph,
-      movedBy.flat().map((r) => r.question),
+      movedBy.flat().flatMap((r) => knownQueries(setup.deps.condenser, caseOfRecord(r))),
     );
     const retrieve = (question: string) => feed.get(question);
     try {
@@ -127,17 +144,7 @@ export async function runZoneAB(inputs: ZoneABInputs, hooks: AppHooks): Promise<
         const bar = hooks.progress(`zones ${zones.abstain_below}:${zones.weak_below}`);
         let done = 0;
         await forEachConcurrent(moved, ctx.config.generator.concurrency, async (r) => {
-          const c: Case = {
-            id: r.id,
-            question: r.question,
-            kind: r.kind as Case['kind'],
-            expected_topic_ids: r.expected_topic_ids,
-            expected_post_ids: r.expected_post_ids,
-            expected_content: r.expected_content,
-            difficulty: r.difficulty,
-            tags: r.tags,
-          };
-          records.set(r.id, (await auditCaseOutcome(deps, c, retrieve)).record);
+          records.set(r.id, (await auditCaseOutcome(deps, caseOfRecord(r), retrieve)).record);
           bar.update(++done, moved.length);
         });
         bar.stop();

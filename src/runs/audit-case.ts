@@ -1,4 +1,4 @@
-import type { Case, IntentRule } from '../cases/schema.js';
+import { isConversation, type Case, type IntentRule } from '../cases/schema.js';
 import { matchIntentRule } from '../cases/intent-rules.js';
 import { buildSources, systemPrompt } from '../evidence/block.js';
 import { addNeighbourhood } from '../evidence/neighbourhood.js';
@@ -13,6 +13,7 @@ import type { RunContext } from './context.js';
 import type { RunBatch } from './batch-run.js';
 import type { CaseRecord } from '../model/results.js';
 import { baseRecord, retrievalRecord } from './retrieve-case.js';
+import { conversationQueries, createCondenser, turnRetrievalRecord, type QueryCondenser } from './condense.js';
 
 /** What generating one case needs, built once per run. */
 export interface AuditDeps {
@@ -29,6 +30,16 @@ export interface AuditDeps {
   judgeService?: { id: string; preflight?: (() => Promise<void>) | undefined };
   /** Batch mode: the generator and judge answer through provider batch APIs (src/runs/batch-run.ts). */
   batch?: RunBatch;
+  /**
+   * What a conversation case's retrieval searches for (src/runs/condense.ts); default: the one the
+   * config's `conversation` block asks for, with this generator.
+   */
+  condenser?: QueryCondenser;
+}
+
+/** The condenser of a run: the one passed in, else the config's with the run's generator. */
+export function condenserOf(deps: Pick<AuditDeps, 'condenser' | 'ctx' | 'generator' | 'promptsDir'>): QueryCondenser {
+  return deps.condenser ?? createCondenser(deps.ctx.config, deps.generator, deps.promptsDir);
 }
 
 /** The node whose top-1 score picks the zone and whose items become sources. */
@@ -92,9 +103,11 @@ export interface PreparedCase {
 export type RetrieveNodes = (question: string) => Promise<Record<string, NodeResult>>;
 
 /**
- * The stages before generation: input gate, retrieval (by `retrieve`, the per-query path by
- * default), zone, evidence and system prompt. Returns the finished outcome when the case ends
- * here (gated, or a stage failed: the record names it and keeps what earlier stages computed).
+ * The stages before generation: input gate, the retrieval query of a conversation (condensed from
+ * its history, src/runs/condense.ts), retrieval (by `retrieve`, the per-query path by default; a
+ * conversation's user turns with goldens are retrieved and measured too), zone, evidence and
+ * system prompt. Returns the finished outcome when the case ends here (gated, or a stage failed:
+ * the record names it and keeps what earlier stages computed).
  */
 export async function prepareCase(
   deps: AuditDeps,
@@ -109,10 +122,20 @@ export async function prepareCase(
     return { done: { record } };
   }
   const { config } = deps.ctx;
+  let queries: Awaited<ReturnType<typeof conversationQueries>> | undefined;
+  if (isConversation(c)) {
+    try {
+      queries = await conversationQueries(condenserOf(deps), c);
+      record.retrieval_query = queries.final;
+    } catch (e) {
+      return { done: stageFailed(record, 'condense', e) };
+    }
+  }
   let replyTo = new Map<number, number | null>();
   try {
-    const nodes = await retrieve(c.question);
+    const nodes = await retrieve(queries?.final.text ?? c.question);
     record.retrieval = retrievalRecord(c, nodes);
+    if (queries?.turns.length) record.turn_retrieval = await turnRetrievalRecord(c, queries.turns, retrieve);
     const { node, zoneNode } = evidenceNode(deps.ctx);
     const items = nodes[node]!.items;
     replyTo = new Map(items.map((i) => [i.post_id, i.reply_to_post_number] as const));
@@ -153,12 +176,16 @@ export async function prepareCase(
   }
 }
 
-/** The generator request of a prepared case (the same for a synchronous call and a batch line). */
+/**
+ * The generator request of a prepared case (the same for a synchronous call and a batch line): a
+ * conversation's earlier messages, in order and with their roles, then the final question.
+ */
 export function generationRequest(deps: AuditDeps, p: PreparedCase): CompletionRequest {
   const { generator } = deps.ctx.config;
+  const history = (p.record.turns ?? []).map((t) => ({ role: t.role, content: t.content }));
   return {
     system: p.system,
-    messages: [{ role: 'user', content: p.record.question }],
+    messages: [...history, { role: 'user', content: p.record.question }],
     temperature: generator.temperature,
     maxTokens: generator.max_tokens,
   };

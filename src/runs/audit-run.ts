@@ -4,7 +4,8 @@ import type { Located } from '../cases/load.js';
 import type { Case } from '../cases/schema.js';
 import { InputError } from '../errors.js';
 import type { AuditDeps } from './audit-case.js';
-import { auditCaseOutcome, evidenceNode } from './audit-case.js';
+import { auditCaseOutcome, condenserOf, evidenceNode } from './audit-case.js';
+import { knownQueries, needsCondenser } from './condense.js';
 import { CircuitBreaker, RunStoppedError } from './breaker.js';
 import { resultHeader } from './header.js';
 import { caseFingerprint, fingerprintDigest, Ledger } from './ledger.js';
@@ -148,6 +149,15 @@ export async function runAudit(
   opts: AuditRunOptions,
 ): Promise<{ result: StoredRun; stamp: string; ledger: string }> {
   const kind = opts.kind ?? 'run';
+  const condenser = condenserOf(deps);
+  // The condenser is a component of runs that use it only (its prompt is read here, before any case).
+  const condenserComponent = needsCondenser(
+    deps.ctx.config,
+    cases.map((c) => c.value),
+  )
+    ? condenser.component
+    : undefined;
+  if (condenserComponent) deps.ctx.components.condenser = condenserComponent;
   const header = resultHeader(deps.ctx, kind, warnings);
   const warn = (message: string) => {
     warnings.push(message);
@@ -195,14 +205,18 @@ export async function runAudit(
   const breaker = new CircuitBreaker(deps.ctx.config.circuit_breaker);
   // Retrieval is computed ahead in batches (cases stopped by an intent rule ask for none), so the
   // generation lanes never wait for a retrieval that could have run while they were generating.
+  // A conversation whose query the generator condenses is retrieved once that query is known.
   const feed = new RetrievalFeed(
     deps.ctx.graph,
-    todo.filter((c) => !matchIntentRule(deps.intentRules, c.value.question)).map((c) => c.value.question),
+    todo
+      .filter((c) => !matchIntentRule(deps.intentRules, c.value.question))
+      .flatMap((c) => knownQueries(condenser, c.value)),
     // The first cases wait for nothing but a small first batch; the latency sample is taken last.
     { sampleAt: 'end', firstBatch: 2 * deps.ctx.config.generator.concurrency, ...opts.retrieval },
   );
   const retrieve = (question: string) => feed.get(question);
   const { batch } = deps;
+  deps = { ...deps, condenser };
   await forEachConcurrent(
     todo,
     // Batch mode: every case starts at once and waits on its batch (the scheduler bounds the work between waits).

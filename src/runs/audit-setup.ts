@@ -7,6 +7,7 @@ import type { AuditDeps } from './audit-case.js';
 import { describeComponent, type RunContext } from './context.js';
 import { createGenerator } from './generator.js';
 import { batchComponent, createBatchMode } from './batch-run.js';
+import { createCondenser } from './condense.js';
 import type { CaseRecord } from '../model/results.js';
 import type { Judge } from '../judge/schemas.js';
 import type { ChatModel } from '../llm/types.js';
@@ -70,6 +71,9 @@ export function buildAuditSetup(ctx: RunContext, env: Environment, opts: AuditSe
     ...(opts.clauseVars ? { clauseVars: opts.clauseVars } : {}),
     ...(judge ? { judge: judge.caseJudge, judgeService: { id: judge.component.id, preflight: judge.preflight } } : {}),
     ...(batch ? { batch: batch.run } : {}),
+    // A conversation's condense request goes through the same generator: the response cache,
+    // retries, and in batch mode a batch of its own before the case's generation.
+    condenser: createCondenser(config, generator, promptsDir),
   };
   return { deps, ...(judge ? { judge } : {}) };
 }

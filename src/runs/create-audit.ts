@@ -104,7 +104,9 @@ export async function createAudit(opts: CreateAuditOptions): Promise<Audit> {
     return {
       context,
       components: auditContext.components,
-      retrieval: (cases, o = {}) => runRetrieval(context, cases, o.warnings ?? [], o.onProgress),
+      // A conversation's query is condensed by the audit's generator (or the offline condenser).
+      retrieval: (cases, o = {}) =>
+        runRetrieval(context, cases, o.warnings ?? [], o.onProgress, { condenser: deps.condenser }),
       run: (cases, o = {}) => {
         const { warnings = [], ...rest } = o;
         return runAudit(deps, cases, warnings, {

@@ -111,15 +111,24 @@ export class RetrievalFeed {
     if (!sample) this.releaseSample();
   }
 
-  /** The node lists of a question (one of those given), computed once and shared by its cases. */
+  /**
+   * The node lists of a question, computed once and shared by its cases. A question not given up
+   * front (a conversation's query condensed by a model), or asked more often than given, takes
+   * the per-query path on its own and leaves the batches' bookkeeping as it is.
+   */
   get(question: string): Promise<Record<string, NodeResult>> {
+    if (!this.remaining.has(question)) {
+      const p = this.graph.run(question);
+      this.track(p);
+      return p;
+    }
     let p = this.memo.get(question);
     if (!p) {
       p = this.compute(question);
       this.memo.set(question, p);
       this.track(p);
     }
-    const left = (this.remaining.get(question) ?? 1) - 1;
+    const left = this.remaining.get(question)! - 1;
     if (left > 0) this.remaining.set(question, left);
     else {
       this.remaining.delete(question);
@@ -211,6 +220,11 @@ export class RetrievalFeed {
     return this.sampleOf.has(question);
   }
 
+  /** Whether a question was given to a batch. */
+  inBatches(question: string): boolean {
+    return this.batchOf.has(question);
+  }
+
   stats(): RetrievalFeedStats {
     const batched = this.batchQuestions.reduce((a, l) => a + l.length, 0);
     return {
@@ -239,13 +253,17 @@ export function feedSummary(
   const stats = feed.stats();
   if (!stats.batches) return undefined;
   const seen = new Set<string>();
+  // What a record's retrieval searched for: its question, or a conversation's retrieval query.
+  const query = (r: CaseRecord) => r.retrieval_query?.text ?? r.question;
   const sample = records.filter((r) => {
-    if (!feed.inSample(r.question) || seen.has(r.question)) return false;
-    seen.add(r.question);
+    const q = query(r);
+    if (!feed.inSample(q) || seen.has(q)) return false;
+    seen.add(q);
     return true;
   });
-  // Cases stopped by an intent rule asked for no retrieval.
-  const batched = records.filter((r) => r.status !== 'gated' && !feed.inSample(r.question));
+  // Cases stopped by an intent rule asked for no retrieval; a query condensed by a model was not
+  // known up front and took the per-query path (and a case whose condensation failed, none).
+  const batched = records.filter((r) => r.status !== 'gated' && feed.inBatches(query(r)));
   return {
     latency: summariseRetrieval(sample, nodes).latency,
     batch: {

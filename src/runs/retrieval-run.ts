@@ -1,5 +1,6 @@
 import type { Located } from '../cases/load.js';
-import type { Case } from '../cases/schema.js';
+import { isConversation, type Case } from '../cases/schema.js';
+import { RagauditError } from '../errors.js';
 import type { NodeResult } from '../retrieval/graph.js';
 import { CircuitBreaker, RunStoppedError } from './breaker.js';
 import { forEachConcurrent } from './pool.js';
@@ -16,14 +17,30 @@ import type { RunSummary } from '../model/summary.js';
 import { summariseRetrieval } from './summary.js';
 import { summariseCaseSets } from './generation-summary.js';
 import { evidenceNode } from './audit-case.js';
+import {
+  conversationQueries,
+  conversationSettings,
+  knownQueries,
+  LAST_MESSAGE,
+  needsCondenser,
+  turnRetrievalRecord,
+  type QueryCondenser,
+} from './condense.js';
 
 /** Progress callback: cases finished so far, out of total. */
 export type OnProgress = (done: number, total: number) => void;
 
 export { LATENCY_SAMPLE } from './retrieval-feed.js';
 
-/** How the run's retrieval is batched (src/runs/retrieval-feed.ts). */
-export type RetrievalRunOptions = RetrievalFeedOptions;
+/** How the run's retrieval is batched (src/runs/retrieval-feed.ts), and what writes a conversation's query. */
+export type RetrievalRunOptions = RetrievalFeedOptions & {
+  /**
+   * What a conversation case searches for (src/runs/condense.ts): needed when the config condenses
+   * conversations (`conversation.query: condensed`, the default) and a case is one; with
+   * `last`, the final message alone is searched without it.
+   */
+  condenser?: QueryCondenser | undefined;
+};
 
 /**
  * Runs retrieval (and rerank) for every case through a {@link RetrievalFeed}: the first questions
@@ -42,7 +59,22 @@ export async function runRetrieval(
   onProgress?: OnProgress,
   opts: RetrievalRunOptions = {},
 ): Promise<StoredRun> {
+  const { condenser: given, ...feedOpts } = opts;
+  const condensing = needsCondenser(
+    ctx.config,
+    cases.map((c) => c.value),
+  );
+  if (condensing && !given)
+    throw new RagauditError(
+      'a conversation case needs its query condensed (conversation.query: condensed), but no condenser was given',
+    );
+  const condenser = conversationSettings(ctx.config).query === 'last' ? LAST_MESSAGE : given;
+  // The condenser is a component of runs that use it only (its prompt is read here, before any case).
+  const runCtx = condensing && condenser?.component ? withComponent(ctx, condenser.component) : ctx;
   await preflightAll([
+    condensing && condenser?.preflight
+      ? { role: 'condenser', id: condenser.component?.id ?? 'condenser', preflight: () => condenser.preflight!() }
+      : undefined,
     { role: 'embedder', id: ctx.embedder.id, preflight: ctx.embedder.preflight?.bind(ctx.embedder) },
     ctx.reranker
       ? { role: 'reranker', id: ctx.reranker.id, preflight: ctx.reranker.preflight?.bind(ctx.reranker) }
@@ -53,10 +85,11 @@ export async function runRetrieval(
   const spool = cases.length > LARGE_RUN_CASES ? new CaseSpool(cases.length) : undefined;
   const light = new LightRecords();
   const breaker = new CircuitBreaker(ctx.config.circuit_breaker);
+  // A conversation whose query a model condenses is retrieved once that query is known.
   const feed = new RetrievalFeed(
     ctx.graph,
-    cases.map((c) => c.value.question),
-    opts,
+    cases.flatMap((c) => knownQueries(condenser, c.value)),
+    feedOpts,
   );
   // Cases that ask the same question with the same expectations share one retrieval record.
   const same = new WeakMap<Record<string, NodeResult>, Map<string, CaseRecord['retrieval']>>();
@@ -68,25 +101,39 @@ export async function runRetrieval(
       async ({ value: c }, i) => {
         let record = baseRecord(c);
         let error: unknown;
-        try {
-          const nodes = await feed.get(c.question);
-          let byExpectations = same.get(nodes);
-          if (!byExpectations) same.set(nodes, (byExpectations = new Map()));
-          const key = JSON.stringify([
-            c.expected_topic_ids,
-            c.expected_post_ids,
-            c.expected_content,
-            c.forbidden_post_ids,
-            c.forbidden_topic_ids,
-            c.must_not_contain,
-          ]);
-          let retrieval = byExpectations.get(key);
-          if (!retrieval) byExpectations.set(key, (retrieval = retrievalRecord(c, nodes)));
-          record.retrieval = retrieval;
-        } catch (e) {
-          error = e;
-          record = errorRecord(c, 'retrieval', e);
-        }
+        let queries: Awaited<ReturnType<typeof conversationQueries>> | undefined;
+        if (isConversation(c))
+          try {
+            queries = await conversationQueries(condenser!, c);
+            record.retrieval_query = queries.final;
+          } catch (e) {
+            error = e;
+            record = errorRecord(c, 'condense', e);
+          }
+        if (!error)
+          try {
+            const nodes = await feed.get(queries?.final.text ?? c.question);
+            let byExpectations = same.get(nodes);
+            if (!byExpectations) same.set(nodes, (byExpectations = new Map()));
+            const key = JSON.stringify([
+              c.expected_topic_ids,
+              c.expected_post_ids,
+              c.expected_content,
+              c.forbidden_post_ids,
+              c.forbidden_topic_ids,
+              c.must_not_contain,
+            ]);
+            let retrieval = byExpectations.get(key);
+            if (!retrieval) byExpectations.set(key, (retrieval = retrievalRecord(c, nodes)));
+            record.retrieval = retrieval;
+            if (queries?.turns.length)
+              record.turn_retrieval = await turnRetrievalRecord(c, queries.turns, (q) => feed.get(q));
+          } catch (e) {
+            error = e;
+            record = errorRecord(c, 'retrieval', e);
+            // The query that was searched for stays in the record, as the audit's records keep it.
+            if (queries) record.retrieval_query = queries.final;
+          }
         if (breaker.observe(error)) return;
         const stored = storable(c, record);
         if (spool) {
@@ -118,9 +165,14 @@ export async function runRetrieval(
   }
   Object.assign(summary, summariseCaseSets(records, nodes, evidenceNode(ctx).node, { generation: false }));
   return {
-    ...resultHeader(ctx, 'retrieval', warnings),
+    ...resultHeader(runCtx, 'retrieval', warnings),
     summary,
     cases: records,
     ...(spool ? { caseStore: spool } : {}),
   };
+}
+
+/** The context with one more component recorded (the caller's context is left as it was). */
+function withComponent(ctx: RunContext, component: NonNullable<QueryCondenser['component']>): RunContext {
+  return { ...ctx, components: { ...ctx.components, condenser: component } };
 }
