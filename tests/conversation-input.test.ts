@@ -4,7 +4,7 @@
  * needs_history without turns are named file:line: field; the condense prompts exist in every
  * language's folder with the same placeholder; the config block defaults to condensed.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -105,6 +105,42 @@ describe('conversation case files', () => {
     expect(err.join('')).toContain(
       `${p}:3: [0].needs_history: only a conversation case (with turns) can need its history`,
     );
+  });
+});
+
+describe('--query', () => {
+  it('sets conversation.query for the run (recorded in the config and each record), and refuses another value', async () => {
+    const cases = file(
+      'query.yml',
+      `- id: salt-suede
+  turns:
+    - { role: user, content: "White salt stains on my brown calf boots after a week of slush: how do I get them out?" }
+    - { role: assistant, content: "Brush off the crust, then wipe the whole panel with one part vinegar to two parts water." }
+  question: "Does that work on suede too?"
+  expected_topic_ids: [110]
+`,
+    );
+    const io = (err: string[]) => ({
+      out: () => undefined,
+      err: (t: string) => void err.push(t),
+      isTTY: false,
+      cwd: dir,
+      env: {},
+    });
+    const err: string[] = [];
+    expect(
+      await main(['retrieval', '--cases', cases, '--query', 'last', '--out', join(dir, 'q'), '--name', 'q'], io(err)),
+    ).toBe(0);
+    const json = readdirSync(join(dir, 'q')).find((f) => f.endsWith('-q.json'))!;
+    const result = JSON.parse(readFileSync(join(dir, 'q', json), 'utf8')) as {
+      config: { conversation?: { query: string } };
+      cases: { retrieval_query?: { mode: string; text: string } }[];
+    };
+    expect(result.config.conversation?.query).toBe('last');
+    expect(result.cases[0]!.retrieval_query).toEqual({ mode: 'last', text: 'Does that work on suede too?' });
+    const bad: string[] = [];
+    expect(await main(['retrieval', '--cases', cases, '--query', 'history', '--out', join(dir, 'q')], io(bad))).toBe(2);
+    expect(bad.join('')).toMatch(/--query history/);
   });
 });
 

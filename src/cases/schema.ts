@@ -98,7 +98,7 @@ export const CaseSchema = z
         ctx.addIssue({
           code: 'custom',
           path: ['turns', i, 'role'],
-          message: `turn ${i + 1} must be a ${want} message (turns alternate, starting with the user)`,
+          message: `turn ${i + 1} must be ${want === 'user' ? 'a user' : 'an assistant'} message (turns alternate, starting with the user)`,
         });
       if (t.role === 'assistant' && (t.expected_topic_ids || t.expected_post_ids))
         ctx.addIssue({

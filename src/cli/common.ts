@@ -15,6 +15,7 @@ export interface PipelineArgs {
   name?: string | undefined;
   out?: string | undefined;
   language?: string | undefined;
+  query?: string | undefined;
 }
 
 /**

@@ -64,6 +64,11 @@ export const PIPELINE_OPTIONS = {
     value: 'LANG',
     doc: `the forum's language: ${LANGUAGE_CODES.join(', ')} (default: the config's, else en; docs/languages.md)`,
   },
+  query: {
+    type: 'string',
+    value: 'MODE',
+    doc: "conversation cases: retrieval searches for the final message alone (last) or a question condensed from the history (condensed); default: the config's, else condensed (docs/conversations.md)",
+  },
   verbose: { type: 'boolean', short: 'v', doc: 'stack traces on errors' },
   ...HELP_OPTION,
 } as const satisfies OptionSpecs;

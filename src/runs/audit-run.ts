@@ -60,6 +60,7 @@ export function resumeDigest(config: Config): string {
     'cache_dir',
     'circuit_breaker',
     'batch',
+    'connections',
   ]);
   const strip = (v: unknown): unknown =>
     Array.isArray(v)
