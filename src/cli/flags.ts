@@ -62,8 +62,7 @@ export function pipelineOverrides(v: PipelineFlags): ConfigOverride[] {
   if (v.name !== undefined) o.push({ path: ['name'], flag: `--name ${v.name}`, value: v.name });
   if (v.out !== undefined) o.push({ path: ['output_dir'], flag: `--out ${v.out}`, value: v.out });
   if (v.language !== undefined) o.push({ path: ['language'], flag: `--language ${v.language}`, value: v.language });
-  if (v.query !== undefined)
-    o.push({ path: ['conversation', 'query'], flag: `--query ${v.query}`, value: v.query });
+  if (v.query !== undefined) o.push({ path: ['conversation', 'query'], flag: `--query ${v.query}`, value: v.query });
   // --db replaces the config's database, `${DATABASE_URL}` included (which then need not be set).
   if (v.db !== undefined) o.push({ path: ['database', 'url'], flag: '--db', value: v.db });
   return o;
