@@ -4,10 +4,10 @@
  * or --help; the run's own open takes the worker started ahead when it is the same snapshot, and
  * a wrong guess never stands in for the database the config names.
  */
-import { copyFileSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openDemoDatabase } from '../src/corpus/demo-db.js';
+import { demoSnapshotPath, openDemoDatabase } from '../src/corpus/demo-db.js';
 import { prestartDemoDatabase } from '../src/corpus/demo-prestart.js';
 import { discardPrestarted, prestartedSnapshot, prestartPglite } from '../src/corpus/pglite-worker.js';
 import { PACKAGE_ROOT } from '../src/paths.js';
@@ -25,11 +25,13 @@ describe('opening the embedded demo ahead', { timeout: 120_000 }, () => {
     // The demo's snapshot exists once any demo run has built it.
     const db = await openDemoDatabase({ cacheDir: CACHE });
     await db.close();
-    const snapshot = readdirSync(CACHE).find((f) => /^demo-db-[0-9a-f]+\.tar$/.test(f))!;
+    const snapshot = basename(demoSnapshotPath({ cacheDir: CACHE }));
+    // A cache of its own: the work directory's `cache/demo-db` is the shared cache, where other
+    // tests' forums leave newer snapshots.
     const cwd = workDir('prestart');
-    mkdirSync(join(cwd, 'cache', 'demo-db'), { recursive: true });
-    copyFileSync(join(CACHE, snapshot), join(cwd, 'cache', 'demo-db', snapshot));
-    writeFileSync(join(cwd, 'cache', 'demo-db', 'demo-db-notes.txt'), 'not a snapshot');
+    mkdirSync(join(cwd, 'own-cache', 'demo-db'), { recursive: true });
+    copyFileSync(join(CACHE, snapshot), join(cwd, 'own-cache', 'demo-db', snapshot));
+    writeFileSync(join(cwd, 'own-cache', 'demo-db', 'demo-db-notes.txt'), 'not a snapshot');
     for (const argv of [
       ['compare', 'a.json', 'b.json'],
       ['run', '--db', 'postgres://127.0.0.1/forum'],
@@ -39,11 +41,11 @@ describe('opening the embedded demo ahead', { timeout: 120_000 }, () => {
       expect(prestartDemoDatabase(argv, cwd), argv.join(' ')).toBeUndefined();
       expect(prestartedSnapshot()).toBeUndefined();
     }
-    const started = prestartDemoDatabase(['retrieval', '--cache-dir', 'cache'], cwd);
-    expect(started).toBe(join(cwd, 'cache', 'demo-db', snapshot));
+    const started = prestartDemoDatabase(['retrieval', '--cache-dir', 'own-cache'], cwd);
+    expect(started).toBe(join(cwd, 'own-cache', 'demo-db', snapshot));
     expect(prestartedSnapshot()).toBe(started);
     // The run's open of the same snapshot takes the worker and queries it.
-    const opened = await openDemoDatabase({ cacheDir: join(cwd, 'cache', 'demo-db') });
+    const opened = await openDemoDatabase({ cacheDir: join(cwd, 'own-cache', 'demo-db') });
     expect(prestartedSnapshot()).toBeUndefined();
     const [row] = await opened.query<{ n: string }>('SELECT count(*)::text AS n FROM posts');
     expect(Number(row!.n)).toBeGreaterThan(100);

@@ -10,6 +10,8 @@ import { main } from '../src/cli/main.js';
 import { removeWorkDirs, workDir } from './helpers/work-dir.js';
 
 const CASES = join(import.meta.dirname, '..', 'cases', 'demo', 'questions-core.yml');
+// Conversations too: the merge recomputes the case-set blocks (generation_sets, conversations).
+const CONVERSATIONS = join(import.meta.dirname, '..', 'cases', 'conversations', 'demo.yml');
 
 async function cli(cwd: string, args: string[]) {
   let out = '';
@@ -50,7 +52,7 @@ describe.each([
   let dir: string;
   beforeAll(async () => {
     dir = workDir(`shard-${command}`);
-    const base = [command, '--cases', CASES, ...extra];
+    const base = [command, '--cases', CASES, '--cases', CONVERSATIONS, ...extra];
     if (command === 'retrieval') base.push('--no-report');
     expect((await cli(dir, [...base, '--out', 'whole'])).code).toBe(0);
     for (const i of [1, 2, 3, 4]) {
@@ -88,7 +90,14 @@ describe.each([
     expect(merged.config_digest).toBe(whole.config_digest);
     expect(withoutTimings(merged.cases)).toEqual(withoutTimings(whole.cases));
     expect(withoutTimings(merged.summary)).toEqual(withoutTimings(whole.summary));
-    if (command === 'run') expect(Object.keys(merged.summary as Json)).toEqual(['retrieval', 'generation', 'judge']);
+    // The whole run's summary keys, in its order (key order is part of the file's bytes).
+    const keys = Object.keys(whole.summary as Json).filter((k) => k !== 'retrieval_batch');
+    expect(Object.keys(merged.summary as Json)).toEqual(keys);
+    expect(keys).toEqual(
+      command === 'run'
+        ? ['retrieval', 'generation', 'generation_sets', 'conversations', 'judge']
+        : ['retrieval', 'conversations'],
+    );
   });
 
   it('refuses a missing shard, a shard twice, and a file that is not a shard (exit 2, nothing written)', async () => {

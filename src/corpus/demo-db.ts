@@ -111,6 +111,15 @@ async function buildSnapshot(file: string, forumDir: string, cfg: string, embedd
   }
 }
 
+/** Where the snapshot of a forum (with its text search configuration) is cached; it may not exist yet. */
+export function demoSnapshotPath(opts: Pick<DemoDbOptions, 'cacheDir' | 'forumDir' | 'textSearchConfig'>): string {
+  const digest = forumDigest(
+    opts.forumDir ?? DEMO_FORUM_DIR,
+    `${opts.textSearchConfig ?? 'english'}|${demoEmbedder().id}`,
+  );
+  return join(opts.cacheDir, `demo-db-${digest}.tar`);
+}
+
 /**
  * Opens the embedded demo database: built from the forum files on first use into a snapshot in
  * the cache (rebuilt when any forum file changes), and loaded from that snapshot into memory by
@@ -122,8 +131,7 @@ export async function openDemoDatabase(opts: DemoDbOptions): Promise<SqlClient> 
   const forumDir = opts.forumDir ?? DEMO_FORUM_DIR;
   const cfg = opts.textSearchConfig ?? 'english';
   const embedder = demoEmbedder();
-  const digest = forumDigest(forumDir, `${cfg}|${embedder.id}`);
-  const snapshot = join(opts.cacheDir, `demo-db-${digest}.tar`);
+  const snapshot = demoSnapshotPath(opts);
   if (!existsSync(snapshot)) {
     opts.onProgress?.(`building the demo database from ${forumDir} (first use; cached afterwards)`);
     mkdirSync(opts.cacheDir, { recursive: true });
