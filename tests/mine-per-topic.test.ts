@@ -13,6 +13,7 @@ import { SILENT_HOOKS } from '../src/app/hooks.js';
 import { runMine, type MineInputs } from '../src/app/mine.js';
 import { loadCases } from '../src/cases/load.js';
 import { stratify, type MineTopic } from '../src/cases/mine-sample.js';
+import { main } from '../src/cli/main.js';
 import { loadConfig, type ConfigOverride } from '../src/config/load.js';
 import { DiscourseProfile } from '../src/corpus/discourse.js';
 import { openDatabase } from '../src/runs/context.js';
@@ -110,10 +111,10 @@ function inputs(dir: string, forum: string, o: Partial<MineInputs>): MineInputs 
   };
 }
 
-/** The public topic and post ids among these, as the profile sees them. */
-async function publicIds(dir: string, forum: string, topics: number[], posts: number[]) {
+/** The public topic and post ids among these, as the profile sees them (the demo forum without `forum`). */
+async function publicIds(dir: string, forum: string | undefined, topics: number[], posts: number[]) {
   const loaded = loadConfig(undefined, {}, [{ path: ['cache_dir'], flag: 'c', value: join(dir, 'cache') }]);
-  const db = await openDatabase(loaded.config, { cwd: dir, forumDir: forum });
+  const db = await openDatabase(loaded.config, { cwd: dir, ...(forum ? { forumDir: forum } : {}) });
   try {
     const profile = new DiscourseProfile(db);
     return { topics: await profile.publicTopicIds(topics), posts: await profile.publicPostIds(posts) };
@@ -490,3 +491,47 @@ describe(
     });
   },
 );
+
+describe('ragaudit mine --per-topic on the demo forum (the command line)', { timeout: 240_000 }, () => {
+  const dir = workDir('mine-per-topic-demo');
+
+  async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
+    let out = '';
+    let err = '';
+    const code = await main(args, {
+      out: (t) => void (out += t),
+      err: (t) => void (err += t),
+      isTTY: false,
+      cwd: dir,
+      env: {},
+    });
+    return { code, out, err };
+  }
+
+  it('reaches near the size asked for, says the allocation, and writes public goldens with unique ids', async () => {
+    const r = await cli(['mine', '--size', '200', '--seed', '1', '--per-topic', '5', '--out', 'mined.yml']);
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toMatch(/quota\s.*\swritten\s.*from/);
+    expect(r.out).toMatch(/^allocation: .*capped at 5 questions per topic \(44 topics × 5 = 220\)/m);
+    const written = /^written (\d+) of 200 \(from (\d+) topics\)/m.exec(r.out);
+    expect(Number(written?.[1])).toBeGreaterThan(180);
+    expect(Number(written?.[2])).toBe(44);
+    expect(r.out).toMatch(/source posts dropped/);
+    const cases = loadCases([join(dir, 'mined.yml')]).map((c) => c.value);
+    expect(cases).toHaveLength(Number(written?.[1]));
+    expect(new Set(cases.map((c) => c.id)).size).toBe(cases.length);
+    const perTopic = count(cases.map((c) => c.mined!.topic_id));
+    expect(Math.max(...perTopic.values())).toBe(5);
+    const topics = [...new Set(cases.flatMap((c) => c.expected_topic_ids))];
+    const posts = cases.flatMap((c) => c.expected_post_ids);
+    const seen = await publicIds(dir, undefined, topics, posts);
+    expect(seen.topics.size).toBe(topics.length);
+    expect(seen.posts.size).toBe(posts.length);
+  });
+
+  it('refuses --per-topic 0 (exit 2)', async () => {
+    const r = await cli(['mine', '--per-topic', '0', '--out', 'x.yml']);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/--per-topic: expected a whole number from 1 to 100/);
+  });
+});

@@ -62,7 +62,7 @@ proportional to public topics, capped at K per topic`,
   attempts: {
     type: 'string',
     value: 'K',
-    doc: 'tries per topic (first question and redraws) before it is dropped',
+    doc: 'tries per topic, or per source post with --per-topic K > 1 (first question and redraws), before it is dropped',
     default: DEFAULT_MINE_ATTEMPTS,
   },
   force: { type: 'boolean', doc: 'overwrite --out even when ragaudit mine did not write it' },
@@ -78,8 +78,8 @@ the same seed over the same database gives the same file), one question per topi
 with --per-topic K, each from a different post), golden the topic (and with --post-grain or
 --per-topic K > 1, the reply a question was written from). Every question may share at most 2
 content words with its topic's title: a failing one is redrawn, then the topic (or source post)
-is dropped and the next one tried. Goldens whose titles are near-identical to other
-public topics' are flagged (mined.ambiguous) and kept. The file (source: mined) loads like any
+is dropped and the next one tried. Goldens whose titles are near-identical to other public
+topics' are flagged (mined.ambiguous) and kept. The file (source: mined) loads like any
 case file: ragaudit retrieval --cases CURATED.yml --cases mined.yml. See docs/mining.md.
 
 Options:
