@@ -1,15 +1,16 @@
 /**
  * `ragaudit mine`: a question set written from the forum's database (docs/mining.md). Public
  * topics are drawn stratified by category and tag with a seeded PRNG, one question is written
- * per topic (templates, or the generator with the mine prompt), every question is checked
+ * per topic, or up to K each from a different post with `--per-topic K` (templates, or the
+ * generator with the mine prompt), every question is checked
  * against the rephrase rule (redrawn, then dropped), goldens whose titles are near-identical to
  * other public topics' are flagged, and the cases are written as a YAML case file.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { TitleIndex } from '../cases/mine-ambiguity.js';
-import { stratify, type StratumDraw } from '../cases/mine-sample.js';
-import { pickSource } from '../cases/mine-templates.js';
+import { shuffled, stratify, type StratumDraw } from '../cases/mine-sample.js';
+import { pickSource, sourceReplies } from '../cases/mine-templates.js';
 import { MINED_FILE_MARK, minedYaml, type MinedCase } from '../cases/mine-yaml.js';
 import { checkRephrase, MAX_SHARED_TITLE_WORDS } from '../cases/rephrase.js';
 import type { LoadedConfig } from '../config/load.js';
@@ -42,6 +43,9 @@ export type MineMode = 'template' | 'generator';
 /** Tries per topic by default: the first question and two redraws. */
 export const DEFAULT_MINE_ATTEMPTS = 3;
 
+/** Questions per topic by default: one, from one post. */
+export const DEFAULT_MINE_PER_TOPIC = 1;
+
 /** Public posts read per drawn topic (the first ones): enough for a megathread's replies, bounded. */
 const POSTS_PER_TOPIC = 500;
 
@@ -55,8 +59,10 @@ export interface MineInputs extends AppEnv {
   /** The case file to write (resolved against cwd). */
   out: string;
   mode: MineMode;
-  /** Questions may be written from replies, which are then their golden posts. */
+  /** Questions may be written from replies, which are then their golden posts (implied by perTopic > 1). */
   postGrain: boolean;
+  /** Up to this many questions per topic, each from a different source post (default 1). */
+  perTopic?: number | undefined;
   /** Tries per topic before it is dropped (default 3). */
   attempts?: number | undefined;
   /** Overwrite a file that `ragaudit mine` did not write. */
@@ -68,12 +74,17 @@ export interface MineInputs extends AppEnv {
   generator?: ChatModel | undefined;
 }
 
-/** Per category: public topics, the allocated quota, questions written, topics dropped. */
+/**
+ * Per category: public topics, the allocated quota, questions written (and from how many topics),
+ * and what was dropped: topics, or with more than one question per topic, source posts.
+ */
 export interface MineCategoryCount {
   category: string;
   topics: number;
   quota: number;
   written: number;
+  /** Topics at least one question was written from. */
+  topics_used: number;
   post_grain: number;
   dropped_rule: number;
   dropped_none: number;
@@ -86,17 +97,25 @@ export interface MineOutcome {
   /** What wrote the questions (an offline stand-in is labelled as one). */
   writer: { label: string; offline: boolean };
   asked: number;
-  /** Public topics in the database (the most questions it can give, one per topic). */
+  /** Public topics in the database. */
   available: number;
-  /** The quota total: min(asked, available). */
+  /** Questions per topic at most (--per-topic; 1 by default). */
+  per_topic: number;
+  /** The quota total: min(asked, available × per_topic). */
   wanted: number;
   written: number;
-  /** Topics a question was attempted for. */
+  /** Topics at least one question was written from. */
+  topics_used: number;
+  /**
+   * Topics a question was attempted for; with more than one question per topic, the source posts
+   * (topic, post) attempted, a topic without a source post counting once. The counts below are of
+   * the same units.
+   */
   tried: number;
   /** Questions drawn in all (first drafts and redraws) and how many failed the rephrase rule. */
   drawn: number;
   failed_rule: number;
-  /** Topics whose first question failed the rule and a redraw passed. */
+  /** Topics (or source posts) whose first question failed the rule and a redraw passed. */
   redrawn: number;
   /** Topics dropped because every attempt failed the rule. */
   dropped_rule: number;
@@ -114,6 +133,8 @@ export interface MineOutcome {
 
 interface TopicResult {
   topic: PublicTopic;
+  /** The source post's number (0 when the topic had none). */
+  post_number: number;
   drawn: number;
   failed: number;
   case?: MinedCase;
@@ -122,7 +143,20 @@ interface TopicResult {
 
 /** A topic's own PRNG: the seed and the topic id mixed, so a topic's question does not depend on the order topics are written in. */
 function topicRandom(seed: number, topicId: number): () => number {
-  return mulberry32((Math.imul(seed >>> 0, 0x9e3779b1) ^ Math.imul(topicId, 0x85ebca6b)) >>> 0);
+  return mulberry32(topicMix(seed, topicId));
+}
+
+function topicMix(seed: number, topicId: number): number {
+  return (Math.imul(seed >>> 0, 0x9e3779b1) ^ Math.imul(topicId, 0x85ebca6b)) >>> 0;
+}
+
+/**
+ * With more than one question per topic: the PRNG of a topic's source post `n` (its choices of
+ * template), and with n = 0 the one that orders the topic's other source posts. Never the topic's
+ * own PRNG (n + 1 is never 0), which keeps drawing the topic's first source and its question.
+ */
+function postRandom(seed: number, topicId: number, n: number): () => number {
+  return mulberry32((topicMix(seed, topicId) ^ Math.imul(n + 1, 0xc2b2ae35)) >>> 0);
 }
 
 function checkInputs(inputs: MineInputs): void {
@@ -133,6 +167,9 @@ function checkInputs(inputs: MineInputs): void {
   const attempts = inputs.attempts ?? DEFAULT_MINE_ATTEMPTS;
   if (!Number.isInteger(attempts) || attempts < 1 || attempts > 20)
     throw new InputError(`--attempts: expected a whole number from 1 to 20, got ${attempts}`);
+  const perTopic = inputs.perTopic ?? DEFAULT_MINE_PER_TOPIC;
+  if (!Number.isInteger(perTopic) || perTopic < 1 || perTopic > 100)
+    throw new InputError(`--per-topic: expected a whole number from 1 to 100, got ${perTopic}`);
   if (existsSync(inputs.out) && !inputs.force) {
     const first = readFileSync(inputs.out, 'utf8').split('\n', 1)[0] ?? '';
     if (!first.startsWith(MINED_FILE_MARK))
@@ -158,15 +195,55 @@ function buildWriter(inputs: MineInputs, language: LanguagePack): QuestionWriter
   });
 }
 
-/** Writes one topic's question: drafts until one passes the rephrase rule or the attempts run out. */
-async function writeTopic(
-  topic: PublicTopic,
-  posts: readonly PublicPost[],
-  ctx: { writer: QuestionWriter; language: LanguagePack; seed: number; postGrain: boolean; attempts: number },
-): Promise<TopicResult> {
+interface WriteContext {
+  writer: QuestionWriter;
+  language: LanguagePack;
+  seed: number;
+  postGrain: boolean;
+  attempts: number;
+}
+
+/** A post a topic's question may be written from, and the PRNG of its question's choices. */
+interface SourceChoice {
+  post: PublicPost;
+  reply: boolean;
+  random: () => number;
+}
+
+/** Writes one topic's question (one question per topic): its source drawn with the topic's PRNG, as {@link sourceOrder}'s first. */
+async function writeTopic(topic: PublicTopic, posts: readonly PublicPost[], ctx: WriteContext): Promise<TopicResult> {
   const random = topicRandom(ctx.seed, topic.topic_id);
   const picked = pickSource(posts, topic.first_post_number, ctx.postGrain, ctx.language, random);
-  if (!picked) return { topic, drawn: 0, failed: 0, dropped: 'none' };
+  if (!picked) return { topic, post_number: 0, drawn: 0, failed: 0, dropped: 'none' };
+  return writeSource(topic, { ...picked, random }, ctx);
+}
+
+/**
+ * A topic's source posts in the order they are tried when it may give more than one question:
+ * first the one a single question would be written from (drawn with the topic's PRNG, whose
+ * stream then writes its question), then the other candidates (the first post and the replies
+ * with enough content words) shuffled with the topic's ordering PRNG, each with its own PRNG.
+ */
+function sourceOrder(topic: PublicTopic, posts: readonly PublicPost[], ctx: WriteContext): SourceChoice[] {
+  const random = topicRandom(ctx.seed, topic.topic_id);
+  const picked = pickSource(posts, topic.first_post_number, true, ctx.language, random);
+  if (!picked) return [];
+  const first = posts.find((p) => p.post_number === topic.first_post_number)!;
+  const rest = [first, ...sourceReplies(posts, topic.first_post_number, ctx.language)].filter((p) => p !== picked.post);
+  return [
+    { ...picked, random },
+    ...shuffled(rest, postRandom(ctx.seed, topic.topic_id, 0)).map((post) => ({
+      post,
+      reply: post !== first,
+      random: postRandom(ctx.seed, topic.topic_id, post.post_number),
+    })),
+  ];
+}
+
+/** Writes a question from one source post: drafts until one passes the rephrase rule or the attempts run out. */
+async function writeSource(topic: PublicTopic, picked: SourceChoice, ctx: WriteContext): Promise<TopicResult> {
+  const random = picked.random;
+  const post_number = picked.post.post_number;
   const source = { title: topic.title, category: topic.category, tags: topic.tags, text: picked.post.raw };
   const next = ctx.writer.drafts(source, random);
   const rejected: Rejected[] = [];
@@ -184,7 +261,8 @@ async function writeTopic(
     }
     rejected.push({ question: draft.question, check });
   }
-  if (!passed) return { topic, drawn, failed: rejected.length, dropped: rejected.length ? 'rule' : 'none' };
+  if (!passed)
+    return { topic, post_number, drawn, failed: rejected.length, dropped: rejected.length ? 'rule' : 'none' };
   const c: MinedCase = {
     // Stable: the topic, the post the question was written from, and (generator) the mode; a
     // template and a generator file of the same forum can then be run together.
@@ -204,7 +282,7 @@ async function writeTopic(
     ...(picked.reply ? { expected_post_ids: [picked.post.post_id] } : {}),
     tags: ['mined', ...(picked.reply ? ['post-grain'] : [])],
   };
-  return { topic, drawn, failed: rejected.length, case: c };
+  return { topic, post_number, drawn, failed: rejected.length, case: c };
 }
 
 const pct = (x: number) => `${(100 * x).toFixed(1)} %`;
@@ -215,6 +293,9 @@ export async function runMine(inputs: MineInputs, hooks: AppHooks): Promise<Mine
   const config = inputs.loaded.config;
   const language = languagePack(config.language);
   const attempts = inputs.attempts ?? DEFAULT_MINE_ATTEMPTS;
+  const perTopic = inputs.perTopic ?? DEFAULT_MINE_PER_TOPIC;
+  // More than one question per topic needs more than one source post: replies, as --post-grain reads them.
+  const postGrain = inputs.postGrain || perTopic > 1;
   const writer = buildWriter(inputs, language);
   hooks.event({ kind: 'component', role: 'questions', label: writer.label });
   const dbUrl = inputs.db ?? inputs.env.DATABASE_URL;
@@ -226,18 +307,25 @@ export async function runMine(inputs: MineInputs, hooks: AppHooks): Promise<Mine
   });
   try {
     const topics = await readPublicTopics(db);
-    const strata = stratify(topics, inputs.size, mulberry32(inputs.seed));
+    const strata = stratify(topics, inputs.size, mulberry32(inputs.seed), perTopic);
     const wanted = strata.reduce((n, s) => n + s.quota, 0);
     await writer.preflight?.();
+    const ctx: WriteContext = { writer, language, seed: inputs.seed, postGrain, attempts };
     const results = await drawStrata(strata, {
       db,
       hooks,
       wanted,
+      perTopic,
       concurrency: inputs.mode === 'generator' && !writer.offline ? config.generator.concurrency : 1,
-      write: (topic, posts) =>
-        writeTopic(topic, posts, { writer, language, seed: inputs.seed, postGrain: inputs.postGrain, attempts }),
+      write: (topic, posts) => writeTopic(topic, posts, ctx),
+      order: (topic, posts) => sourceOrder(topic, posts, ctx),
+      writeSource: (topic, source) => writeSource(topic, source, ctx),
     });
-    const cases = results.flatMap((r) => (r.case ? [r.case] : [])).sort((a, b) => topicOf(a) - topicOf(b));
+    // By topic, then by source post (one case per topic with the default of one question per topic).
+    const cases = results
+      .filter((r) => r.case)
+      .sort((a, b) => a.topic.topic_id - b.topic.topic_id || a.post_number - b.post_number)
+      .flatMap((r) => (r.case ? [r.case] : []));
     await checkPublic(new DiscourseProfile(db), cases);
 
     const index = new TitleIndex(topics, language);
@@ -255,8 +343,18 @@ export async function runMine(inputs: MineInputs, hooks: AppHooks): Promise<Mine
       );
     }
 
-    const outcome = summarise(inputs, { db: db.label, writer, topics, strata, results, cases, wanted, ambiguous });
-    const header = headerLines(inputs, outcome, attempts);
+    const outcome = summarise(inputs, {
+      db: db.label,
+      writer,
+      topics,
+      strata,
+      results,
+      cases,
+      wanted,
+      ambiguous,
+      perTopic,
+    });
+    const header = headerLines(inputs, outcome, attempts, postGrain);
     mkdirSync(dirname(inputs.out), { recursive: true });
     writeFileSync(inputs.out, minedYaml(header, cases, notes));
     return outcome;
@@ -265,14 +363,20 @@ export async function runMine(inputs: MineInputs, hooks: AppHooks): Promise<Mine
   }
 }
 
-const topicOf = (c: MinedCase) => c.mined.topic_id;
-
 /**
- * Draws the strata in waves: each wave takes, from every stratum, as many untried topics as it
- * still lacks questions, and writes them (concurrently for a remote generator); a dropped topic is
- * replaced by the stratum's next one in the following wave, until the quota is met or the stratum
- * has no topic left. Each topic's question depends only on the seed and the topic, so the waves'
- * order and concurrency never change the file.
+ * Draws the strata in waves. With one question per topic, each wave takes, from every stratum, as
+ * many untried topics as it still lacks questions, and writes them (concurrently for a remote
+ * generator); a dropped topic is replaced by the stratum's next one in the following wave, until
+ * the quota is met or the stratum has no topic left.
+ *
+ * With up to K questions per topic, a stratum's (topic, source post) units are taken round by
+ * round: every topic's first source post in the stratum's topic order, then every topic's second
+ * one, and so on (a topic that has given K questions, or has no source post left, is passed over).
+ * A wave takes at most one unit per topic, so a topic's posts are read once, the first time it is
+ * drawn; a dropped unit is replaced by the next ones in the following wave.
+ *
+ * Each question depends only on the seed, the topic and its source post, and the waves depend
+ * only on the questions, so the waves' order and concurrency never change the file.
  */
 async function drawStrata(
   strata: readonly StratumDraw<PublicTopic>[],
@@ -280,30 +384,57 @@ async function drawStrata(
     db: Parameters<typeof readPublicPosts>[0];
     hooks: AppHooks;
     wanted: number;
+    perTopic: number;
     concurrency: number;
+    /** One question per topic: the topic's question. */
     write: (topic: PublicTopic, posts: PublicPost[]) => Promise<TopicResult>;
+    /** Up to K per topic: the topic's source posts in the order they are tried, and one's question. */
+    order: (topic: PublicTopic, posts: PublicPost[]) => SourceChoice[];
+    writeSource: (topic: PublicTopic, source: SourceChoice) => Promise<TopicResult>;
   },
 ): Promise<TopicResult[]> {
-  const state = strata.map(() => ({ next: 0, written: 0 }));
+  interface Slot {
+    topic: PublicTopic;
+    written: number;
+    /** Known once the topic's posts were read (its first unit). */
+    sources?: SourceChoice[];
+  }
+  const state = strata.map((s) => ({
+    /** The next unit: round × topics + position. */
+    cursor: 0,
+    written: 0,
+    slots: s.order.map((topic): Slot => ({ topic, written: 0 })),
+  }));
   const all: TopicResult[] = [];
   const bar = opts.hooks.progress('mining');
   let written = 0;
   try {
     for (;;) {
-      const wave: { topic: PublicTopic; stratum: number }[] = [];
+      const wave: { slot: Slot; round: number; stratum: number }[] = [];
       strata.forEach((s, i) => {
         const st = state[i]!;
-        const need = s.quota - st.written;
-        const take = s.order.slice(st.next, st.next + Math.max(0, need));
-        st.next += take.length;
-        for (const topic of take) wave.push({ topic, stratum: i });
+        const n = st.slots.length;
+        if (!n) return;
+        // Rounds there can be: one per topic by default; else as many as a topic has source posts
+        // (a topic not read yet counts one).
+        const rounds =
+          opts.perTopic === 1 ? 1 : st.slots.reduce((m, slot) => Math.max(m, slot.sources?.length ?? 1), 1);
+        const inWave = new Set<Slot>();
+        let need = s.quota - st.written;
+        while (need > 0 && st.cursor < rounds * n) {
+          const round = Math.floor(st.cursor / n);
+          const slot = st.slots[st.cursor % n]!;
+          if (inWave.has(slot)) break;
+          st.cursor++;
+          if (slot.written >= opts.perTopic || (slot.sources && round >= slot.sources.length)) continue;
+          inWave.add(slot);
+          wave.push({ slot, round, stratum: i });
+          need--;
+        }
       });
       if (!wave.length) break;
-      const posts = await readPublicPosts(
-        opts.db,
-        wave.map((w) => w.topic.topic_id),
-        POSTS_PER_TOPIC,
-      );
+      const unread = wave.filter((w) => w.round === 0).map((w) => w.slot.topic.topic_id);
+      const posts = await readPublicPosts(opts.db, unread, POSTS_PER_TOPIC);
       const byTopic = new Map<number, PublicPost[]>();
       for (const p of posts) {
         const list = byTopic.get(p.topic_id) ?? [];
@@ -311,14 +442,26 @@ async function drawStrata(
         byTopic.set(p.topic_id, list);
       }
       const results: TopicResult[] = new Array<TopicResult>(wave.length);
-      await forEachConcurrent(wave, opts.concurrency, async ({ topic }, i) => {
-        const r = await opts.write(topic, byTopic.get(topic.topic_id) ?? []);
+      await forEachConcurrent(wave, opts.concurrency, async ({ slot, round }, i) => {
+        const topic = slot.topic;
+        let r: TopicResult;
+        if (opts.perTopic === 1) r = await opts.write(topic, byTopic.get(topic.topic_id) ?? []);
+        else {
+          if (round === 0) slot.sources = opts.order(topic, byTopic.get(topic.topic_id) ?? []);
+          const source = slot.sources?.[round];
+          r = source
+            ? await opts.writeSource(topic, source)
+            : { topic, post_number: 0, drawn: 0, failed: 0, dropped: 'none' };
+        }
         results[i] = r;
         if (r.case) bar.update(++written, opts.wanted);
       });
       results.forEach((r, i) => {
         all.push(r);
-        if (r.case) state[wave[i]!.stratum]!.written++;
+        if (r.case) {
+          state[wave[i]!.stratum]!.written++;
+          wave[i]!.slot.written++;
+        }
       });
     }
   } finally {
@@ -351,13 +494,23 @@ function summarise(
     cases: readonly MinedCase[];
     wanted: number;
     ambiguous: number;
+    perTopic: number;
   },
 ): MineOutcome {
   const categories = new Map<string, MineCategoryCount>();
   const cat = (name: string) => {
     const hit = categories.get(name);
     if (hit) return hit;
-    const c = { category: name, topics: 0, quota: 0, written: 0, post_grain: 0, dropped_rule: 0, dropped_none: 0 };
+    const c = {
+      category: name,
+      topics: 0,
+      quota: 0,
+      written: 0,
+      topics_used: 0,
+      post_grain: 0,
+      dropped_rule: 0,
+      dropped_none: 0,
+    };
     categories.set(name, c);
     return c;
   };
@@ -365,10 +518,13 @@ function summarise(
     cat(s.category).topics += s.order.length;
     cat(s.category).quota += s.quota;
   }
+  const used = new Set<number>();
   for (const x of r.results) {
     const c = cat(x.topic.category);
     if (x.case) {
       c.written++;
+      if (!used.has(x.topic.topic_id)) c.topics_used++;
+      used.add(x.topic.topic_id);
       if (x.case.expected_post_ids?.length) c.post_grain++;
     } else if (x.dropped === 'rule') c.dropped_rule++;
     else c.dropped_none++;
@@ -379,11 +535,13 @@ function summarise(
   const written = r.cases.length;
   const available = r.topics.length;
   const shortfall =
-    written >= inputs.size
-      ? undefined
-      : available < inputs.size
-        ? `the database has ${available} public topic${available === 1 ? '' : 's'}, and a topic gives one question`
-        : `${inputs.size - written} of the ${inputs.size} asked for were not written: their strata ran out of topics whose questions pass the rephrase rule`;
+    r.perTopic > 1
+      ? perTopicShortfall(inputs.size, written, available, r.perTopic)
+      : written >= inputs.size
+        ? undefined
+        : available < inputs.size
+          ? `the database has ${available} public topic${available === 1 ? '' : 's'}, and a topic gives one question`
+          : `${inputs.size - written} of the ${inputs.size} asked for were not written: their strata ran out of topics whose questions pass the rephrase rule`;
   return {
     file: inputs.out,
     database: r.db,
@@ -391,8 +549,10 @@ function summarise(
     writer: { label: r.writer.label, offline: r.writer.offline },
     asked: inputs.size,
     available,
+    per_topic: r.perTopic,
     wanted: r.wanted,
     written,
+    topics_used: used.size,
     tried,
     drawn: sum((x) => x.drawn),
     failed_rule: sum((x) => x.failed),
@@ -410,17 +570,42 @@ function summarise(
   };
 }
 
-function headerLines(inputs: MineInputs, o: MineOutcome, attempts: number): string[] {
+/** Why fewer questions than asked were written, with up to `perTopic` per topic; undefined when all were. */
+function perTopicShortfall(size: number, written: number, available: number, perTopic: number): string | undefined {
+  if (written >= size) return undefined;
+  const most = available * perTopic;
+  const cap = `the database has ${available} public topic${available === 1 ? '' : 's'}, and a topic gives at most ${perTopic} questions (${most})`;
+  const short = Math.min(size, most) - written;
+  const ranOut = `their strata ran out of source posts (first posts and replies with enough content words) whose questions pass the rephrase rule`;
+  if (most < size) return short > 0 ? `${cap}; ${short} more were not written: ${ranOut}` : cap;
+  return `${size - written} of the ${size} asked for were not written: ${ranOut}`;
+}
+
+/** The unit the rephrase counts are of: topics, or with more than one question per topic, source posts. */
+export function mineUnit(perTopic: number): string {
+  return perTopic > 1 ? 'source posts' : 'topics';
+}
+
+/** The allocation in words (header and console), with more than one question per topic. */
+export function allocationLine(o: Pick<MineOutcome, 'per_topic' | 'available'>): string {
+  return `strata: category × the topic's commonest tag, proportional to public topics (largest remainder), each stratum's quota capped at ${o.per_topic} questions per topic (${o.available} topics × ${o.per_topic} = ${o.available * o.per_topic}); a topic's questions each from a different source post`;
+}
+
+function headerLines(inputs: MineInputs, o: MineOutcome, attempts: number, postGrain: boolean): string[] {
   const date = (inputs.now ?? new Date()).toISOString().slice(0, 10);
+  const k = o.per_topic;
+  const unit = mineUnit(k);
   return [
-    `command: ${inputs.command ?? `ragaudit mine --size ${inputs.size} --seed ${inputs.seed} --mode ${inputs.mode}${inputs.postGrain ? ' --post-grain' : ''}`}`,
-    `seed ${inputs.seed} · size ${o.asked} · mode ${o.mode}${inputs.postGrain ? ' · post grain' : ''} · language ${inputs.loaded.config.language ?? 'en'}`,
+    `command: ${inputs.command ?? `ragaudit mine --size ${inputs.size} --seed ${inputs.seed} --mode ${inputs.mode}${inputs.postGrain ? ' --post-grain' : ''}${k > 1 ? ` --per-topic ${k}` : ''}`}`,
+    `seed ${inputs.seed} · size ${o.asked} · mode ${o.mode}${postGrain ? ' · post grain' : ''}${k > 1 ? ` · up to ${k} per topic` : ''} · language ${inputs.loaded.config.language ?? 'en'}`,
     `questions: ${o.writer.label}`,
     `database: ${o.database} (${o.available} public topics)`,
     `date: ${date}`,
-    `strata: category × the topic's commonest tag, proportional allocation (largest remainder)`,
-    `written: ${o.written} of ${o.asked}${o.shortfall ? ` (${o.shortfall})` : ''}; ${o.post_grain} post grain`,
-    `rephrase rule (at most ${MAX_SHARED_TITLE_WORDS} title content words, ${attempts} tries per topic): ${o.failed_rule} of ${o.drawn} questions drawn failed; ${o.redrawn} topics passed on a redraw; ${o.dropped_rule} of ${o.tried} topics dropped (${pct(o.dropped_rule_share)})${o.dropped_none ? `; ${o.dropped_none} topics gave no question at all` : ''}`,
+    k > 1
+      ? allocationLine(o)
+      : `strata: category × the topic's commonest tag, proportional allocation (largest remainder)`,
+    `written: ${o.written} of ${o.asked}${o.shortfall ? ` (${o.shortfall})` : ''}; ${o.post_grain} post grain${k > 1 ? `; from ${o.topics_used} topics` : ''}`,
+    `rephrase rule (at most ${MAX_SHARED_TITLE_WORDS} title content words, ${attempts} tries per ${k > 1 ? 'source post' : 'topic'}): ${o.failed_rule} of ${o.drawn} questions drawn failed; ${o.redrawn} ${unit} passed on a redraw; ${o.dropped_rule} of ${o.tried} ${unit} dropped (${pct(o.dropped_rule_share)})${o.dropped_none ? `; ${o.dropped_none} ${unit} gave no question at all` : ''}`,
     `ambiguous goldens flagged: ${o.ambiguous} (kept, with mined.ambiguous)`,
   ];
 }

@@ -8,6 +8,11 @@
  * a remainder tie going to the larger stratum, then to the first in order. Categories and strata
  * are taken in alphabetical order, and each stratum's topics (sorted by id) are shuffled with the
  * seeded PRNG passed in, so the same seed over the same database draws the same topics.
+ *
+ * With up to K questions per topic (`--per-topic K`), the shares stay proportional to public
+ * topics and each group's share is capped at K times its topics: the allocation over groups of
+ * K × topics units, which gives exactly the same quotas as over topics when the size asked for is
+ * at most the topics there are.
  */
 
 /** A public topic as mining sees it. */
@@ -74,8 +79,16 @@ export function stratumTags(topics: readonly MineTopic[]): Map<number, string | 
 
 const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-/** The strata of the topics with their quotas for `size` questions, each stratum's topics shuffled. */
-export function stratify<T extends MineTopic>(topics: readonly T[], size: number, random: () => number): StratumDraw<T>[] {
+/**
+ * The strata of the topics with their quotas for `size` questions, each stratum's topics shuffled;
+ * a stratum's quota is at most `perTopic` (default 1) questions per topic.
+ */
+export function stratify<T extends MineTopic>(
+  topics: readonly T[],
+  size: number,
+  random: () => number,
+  perTopic = 1,
+): StratumDraw<T>[] {
   const tagOf = stratumTags(topics);
   const byCategory = new Map<string, T[]>();
   for (const t of [...topics].sort((a, b) => a.topic_id - b.topic_id)) {
@@ -85,7 +98,7 @@ export function stratify<T extends MineTopic>(topics: readonly T[], size: number
   }
   const categories = [...byCategory.keys()].sort(byName);
   const categoryQuotas = largestRemainder(
-    categories.map((c) => byCategory.get(c)!.length),
+    categories.map((c) => byCategory.get(c)!.length * perTopic),
     size,
   );
   const out: StratumDraw<T>[] = [];
@@ -100,7 +113,7 @@ export function stratify<T extends MineTopic>(topics: readonly T[], size: number
     // Tagged strata alphabetically, the untagged one last.
     const tags = [...byTag.keys()].sort((a, b) => (a === '' ? 1 : b === '' ? -1 : byName(a, b)));
     const quotas = largestRemainder(
-      tags.map((t) => byTag.get(t)!.length),
+      tags.map((t) => byTag.get(t)!.length * perTopic),
       categoryQuotas[ci]!,
     );
     tags.forEach((tag, ti) =>

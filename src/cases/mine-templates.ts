@@ -257,11 +257,20 @@ export function pickSource<P extends SourcePost>(
   const first = posts.find((p) => p.post_number === firstPostNumber);
   if (!first) return null;
   if (!postGrain) return { post: first, reply: false };
-  const replies = posts.filter(
+  const replies = sourceReplies(posts, firstPostNumber, language);
+  const pick = Math.floor(random() * (replies.length + 1));
+  return pick === 0 ? { post: first, reply: false } : { post: replies[pick - 1]!, reply: true };
+}
+
+/** The replies a question may be written from: after the first post, with enough content words (quotes left out), by post number. */
+export function sourceReplies<P extends SourcePost>(
+  posts: readonly P[],
+  firstPostNumber: number,
+  language: LanguagePack,
+): P[] {
+  return posts.filter(
     (p) =>
       p.post_number > firstPostNumber &&
       contentTokensIn(plainText(p.raw), language).length >= REPLY_MIN_CONTENT_WORDS,
   );
-  const pick = Math.floor(random() * (replies.length + 1));
-  return pick === 0 ? { post: first, reply: false } : { post: replies[pick - 1]!, reply: true };
 }

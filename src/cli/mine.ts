@@ -1,5 +1,12 @@
 import { resolve } from 'node:path';
-import { DEFAULT_MINE_ATTEMPTS, runMine, type MineMode } from '../app/mine.js';
+import {
+  allocationLine,
+  DEFAULT_MINE_ATTEMPTS,
+  DEFAULT_MINE_PER_TOPIC,
+  mineUnit,
+  runMine,
+  type MineMode,
+} from '../app/mine.js';
 import { loadConfig } from '../config/load.js';
 import { InputError } from '../errors.js';
 import { displayPath } from '../paths.js';
@@ -17,7 +24,13 @@ const OPTIONS = {
     value: 'URL',
     doc: "the database to mine (postgres://…, read-only); default: DATABASE_URL, else the config's",
   },
-  size: { type: 'string', short: 'n', value: 'N', doc: 'questions wanted (one per public topic)', default: 100 },
+  size: {
+    type: 'string',
+    short: 'n',
+    value: 'N',
+    doc: 'questions wanted (at most --per-topic per public topic)',
+    default: 100,
+  },
   seed: { type: 'string', value: 'S', doc: 'seed of the PRNG that draws topics and templates', default: 1 },
   out: { type: 'string', short: 'o', value: 'FILE', doc: 'the case file to write', default: 'mined.yml' },
   mode: {
@@ -32,6 +45,14 @@ OFFLINE STAND-IN)`,
     type: 'boolean',
     doc: 'questions may be written from replies, which become their golden posts',
   },
+  'per-topic': {
+    type: 'string',
+    value: 'K',
+    doc: `up to K questions per topic, each from a different source post (the first post
+and replies with enough content words, as --post-grain: K > 1 implies it); quotas stay
+proportional to public topics, capped at K per topic`,
+    default: DEFAULT_MINE_PER_TOPIC,
+  },
   generator: {
     type: 'string',
     value: 'PROVIDER:MODEL',
@@ -41,7 +62,7 @@ OFFLINE STAND-IN)`,
   attempts: {
     type: 'string',
     value: 'K',
-    doc: 'tries per topic (first question and redraws) before it is dropped',
+    doc: 'tries per topic, or per source post with --per-topic K > 1 (first question and redraws), before it is dropped',
     default: DEFAULT_MINE_ATTEMPTS,
   },
   force: { type: 'boolean', doc: 'overwrite --out even when ragaudit mine did not write it' },
@@ -53,11 +74,12 @@ const HELP = `ragaudit mine [options]
 
 Writes a question set from the forum's database, read-only: public topics only (the profile's
 visibility rule), drawn stratified by category and tag (proportional allocation, seeded PRNG:
-the same seed over the same database gives the same file), one question per topic, golden the
-topic (and with --post-grain, the reply a question was written from). Every question may share
-at most 2 content words with its topic's title: a failing one is redrawn, then the topic is
-dropped and the stratum's next topic tried. Goldens whose titles are near-identical to other
-public topics' are flagged (mined.ambiguous) and kept. The file (source: mined) loads like any
+the same seed over the same database gives the same file), one question per topic (up to K
+with --per-topic K, each from a different post), golden the topic (and with --post-grain or
+--per-topic K > 1, the reply a question was written from). Every question may share at most 2
+content words with its topic's title: a failing one is redrawn, then the topic (or source post)
+is dropped and the next one tried. Goldens whose titles are near-identical to other public
+topics' are flagged (mined.ambiguous) and kept. The file (source: mined) loads like any
 case file: ragaudit retrieval --cases CURATED.yml --cases mined.yml. See docs/mining.md.
 
 Options:
@@ -118,6 +140,7 @@ export const mineCommand: Command = {
         out,
         mode: mode satisfies MineMode,
         postGrain: Boolean(values['post-grain']),
+        perTopic: numberFlag('per-topic', values['per-topic']),
         attempts: numberFlag('attempts', values.attempts),
         force: Boolean(values.force),
         command: commandLine(argv),
@@ -126,11 +149,15 @@ export const mineCommand: Command = {
       },
       cliHooks(io),
     );
+    // With more than one question per topic, the table also says from how many topics, and what
+    // the quota is and what was dropped (source posts); one question per topic keeps its table.
+    const k = o.per_topic;
     const rows = o.categories.map((c) => [
       inert(c.category),
       String(c.topics),
       String(c.quota),
       String(c.written),
+      ...(k > 1 ? [String(c.topics_used)] : []),
       String(c.post_grain),
       String(c.dropped_rule),
       String(c.dropped_none),
@@ -142,19 +169,34 @@ export const mineCommand: Command = {
       total((c) => c.topics),
       total((c) => c.quota),
       total((c) => c.written),
+      ...(k > 1 ? [total((c) => c.topics_used)] : []),
       total((c) => c.post_grain),
       total((c) => c.dropped_rule),
       total((c) => c.dropped_none),
     ]);
-    io.out(
-      `${textTable(['category', 'public topics', 'quota', 'written', 'post grain', 'dropped (rule)', 'dropped (none)'], rows)}\n\n`,
-    );
+    const heads =
+      k > 1
+        ? [
+            'category',
+            'public topics',
+            `quota (≤${k}/topic)`,
+            'written',
+            'from topics',
+            'post grain',
+            'dropped posts (rule)',
+            'dropped (none)',
+          ]
+        : ['category', 'public topics', 'quota', 'written', 'post grain', 'dropped (rule)', 'dropped (none)'];
+    io.out(`${textTable(heads, rows)}\n\n`);
+    if (k > 1) io.out(`${allocationLine(o).replace(/^strata: /, 'allocation: ')}\n`);
     io.out(`questions: ${inert(o.writer.label)}\n`);
     io.out(`database:  ${inert(o.database)}\n`);
-    io.out(`written ${o.written} of ${o.asked}${o.shortfall ? `: ${o.shortfall}` : ''}\n`);
     io.out(
-      `rephrase rule: ${o.failed_rule} of ${o.drawn} questions drawn failed; ${o.redrawn} topics passed on a redraw; ` +
-        `${o.dropped_rule} of ${o.tried} topics dropped (${(100 * o.dropped_rule_share).toFixed(1)} %)` +
+      `written ${o.written} of ${o.asked}${k > 1 ? ` (from ${o.topics_used} topics)` : ''}${o.shortfall ? `: ${o.shortfall}` : ''}\n`,
+    );
+    io.out(
+      `rephrase rule: ${o.failed_rule} of ${o.drawn} questions drawn failed; ${o.redrawn} ${mineUnit(k)} passed on a redraw; ` +
+        `${o.dropped_rule} of ${o.tried} ${mineUnit(k)} dropped (${(100 * o.dropped_rule_share).toFixed(1)} %)` +
         `${o.dropped_none ? `; ${o.dropped_none} gave no question at all` : ''}\n`,
     );
     io.out(`ambiguous goldens flagged: ${o.ambiguous} (kept in the file, mined.ambiguous)\n`);
