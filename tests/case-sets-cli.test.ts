@@ -8,9 +8,9 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../src/cli/main.js';
 import { PACKAGE_ROOT } from '../src/paths.js';
 import { readResults } from '../src/runs/results-file.js';
+import { runCli } from './helpers/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ragaudit-case-sets-'));
 const CASES = join(dir, 'cases.yml');
@@ -36,18 +36,7 @@ writeFileSync(
 `,
 );
 
-async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await main(args, {
-    out: (t) => void (out += t),
-    err: (t) => void (err += t),
-    isTTY: false,
-    cwd: PACKAGE_ROOT,
-    env: {},
-  });
-  return { code, out, err };
-}
+const cli = (args: string[]) => runCli(PACKAGE_ROOT, args);
 
 const outputs: Record<string, { out: string; json: string }> = {};
 

@@ -13,12 +13,12 @@ import { SILENT_HOOKS } from '../src/app/hooks.js';
 import { runMine, type MineInputs } from '../src/app/mine.js';
 import { loadCases } from '../src/cases/load.js';
 import { stratify, type MineTopic } from '../src/cases/mine-sample.js';
-import { main } from '../src/cli/main.js';
 import { loadConfig, type ConfigOverride } from '../src/config/load.js';
 import { DiscourseProfile } from '../src/corpus/discourse.js';
 import { openDatabase } from '../src/runs/context.js';
 import { mulberry32 } from '../src/scoring/statistics.js';
 import { removeWorkDirs, workDir } from './helpers/work-dir.js';
+import { runCli } from './helpers/cli.js';
 
 afterAll(removeWorkDirs);
 
@@ -495,18 +495,7 @@ describe(
 describe('ragaudit mine --per-topic on the demo forum (the command line)', { timeout: 240_000 }, () => {
   const dir = workDir('mine-per-topic-demo');
 
-  async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-    let out = '';
-    let err = '';
-    const code = await main(args, {
-      out: (t) => void (out += t),
-      err: (t) => void (err += t),
-      isTTY: false,
-      cwd: dir,
-      env: {},
-    });
-    return { code, out, err };
-  }
+  const cli = (args: string[]) => runCli(dir, args);
 
   it('reaches near the size asked for, says the allocation, and writes public goldens with unique ids', async () => {
     const r = await cli(['mine', '--size', '200', '--seed', '1', '--per-topic', '5', '--out', 'mined.yml']);

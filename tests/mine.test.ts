@@ -12,7 +12,6 @@ import { stringify } from 'yaml';
 import { runMine, type MineInputs } from '../src/app/mine.js';
 import { SILENT_HOOKS } from '../src/app/hooks.js';
 import { loadCases } from '../src/cases/load.js';
-import { main } from '../src/cli/main.js';
 import { loadConfig, type ConfigOverride } from '../src/config/load.js';
 import { readForum } from '../src/corpus/forum.js';
 import { loadForum } from '../src/corpus/load-forum.js';
@@ -23,6 +22,7 @@ import { freshDatabase } from './helpers/pg.js';
 import { removeWorkDirs, workDir } from './helpers/work-dir.js';
 import { CHAT, openAIServer, type ChatRequestBody } from './servers/openai-server.js';
 import { serveDuringSuite } from './servers/suite.js';
+import { runCli } from './helpers/cli.js';
 
 afterAll(removeWorkDirs);
 
@@ -336,18 +336,7 @@ describe('generator mode against an OpenAI-compatible server', { timeout: 120_00
 describe('ragaudit mine on the demo forum, then retrieval on curated + mined', { timeout: 240_000 }, () => {
   const dir = workDir('mine-demo');
 
-  async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-    let out = '';
-    let err = '';
-    const code = await main(args, {
-      out: (t) => void (out += t),
-      err: (t) => void (err += t),
-      isTTY: false,
-      cwd: dir,
-      env: {},
-    });
-    return { code, out, err };
-  }
+  const cli = (args: string[]) => runCli(dir, args);
 
   it('writes public goldens only, loads with the case loader and runs through retrieval', async () => {
     const mined = await cli(['mine', '--size', '200', '--seed', '1', '--post-grain', '--out', 'mined.yml']);

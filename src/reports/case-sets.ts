@@ -1,7 +1,7 @@
 import type { ConversationsSummary, GenerationSummary, RetrievalSummary, RunSummary } from '../model/summary.js';
-import { NOT_APPLICABLE } from '../scoring/definitions.js';
 import { metric } from '../scoring/registry.js';
-import { fmt, markdownTable, pct, textTable } from './format.js';
+import { generationRows } from './generation-rows.js';
+import { fmt, markdownTable, textTable } from './format.js';
 import { inertText, markdownText } from './inert.js';
 
 /**
@@ -81,46 +81,21 @@ export function setRetrievalTables(summary: RetrievalSummary, opts: { compact?: 
   });
 }
 
-const perKind = (counts: Record<string, Record<string, number>>, show: (c: Record<string, number>) => string) =>
-  Object.entries(counts)
-    .map(([kind, c]) => `${kind}: ${show(c)}`)
-    .join(' · ') || '–';
+/** The rows of the generation summary compared between sets (by label, as the digest names them). */
+const SET_GENERATION_ROWS = new Set([
+  'answered cases',
+  'zones',
+  'real links (valid [[n]] markers)',
+  'answers with an invalid citation',
+  'golden citations (in-domain)',
+  'stance (pattern)',
+  'wrong abstentions (in-domain)',
+  'off-topic hallucinations (answered + cited)',
+]);
 
-/** The generation figures compared between sets: label and value, in the order of the generation rows. */
+/** The generation figures compared between sets: the digest's rows (src/reports/generation-rows.ts), those that compare. */
 function setGenerationRows(g: GenerationSummary): [string, string][] {
-  return [
-    ['answered cases', String(g.answered)],
-    ...(g.evidence
-      ? [
-          [
-            `post hit@5 at the evidence node (${g.evidence.node})`,
-            g.evidence.post_hit_at_5.n
-              ? `${fmt(g.evidence.post_hit_at_5.mean)} (n=${g.evidence.post_hit_at_5.n})`
-              : NOT_APPLICABLE,
-          ] as [string, string],
-        ]
-      : []),
-    ['zones (empty / weak / normal)', perKind(g.zones, (z) => `${z.empty ?? 0} / ${z.weak ?? 0} / ${z.normal ?? 0}`)],
-    ['real links (valid [[n]] markers)', `${pct(g.citation_validity.mean)} of ${g.citation_validity.n} markers`],
-    [
-      'answers with an invalid citation',
-      `${g.answers_with_invalid_citation.count}/${g.answers_with_invalid_citation.n}`,
-    ],
-    ['golden citations (in-domain)', `${pct(g.golden_citation_rate.mean)} (n=${g.golden_citation_rate.n})`],
-    [
-      'stance (pattern)',
-      perKind(g.stance_pattern, (s) =>
-        Object.entries(s)
-          .map(([k, v]) => `${k} ${v}`)
-          .join(', '),
-      ),
-    ],
-    ['wrong abstentions (in-domain)', `${g.wrong_abstentions.count}/${g.wrong_abstentions.n}`],
-    [
-      'off-topic hallucinations (answered + cited)',
-      `${g.offtopic_hallucinations.count}/${g.offtopic_hallucinations.n}`,
-    ],
-  ];
+  return generationRows(g).filter(([label]) => SET_GENERATION_ROWS.has(label) || label.startsWith('post hit@5 at'));
 }
 
 /** The generation figures of the two sets of each dimension side by side: figure | set A | set B. */
