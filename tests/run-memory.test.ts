@@ -5,10 +5,12 @@
  * contradicted claims, probes, errors), and through a whole run written in format 2 with the
  * large-run threshold set low (its summary recomputed from the full records in its results file).
  */
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { writeHtmlReport, reportBeside } from '../src/app/report.js';
+import { writeArtifactStream } from '../src/io/artifacts.js';
+import { appendLine, LineReader } from '../src/io/jsonl.js';
 import { probeMarkdown } from '../src/app/probe.js';
 import { loadCases } from '../src/cases/load.js';
 import { loadConfig } from '../src/config/load.js';
@@ -296,6 +298,32 @@ describe('a large run', { timeout: 300_000 }, () => {
       }
     } finally {
       threshold.cases = 5000;
+    }
+  });
+});
+
+describe('the writers and readers a large run goes through', () => {
+  it('write pieces of any size through one reused buffer, the bytes of the whole text', () => {
+    const dir = workDir('run-memory-artifact');
+    // Multi-byte characters across the buffer's edge, pieces larger than the buffer, empty ones.
+    const pieces = ['', 'é'.repeat(300_000), '👞'.repeat(200_000), 'x', 'ü'.repeat(700_000), '', 'end\n'];
+    for (let i = 0; i < 2000; i++) pieces.push(`line ${i} ${'€'.repeat(i % 97)}\n`);
+    const file = writeArtifactStream(join(dir, 'a.txt'), (put) => pieces.forEach(put));
+    expect(readFileSync(file, 'utf8')).toBe(pieces.join(''));
+  });
+
+  it('read lines back by offset with one buffer, longer and shorter lines in any order', () => {
+    const dir = workDir('run-memory-lines');
+    const file = join(dir, 'l.jsonl');
+    const lines = ['short', 'é'.repeat(50_000), '{"a":1}', '👞'.repeat(70_000), 'z'];
+    const fd = openSync(file, 'w');
+    const spans = lines.map((l) => appendLine(fd, l));
+    closeSync(fd);
+    const reader = new LineReader(file);
+    try {
+      for (const i of [4, 1, 0, 3, 2, 1, 4]) expect(reader.read(spans[i]!.offset, spans[i]!.bytes)).toBe(lines[i]);
+    } finally {
+      reader.close();
     }
   });
 });
