@@ -6,9 +6,14 @@ import { LARGE_RUN_CASES } from '../runs/case-store.js';
 import { resultsOf } from '../runs/results-file.js';
 import { openRunResults } from './results-input.js';
 
-/** Writes the HTML report beside a results file (the commands that write results do); returns its path. */
+/**
+ * Writes the HTML report beside a results file (the commands that write results do); returns its
+ * path. A large `run` holds figure records, without the score details the page shows: its page
+ * renders the light records read back from the file it wrote, as `report` renders that file.
+ */
 export function reportBeside(resultsFile: string, result: RunResult): string {
-  return writeReport(result, reportPathFor(resultsFile));
+  const shown = result.kind === 'run' && result.cases.length > LARGE_RUN_CASES ? reportInput(resultsFile) : result;
+  return writeReport(shown, reportPathFor(resultsFile));
 }
 
 export interface ReportInputs {

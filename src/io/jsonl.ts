@@ -77,20 +77,23 @@ export function* jsonlLines(file: string): Generator<JsonlLine> {
 /** Reads lines back by their byte span from one open file (random access, one read per line). */
 export class LineReader {
   private readonly fd: number;
+  /** Reused from line to line (grown to the longest line read): one buffer per line was garbage to collect. */
+  private buf = Buffer.allocUnsafe(0);
 
   constructor(readonly file: string) {
     this.fd = openSync(file, 'r');
   }
 
   read(offset: number, bytes: number): string {
-    const buf = Buffer.allocUnsafe(bytes);
+    if (this.buf.length < bytes) this.buf = Buffer.allocUnsafe(Math.max(bytes, 2 * this.buf.length, 1 << 16));
+    const buf = this.buf;
     let got = 0;
     while (got < bytes) {
       const n = readSync(this.fd, buf, got, bytes - got, offset + got);
       if (n === 0) throw new Error(`${this.file}: line at byte ${offset} is cut short (${got} of ${bytes} bytes)`);
       got += n;
     }
-    return buf.toString('utf8');
+    return buf.toString('utf8', 0, bytes);
   }
 
   close(): void {

@@ -15,7 +15,7 @@ import { matchIntentRule } from '../cases/intent-rules.js';
 import { preflightAll } from './preflight.js';
 import { errorRecord, storable } from './record-check.js';
 import type { CaseRecord } from '../model/results.js';
-import { LARGE_RUN_CASES, LightRecords } from './case-store.js';
+import { FigureRecords, LARGE_RUN_CASES } from './case-store.js';
 import { configDigest, publicConfig, timestamp, type StoredRun } from './results-file.js';
 import type { Config } from '../config/schema.js';
 import type { OnProgress } from './retrieval-run.js';
@@ -253,12 +253,13 @@ export async function runAudit(
     );
   }
   // The records are read back from the ledger in case order (cases finish in any order): a large
-  // run keeps only light records in memory and writes its cases from the ledger (src/runs/case-store.ts).
+  // run keeps only figure records in memory (what its summary and digest read) and writes its cases
+  // from the ledger (src/runs/case-store.ts).
   const store = ledger.store(cases.map((c) => c.value.id));
   const large = cases.length > LARGE_RUN_CASES;
-  const light = new LightRecords();
+  const figures = new FigureRecords();
   const records: CaseRecord[] = [];
-  for (const r of store.records()) records.push(large ? light.of(r) : r);
+  for (const r of store.records()) records.push(large ? figures.of(r) : r);
   const nodes = deps.ctx.graph.nodes.map((n) => n.name);
   const { judge, probes } = opts.summarisers ?? {};
   const retrieval = summariseRetrieval(records, nodes);
