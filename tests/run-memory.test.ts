@@ -26,7 +26,7 @@ import { runAudit } from '../src/runs/audit-run.js';
 import { buildAuditSetup } from '../src/runs/audit-setup.js';
 import { FigureRecords, LARGE_RUN_CASES, LightRecords } from '../src/runs/case-store.js';
 import { casePaths, createRunContext } from '../src/runs/context.js';
-import { storedEvidenceNode, summariseGeneration } from '../src/runs/generation-summary.js';
+import { storedEvidenceNode, summariseCaseSets, summariseGeneration } from '../src/runs/generation-summary.js';
 import { summariseProbes } from '../src/runs/probe-summary.js';
 import { openResults, readResults, writeResults } from '../src/runs/results-file.js';
 import { LATENCY_SAMPLE } from '../src/runs/retrieval-feed.js';
@@ -156,6 +156,53 @@ describe('figure records', () => {
     same(summariseRetrieval(kept, nodes), summariseRetrieval(full, nodes));
     const node = storedEvidenceNode(run.summary);
     same(summariseGeneration(kept, node), summariseGeneration(full, node));
+    // The case-set blocks too: some records made mined (one ambiguous) and some conversations.
+    const sets = full.map((r, i): CaseRecord => {
+      if (i % 5 === 1)
+        return {
+          ...r,
+          source: 'mined',
+          mined: {
+            topic_id: 100 + i,
+            category: 'care',
+            tags: ['salt'],
+            method: 'template',
+            template: 'post-question',
+            ...(i % 10 === 1 ? { ambiguous: { similar_topic_ids: [7, 8] } } : {}),
+          },
+        };
+      if (i % 5 === 2) {
+        const at = Object.keys(r.retrieval)[0];
+        return {
+          ...r,
+          turns: [
+            { role: 'user', content: `first ${i}`, expected_topic_ids: [1] },
+            { role: 'assistant', content: 'an answer' },
+          ],
+          needs_history: i % 3 !== 0,
+          retrieval_query: { mode: 'condensed', text: `standalone ${i}`, by: 'offline:join-user-turns' },
+          ...(at
+            ? {
+                turn_retrieval: [
+                  {
+                    turn: 0,
+                    query: { mode: 'last' as const, text: `first ${i}` },
+                    metrics: { [at]: r.retrieval[at]!.metrics },
+                  },
+                ],
+              }
+            : {}),
+        };
+      }
+      return r;
+    });
+    const setFigures = new FigureRecords();
+    const setsKept = sets.map((r) => setFigures.of(structuredClone(r)));
+    same(summariseRetrieval(setsKept, nodes), summariseRetrieval(sets, nodes));
+    const withSets = summariseCaseSets(setsKept, nodes, node!);
+    expect(withSets.conversations?.cases).toBeGreaterThan(0);
+    expect(Object.keys(withSets.generation_sets ?? {})).toContain('source:mined');
+    same(withSets, summariseCaseSets(sets, nodes, node!));
     const j = run.summary.judge!;
     const opts = {
       judge: { id: j.judge, offline: j.offline, promptVersions: j.prompt_versions },

@@ -125,6 +125,18 @@ describe('a record that fails the results schema', { timeout: 120_000 }, () => {
     const files = writeResults(out, result, '# digest\n', { stamp });
     expect(readResults(files.json).cases.map((r) => r.status)).toEqual(['error', 'error', 'ok']);
   });
+
+  it('onCasesDone runs once, after the last case finished and before the records are read back', async () => {
+    const { deps } = buildAuditSetup(ctx, {});
+    const events: string[] = [];
+    const { result } = await runAudit(deps, NORMAL, [], {
+      outputDir: join(dir, 'done'),
+      onProgress: (done, total) => void events.push(`${done}/${total}`),
+      onCasesDone: async () => void events.push('cases done'),
+    });
+    expect(events).toEqual(['0/3', '1/3', '2/3', '3/3', 'cases done']);
+    expect(result.cases.map((r) => r.status)).toEqual(['ok', 'ok', 'ok']);
+  });
 });
 
 describe('the ledger after a crash', { timeout: 120_000 }, () => {

@@ -68,6 +68,8 @@ export async function auditAndWrite(
       onProgress: bar.update,
       onLedger: (file) => hooks.event({ kind: 'ledger', command: opts.kind, file }),
       onWarning: (text) => hooks.event({ kind: 'warning', text }),
+      // Nothing after the last case reads the database: its memory goes back before the read-back.
+      onCasesDone: () => ctx.close(),
       ...(opts.resume ? { resume: opts.resume } : {}),
       ...(judge ? { summarisers: { judge: judge.summarise } } : {}),
     });

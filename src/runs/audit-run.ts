@@ -33,6 +33,11 @@ export interface AuditRunOptions {
   onLedger?: (file: string) => void;
   /** Called with each notice the run has for the reader (torn ledger tail, changed case set); they also go to the results' warnings. */
   onWarning?: (message: string) => void;
+  /**
+   * Called once every case is finished, before the records are read back and summarised (which
+   * need no service): e.g. to close the database, whose memory a large run's read-back can use.
+   */
+  onCasesDone?: () => Promise<void>;
   /** Runs on every finished record (gated and error ones too) before it is appended to the ledger. */
   finish?: (record: CaseRecord) => Promise<void>;
   /** How retrieval is batched ahead of generation (src/runs/retrieval-feed.ts). */
@@ -246,6 +251,7 @@ export async function runAudit(
     },
     { stop: () => breaker.tripped },
   ).finally(() => feed.settle());
+  await opts.onCasesDone?.();
   if (breaker.tripped) {
     const left = cases.filter((c) => ledger.done.get(c.value.id)?.status !== 'ok').length;
     throw new RunStoppedError(

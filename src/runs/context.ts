@@ -42,6 +42,7 @@ export interface RunContext {
   /** Secret values in use (API keys, DB password), checked absent from every output. */
   secrets: string[];
   cacheDir: string;
+  /** Closes the databases; a second call waits for the first. */
   close(): Promise<void>;
 }
 
@@ -177,6 +178,7 @@ export async function createRunContext(loaded: LoadedConfig, opts: ContextOption
     if (reranker) components.reranker = describeComponent(reranker, 'cross-encoder');
     if (vectorsDb) components.vectors = { id: vectorsDb.label, offline: false, label: `${vectorsDb.label} (vectors)` };
     const sideDb = vectorsDb;
+    let closing: Promise<void> | undefined;
     return {
       loaded,
       config,
@@ -188,10 +190,12 @@ export async function createRunContext(loaded: LoadedConfig, opts: ContextOption
       components,
       secrets: collectSecrets(config, opts.env, dbUrl),
       cacheDir,
-      close: async () => {
-        await sideDb?.close();
-        if (!givenDb) await db.close();
-      },
+      // Closed once, however many times it is called (a run closes it when its last case is done).
+      close: () =>
+        (closing ??= (async () => {
+          await sideDb?.close();
+          if (!givenDb) await db.close();
+        })()),
     };
   } catch (e) {
     await vectorsDb?.close().catch(() => undefined);
