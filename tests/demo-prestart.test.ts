@@ -4,7 +4,7 @@
  * or --help; the run's own open takes the worker started ahead when it is the same snapshot, and
  * a wrong guess never stands in for the database the config names.
  */
-import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { demoSnapshotPath, openDemoDatabase } from '../src/corpus/demo-db.js';
@@ -32,6 +32,12 @@ describe('opening the embedded demo ahead', { timeout: 120_000 }, () => {
     mkdirSync(join(cwd, 'own-cache', 'demo-db'), { recursive: true });
     copyFileSync(join(CACHE, snapshot), join(cwd, 'own-cache', 'demo-db', snapshot));
     writeFileSync(join(cwd, 'own-cache', 'demo-db', 'demo-db-notes.txt'), 'not a snapshot');
+    // Another forum's snapshot, newer than the demo's: a config's guess (the newest), never the built-in demo's.
+    const other = join(cwd, 'own-cache', 'demo-db', 'demo-db-0123456789abcdef.tar');
+    writeFileSync(other, 'another forum');
+    utimesSync(other, new Date(Date.now() + 60_000), new Date(Date.now() + 60_000));
+    expect(prestartDemoDatabase(['run', '--config', 'mine.yml', '--cache-dir', 'own-cache'], cwd)).toBe(other);
+    await discardPrestarted();
     for (const argv of [
       ['compare', 'a.json', 'b.json'],
       ['run', '--db', 'postgres://127.0.0.1/forum'],

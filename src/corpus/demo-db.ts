@@ -1,25 +1,19 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEMO_FORUM_DIR } from '../paths.js';
 import type { PGlite } from '@electric-sql/pglite';
 import type { Embedder } from '../embedding/embedder.js';
-import { HashEmbedder } from '../embedding/hash-embedder.js';
 import { ConfigError } from '../errors.js';
 import { readForum } from './forum.js';
 import { textSearchConfigProblem } from './retrieval-setup.js';
 import { loadForum, type SqlWriter } from './load-forum.js';
+import { demoEmbedder, demoSnapshotPath } from './demo-snapshot.js';
 import { DEFAULT_PGLITE_WORKERS, openPgliteWorker } from './pglite-worker.js';
 import { DEFAULT_STATEMENT_TIMEOUT_MS, type SqlClient } from './sql-client.js';
 
-/** Bumped when the way the demo database is built changes, so old caches are not reused. */
-const BUILD_VERSION = 5;
-
-/** The embedder the demo database's vectors were made with: the offline hash embedder. */
-export function demoEmbedder(): Embedder {
-  return new HashEmbedder(384);
-}
+export { demoEmbedder, demoSnapshotPath } from './demo-snapshot.js';
 
 /** A PGlite as a SqlWriter (for building databases). */
 export function pgliteWriter(db: PGlite): SqlWriter {
@@ -31,18 +25,6 @@ export function pgliteWriter(db: PGlite): SqlWriter {
       await db.query(sql, params);
     },
   };
-}
-
-function forumDigest(dir: string, extra: string): string {
-  const h = createHash('sha256').update(`v${BUILD_VERSION}\n${extra}\n`);
-  for (const name of readdirSync(dir).sort()) {
-    if (!name.endsWith('.yml')) continue;
-    h.update(name)
-      .update('\0')
-      .update(readFileSync(join(dir, name)))
-      .update('\0');
-  }
-  return h.digest('hex').slice(0, 16);
 }
 
 /**
@@ -109,15 +91,6 @@ async function buildSnapshot(file: string, forumDir: string, cfg: string, embedd
     // Another process built it first: keep theirs.
     if (!existsSync(file)) throw e;
   }
-}
-
-/** Where the snapshot of a forum (with its text search configuration) is cached; it may not exist yet. */
-export function demoSnapshotPath(opts: Pick<DemoDbOptions, 'cacheDir' | 'forumDir' | 'textSearchConfig'>): string {
-  const digest = forumDigest(
-    opts.forumDir ?? DEMO_FORUM_DIR,
-    `${opts.textSearchConfig ?? 'english'}|${demoEmbedder().id}`,
-  );
-  return join(opts.cacheDir, `demo-db-${digest}.tar`);
 }
 
 /**

@@ -1,5 +1,6 @@
-import { readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { demoSnapshotPath } from './demo-snapshot.js';
 import { prestartPglite } from './pglite-worker.js';
 
 /** Commands that open the database first thing (the others never need the embedded demo early). */
@@ -18,7 +19,8 @@ function flagValue(argv: readonly string[], flag: string): string | undefined {
  * Before the CLI loads its modules and reads its config, starts opening the embedded demo
  * database on its own thread when the command will most likely open it: a command that opens a
  * database, no `--db`, not `--help`, and a demo snapshot already built in the cache directory
- * (`--cache-dir` or the default `.cache/ragaudit` under the working directory; the newest one).
+ * (`--cache-dir` or the default `.cache/ragaudit` under the working directory): the shipped
+ * demo's when the built-in config is used, else the newest one.
  * A guess only: the run later opens the snapshot its config names, taking this worker when it is
  * the same snapshot and stopping it otherwise, so a wrong guess costs a thread's work, never a
  * wrong database. Returns the snapshot started, if any.
@@ -28,6 +30,17 @@ export function prestartDemoDatabase(argv: readonly string[], cwd: string): stri
   if (!command || !OPENING.has(command)) return undefined;
   if (rest.some((a) => a === '--help' || a === '-h' || a === '--db' || a.startsWith('--db='))) return undefined;
   const dir = join(resolve(cwd, flagValue(rest, '--cache-dir') ?? '.cache/ragaudit'), 'demo-db');
+  // The built-in config (no --config, no --language) names the shipped demo's snapshot exactly;
+  // the cache may hold newer snapshots of other forums.
+  const chosen = (a: string) =>
+    a === '--config' || a === '-c' || a.startsWith('--config=') || a.startsWith('--language');
+  if (!rest.some(chosen)) {
+    const demo = demoSnapshotPath({ cacheDir: dir });
+    if (existsSync(demo)) {
+      prestartPglite(demo);
+      return demo;
+    }
+  }
   let newest: { file: string; mtime: number } | undefined;
   try {
     for (const name of readdirSync(dir)) {
