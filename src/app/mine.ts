@@ -9,10 +9,8 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { TitleIndex } from '../cases/mine-ambiguity.js';
-import { shuffled, stratify, type StratumDraw } from '../cases/mine-sample.js';
-import { pickSource, sourceReplies } from '../cases/mine-templates.js';
+import { stratify, type StratumDraw } from '../cases/mine-sample.js';
 import { MINED_FILE_MARK, minedYaml, type MinedCase } from '../cases/mine-yaml.js';
-import { checkRephrase, MAX_SHARED_TITLE_WORDS } from '../cases/rephrase.js';
 import type { LoadedConfig } from '../config/load.js';
 import { DiscourseProfile } from '../corpus/discourse.js';
 import { readPublicPosts, readPublicTopics, type PublicPost, type PublicTopic } from '../corpus/mine-source.js';
@@ -29,14 +27,18 @@ import { forEachConcurrent } from '../runs/pool.js';
 import { isOfflineChatProvider } from '../runs/providers.js';
 import { mulberry32 } from '../scoring/statistics.js';
 import type { AppEnv, AppHooks } from './hooks.js';
+import { generatorWriter, offlineWriter, templateWriter, type QuestionWriter } from './mine-writers.js';
 import {
-  generatorWriter,
-  offlineWriter,
-  templateWriter,
-  type QuestionWriter,
-  type Rejected,
-  type WrittenDraft,
-} from './mine-writers.js';
+  sourceOrder,
+  writeSource,
+  writeTopic,
+  type SourceChoice,
+  type TopicResult,
+  type WriteContext,
+} from './mine-questions.js';
+import { headerLines, summarise } from './mine-outcome.js';
+
+export { allocationLine, mineUnit } from './mine-outcome.js';
 
 export type MineMode = 'template' | 'generator';
 
@@ -131,34 +133,6 @@ export interface MineOutcome {
   cases: MinedCase[];
 }
 
-interface TopicResult {
-  topic: PublicTopic;
-  /** The source post's number (0 when the topic had none). */
-  post_number: number;
-  drawn: number;
-  failed: number;
-  case?: MinedCase;
-  dropped?: 'rule' | 'none';
-}
-
-/** A topic's own PRNG: the seed and the topic id mixed, so a topic's question does not depend on the order topics are written in. */
-function topicRandom(seed: number, topicId: number): () => number {
-  return mulberry32(topicMix(seed, topicId));
-}
-
-function topicMix(seed: number, topicId: number): number {
-  return (Math.imul(seed >>> 0, 0x9e3779b1) ^ Math.imul(topicId, 0x85ebca6b)) >>> 0;
-}
-
-/**
- * With more than one question per topic: the PRNG of a topic's source post `n` (its choices of
- * template), and with n = 0 the one that orders the topic's other source posts. Never the topic's
- * own PRNG (n + 1 is never 0), which keeps drawing the topic's first source and its question.
- */
-function postRandom(seed: number, topicId: number, n: number): () => number {
-  return mulberry32((topicMix(seed, topicId) ^ Math.imul(n + 1, 0xc2b2ae35)) >>> 0);
-}
-
 function checkInputs(inputs: MineInputs): void {
   if (!Number.isInteger(inputs.size) || inputs.size < 1 || inputs.size > 1_000_000)
     throw new InputError(`--size: expected a whole number from 1 to 1000000, got ${inputs.size}`);
@@ -194,98 +168,6 @@ function buildWriter(inputs: MineInputs, language: LanguagePack): QuestionWriter
     label: `${describeComponent(model, 'language model').label} with prompts/${language.promptsDir ? `${language.promptsDir}/` : ''}mine.md v${prompt.version}`,
   });
 }
-
-interface WriteContext {
-  writer: QuestionWriter;
-  language: LanguagePack;
-  seed: number;
-  postGrain: boolean;
-  attempts: number;
-}
-
-/** A post a topic's question may be written from, and the PRNG of its question's choices. */
-interface SourceChoice {
-  post: PublicPost;
-  reply: boolean;
-  random: () => number;
-}
-
-/** Writes one topic's question (one question per topic): its source drawn with the topic's PRNG, as {@link sourceOrder}'s first. */
-async function writeTopic(topic: PublicTopic, posts: readonly PublicPost[], ctx: WriteContext): Promise<TopicResult> {
-  const random = topicRandom(ctx.seed, topic.topic_id);
-  const picked = pickSource(posts, topic.first_post_number, ctx.postGrain, ctx.language, random);
-  if (!picked) return { topic, post_number: 0, drawn: 0, failed: 0, dropped: 'none' };
-  return writeSource(topic, { ...picked, random }, ctx);
-}
-
-/**
- * A topic's source posts in the order they are tried when it may give more than one question:
- * first the one a single question would be written from (drawn with the topic's PRNG, whose
- * stream then writes its question), then the other candidates (the first post and the replies
- * with enough content words) shuffled with the topic's ordering PRNG, each with its own PRNG.
- */
-function sourceOrder(topic: PublicTopic, posts: readonly PublicPost[], ctx: WriteContext): SourceChoice[] {
-  const random = topicRandom(ctx.seed, topic.topic_id);
-  const picked = pickSource(posts, topic.first_post_number, true, ctx.language, random);
-  if (!picked) return [];
-  const first = posts.find((p) => p.post_number === topic.first_post_number)!;
-  const rest = [first, ...sourceReplies(posts, topic.first_post_number, ctx.language)].filter((p) => p !== picked.post);
-  return [
-    { ...picked, random },
-    ...shuffled(rest, postRandom(ctx.seed, topic.topic_id, 0)).map((post) => ({
-      post,
-      reply: post !== first,
-      random: postRandom(ctx.seed, topic.topic_id, post.post_number),
-    })),
-  ];
-}
-
-/** Writes a question from one source post: drafts until one passes the rephrase rule or the attempts run out. */
-async function writeSource(topic: PublicTopic, picked: SourceChoice, ctx: WriteContext): Promise<TopicResult> {
-  const random = picked.random;
-  const post_number = picked.post.post_number;
-  const source = { title: topic.title, category: topic.category, tags: topic.tags, text: picked.post.raw };
-  const next = ctx.writer.drafts(source, random);
-  const rejected: Rejected[] = [];
-  let drawn = 0;
-  let passed: WrittenDraft | undefined;
-  for (let k = 0; k < ctx.attempts; k++) {
-    const draft = await next(k, rejected);
-    if (!draft) break;
-    drawn++;
-    if (!draft.question.trim()) continue;
-    const check = checkRephrase(draft.question, topic.title, ctx.language);
-    if (check.ok) {
-      passed = draft;
-      break;
-    }
-    rejected.push({ question: draft.question, check });
-  }
-  if (!passed)
-    return { topic, post_number, drawn, failed: rejected.length, dropped: rejected.length ? 'rule' : 'none' };
-  const c: MinedCase = {
-    // Stable: the topic, the post the question was written from, and (generator) the mode; a
-    // template and a generator file of the same forum can then be run together.
-    id: `mined-${topic.topic_id}-${picked.post.post_number}${ctx.writer.method === 'generator' ? '-g' : ''}`,
-    question: passed.question,
-    source: 'mined',
-    mined: {
-      topic_id: topic.topic_id,
-      category: topic.category,
-      tags: [...topic.tags],
-      method: ctx.writer.method,
-      ...(passed.template ? { template: passed.template } : {}),
-      ...(passed.prompt_version ? { prompt_version: passed.prompt_version } : {}),
-    },
-    kind: 'in_domain',
-    expected_topic_ids: [topic.topic_id],
-    ...(picked.reply ? { expected_post_ids: [picked.post.post_id] } : {}),
-    tags: ['mined', ...(picked.reply ? ['post-grain'] : [])],
-  };
-  return { topic, post_number, drawn, failed: rejected.length, case: c };
-}
-
-const pct = (x: number) => `${(100 * x).toFixed(1)} %`;
 
 /** Mines a question set and writes it. */
 export async function runMine(inputs: MineInputs, hooks: AppHooks): Promise<MineOutcome> {
@@ -481,131 +363,4 @@ async function checkPublic(profile: DiscourseProfile, cases: readonly MinedCase[
   ];
   if (bad.length)
     throw new RagauditError(`mine: goldens that are not public came out (${bad.join(', ')}); nothing was written`);
-}
-
-function summarise(
-  inputs: MineInputs,
-  r: {
-    db: string;
-    writer: QuestionWriter;
-    topics: readonly PublicTopic[];
-    strata: readonly StratumDraw<PublicTopic>[];
-    results: readonly TopicResult[];
-    cases: readonly MinedCase[];
-    wanted: number;
-    ambiguous: number;
-    perTopic: number;
-  },
-): MineOutcome {
-  const categories = new Map<string, MineCategoryCount>();
-  const cat = (name: string) => {
-    const hit = categories.get(name);
-    if (hit) return hit;
-    const c = {
-      category: name,
-      topics: 0,
-      quota: 0,
-      written: 0,
-      topics_used: 0,
-      post_grain: 0,
-      dropped_rule: 0,
-      dropped_none: 0,
-    };
-    categories.set(name, c);
-    return c;
-  };
-  for (const s of r.strata) {
-    cat(s.category).topics += s.order.length;
-    cat(s.category).quota += s.quota;
-  }
-  const used = new Set<number>();
-  for (const x of r.results) {
-    const c = cat(x.topic.category);
-    if (x.case) {
-      c.written++;
-      if (!used.has(x.topic.topic_id)) c.topics_used++;
-      used.add(x.topic.topic_id);
-      if (x.case.expected_post_ids?.length) c.post_grain++;
-    } else if (x.dropped === 'rule') c.dropped_rule++;
-    else c.dropped_none++;
-  }
-  const sum = (f: (x: TopicResult) => number) => r.results.reduce((n, x) => n + f(x), 0);
-  const tried = r.results.length;
-  const droppedRule = sum((x) => (x.dropped === 'rule' ? 1 : 0));
-  const written = r.cases.length;
-  const available = r.topics.length;
-  const shortfall =
-    r.perTopic > 1
-      ? perTopicShortfall(inputs.size, written, available, r.perTopic)
-      : written >= inputs.size
-        ? undefined
-        : available < inputs.size
-          ? `the database has ${available} public topic${available === 1 ? '' : 's'}, and a topic gives one question`
-          : `${inputs.size - written} of the ${inputs.size} asked for were not written: their strata ran out of topics whose questions pass the rephrase rule`;
-  return {
-    file: inputs.out,
-    database: r.db,
-    mode: inputs.mode,
-    writer: { label: r.writer.label, offline: r.writer.offline },
-    asked: inputs.size,
-    available,
-    per_topic: r.perTopic,
-    wanted: r.wanted,
-    written,
-    topics_used: used.size,
-    tried,
-    drawn: sum((x) => x.drawn),
-    failed_rule: sum((x) => x.failed),
-    redrawn: sum((x) => (x.case && x.failed > 0 ? 1 : 0)),
-    dropped_rule: droppedRule,
-    dropped_none: sum((x) => (x.dropped === 'none' ? 1 : 0)),
-    dropped_rule_share: tried ? droppedRule / tried : 0,
-    ambiguous: r.ambiguous,
-    post_grain: r.cases.filter((c) => c.expected_post_ids?.length).length,
-    categories: [...categories.values()].sort((a, b) =>
-      a.category < b.category ? -1 : a.category > b.category ? 1 : 0,
-    ),
-    ...(shortfall ? { shortfall } : {}),
-    cases: [...r.cases],
-  };
-}
-
-/** Why fewer questions than asked were written, with up to `perTopic` per topic; undefined when all were. */
-function perTopicShortfall(size: number, written: number, available: number, perTopic: number): string | undefined {
-  if (written >= size) return undefined;
-  const most = available * perTopic;
-  const cap = `the database has ${available} public topic${available === 1 ? '' : 's'}, and a topic gives at most ${perTopic} questions (${most})`;
-  const short = Math.min(size, most) - written;
-  const ranOut = `their strata ran out of source posts (first posts and replies with enough content words) whose questions pass the rephrase rule`;
-  if (most < size) return short > 0 ? `${cap}; ${short} more were not written: ${ranOut}` : cap;
-  return `${size - written} of the ${size} asked for were not written: ${ranOut}`;
-}
-
-/** The unit the rephrase counts are of: topics, or with more than one question per topic, source posts. */
-export function mineUnit(perTopic: number): string {
-  return perTopic > 1 ? 'source posts' : 'topics';
-}
-
-/** The allocation in words (header and console), with more than one question per topic. */
-export function allocationLine(o: Pick<MineOutcome, 'per_topic' | 'available'>): string {
-  return `strata: category × the topic's commonest tag, proportional to public topics (largest remainder), each stratum's quota capped at ${o.per_topic} questions per topic (${o.available} topics × ${o.per_topic} = ${o.available * o.per_topic}); a topic's questions each from a different source post`;
-}
-
-function headerLines(inputs: MineInputs, o: MineOutcome, attempts: number, postGrain: boolean): string[] {
-  const date = (inputs.now ?? new Date()).toISOString().slice(0, 10);
-  const k = o.per_topic;
-  const unit = mineUnit(k);
-  return [
-    `command: ${inputs.command ?? `ragaudit mine --size ${inputs.size} --seed ${inputs.seed} --mode ${inputs.mode}${inputs.postGrain ? ' --post-grain' : ''}${k > 1 ? ` --per-topic ${k}` : ''}`}`,
-    `seed ${inputs.seed} · size ${o.asked} · mode ${o.mode}${postGrain ? ' · post grain' : ''}${k > 1 ? ` · up to ${k} per topic` : ''} · language ${inputs.loaded.config.language ?? 'en'}`,
-    `questions: ${o.writer.label}`,
-    `database: ${o.database} (${o.available} public topics)`,
-    `date: ${date}`,
-    k > 1
-      ? allocationLine(o)
-      : `strata: category × the topic's commonest tag, proportional allocation (largest remainder)`,
-    `written: ${o.written} of ${o.asked}${o.shortfall ? ` (${o.shortfall})` : ''}; ${o.post_grain} post grain${k > 1 ? `; from ${o.topics_used} topics` : ''}`,
-    `rephrase rule (at most ${MAX_SHARED_TITLE_WORDS} title content words, ${attempts} tries per ${k > 1 ? 'source post' : 'topic'}): ${o.failed_rule} of ${o.drawn} questions drawn failed; ${o.redrawn} ${unit} passed on a redraw; ${o.dropped_rule} of ${o.tried} ${unit} dropped (${pct(o.dropped_rule_share)})${o.dropped_none ? `; ${o.dropped_none} ${unit} gave no question at all` : ''}`,
-    `ambiguous goldens flagged: ${o.ambiguous} (kept, with mined.ambiguous)`,
-  ];
 }
