@@ -74,7 +74,7 @@ export function questionSentences(raw: string): string[] {
  * ("I own…", "Thanks…"): the ones a yes/no question can be made of.
  */
 export function statementSentences(raw: string, language: LanguagePack): string[] {
-  const personal = wording(language).personal;
+  const personal = language.mine.personal;
   return sentences(raw).filter(
     (s) =>
       /[.!…]$|[\p{L}\p{N})]$/u.test(s) &&
@@ -83,37 +83,6 @@ export function statementSentences(raw: string, language: LanguagePack): string[
       !/^[^:]{1,30}:\s/.test(s) &&
       !personal.test(s),
   );
-}
-
-interface Wording {
-  /** A sentence spoken in the first person or a greeting: not made into a claim. */
-  personal: RegExp;
-  claim: (sentence: string) => string;
-  keywords: (words: readonly string[]) => string;
-  tagKeywords: (tag: string, words: readonly string[]) => string;
-}
-
-const list = (words: readonly string[], and: string) =>
-  words.length === 1 ? words[0]! : `${words.slice(0, -1).join(', ')} ${and} ${words[words.length - 1]!}`;
-
-/** The templates' wording per language (English for a language without its own). */
-const WORDING: Record<string, Wording> = {
-  en: {
-    personal: /^(i|i'm|i’m|i've|i’ve|i'd|i’d|i'll|i’ll|we|we're|we’re|my|our|thanks|thank|hi|hello|edit|update|ps)\b/i,
-    claim: (s) => `Is it true that ${s}?`,
-    keywords: (w) => `What does the forum say about ${list(w, 'and')}?`,
-    tagKeywords: (tag, w) => `${tag[0]!.toUpperCase()}${tag.slice(1)} question: any experience with ${list(w, 'and')}?`,
-  },
-  fr: {
-    personal: /^(je|j'|j’|nous|mon|ma|mes|notre|nos|merci|bonjour|salut|edit)\b/i,
-    claim: (s) => (/^[aeiouyhàâéèêëîïôûù]/i.test(s) ? `Est-il vrai qu'${s} ?` : `Est-il vrai que ${s} ?`),
-    keywords: (w) => `Que dit le forum sur ${list(w, 'et')} ?`,
-    tagKeywords: (tag, w) => `Question ${tag} : des retours sur ${list(w, 'et')} ?`,
-  },
-};
-
-function wording(language: LanguagePack): Wording {
-  return WORDING[language.code] ?? WORDING.en!;
 }
 
 /**
@@ -154,7 +123,7 @@ export function keywords(source: MineSource, language: LanguagePack, n: number):
       const words = contentTokensIn(form, language);
       if (words.length !== 1 || /^\d+$/.test(words[0]!)) continue;
       const key = singular(words[0]!, language);
-      if (title.has(key) || key.length < 4 || (language.code === 'en' && key.endsWith('ly'))) continue;
+      if (title.has(key) || key.length < 4 || language.adverbEndings.some((e) => key.endsWith(e))) continue;
       const hit = seen.get(key);
       if (hit) hit.count++;
       else seen.set(key, { form, count: 1, at: at++ });
@@ -178,7 +147,7 @@ export function templateQuestion(
   language: LanguagePack,
   random: () => number,
 ): string | null {
-  const w = wording(language);
+  const w = language.mine;
   switch (name) {
     case 'post-question':
       return questionSentences(source.text)[0] ?? null;
@@ -223,7 +192,7 @@ export const OFFLINE_STAND_IN = 'offline-extractive';
  * in order, then its statements as yes/no questions. Attempt k (0-based) takes the k-th.
  */
 export function offlineDrafts(source: MineSource, language: LanguagePack): Draft[] {
-  const w = wording(language);
+  const w = language.mine;
   return [
     ...questionSentences(source.text),
     ...statementSentences(source.text, language).map((s) => w.claim(claimBody(s, language, source.text))),

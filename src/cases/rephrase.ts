@@ -21,9 +21,7 @@ export const MAX_SHARED_TITLE_WORDS = 2;
 /** One folded word reduced to its singular, crudely (see the module comment). */
 export function singular(word: string, language: LanguagePack): string {
   if (word.length < 4 || /(ss|us|is)$/.test(word)) return word;
-  if (language.code === 'en' && word.length > 4 && word.endsWith('ies')) return `${word.slice(0, -3)}y`;
-  if (word.endsWith('s') || (language.code === 'fr' && word.endsWith('x'))) return word.slice(0, -1);
-  return word;
+  return language.singular(word);
 }
 
 /** The content words of a text under the rule's definition, as a set. */

@@ -79,6 +79,9 @@ export const FusionSchema = z
   })
   .strict();
 
+/** The conversation block when a config has none, and its fields' defaults. */
+export const CONVERSATION_DEFAULTS = { query: 'condensed', prompt: 'condense' } as const;
+
 export const ConfigSchema = z
   .object({
     /** Run name, used in results file names. */
@@ -175,8 +178,8 @@ export const ConfigSchema = z
      */
     conversation: z
       .object({
-        query: z.enum(['last', 'condensed']).default('condensed'),
-        prompt: z.string().default('condense'),
+        query: z.enum(['last', 'condensed']).default(CONVERSATION_DEFAULTS.query),
+        prompt: z.string().default(CONVERSATION_DEFAULTS.prompt),
       })
       .strict()
       .optional(),

@@ -8,11 +8,11 @@
  */
 import type { Case, Turn } from '../cases/schema.js';
 import { isConversation } from '../cases/schema.js';
-import type { Config } from '../config/schema.js';
+import { CONVERSATION_DEFAULTS, type Config } from '../config/schema.js';
 import { RagauditError } from '../errors.js';
 import { loadPrompt, render } from '../evidence/templates.js';
 import type { ChatModel } from '../llm/types.js';
-import type { LanguageCode } from '../model/languages/index.js';
+import { languagePack, type LanguageCode } from '../model/languages/index.js';
 import type { CaseRecord } from '../model/results.js';
 import type { NodeResult } from '../retrieval/graph.js';
 import { caseRetrievalMetrics } from '../scoring/retrieval-metrics.js';
@@ -25,7 +25,7 @@ export function conversationSettings(config: Pick<Config, 'conversation'>): {
   query: 'last' | 'condensed';
   prompt: string;
 } {
-  return config.conversation ?? { query: 'condensed', prompt: 'condense' };
+  return config.conversation ?? CONVERSATION_DEFAULTS;
 }
 
 /** Writes the retrieval query of one message from the history before it. */
@@ -78,15 +78,9 @@ function offlineCondensed(history: readonly Turn[], message: string): string {
     .join(' ');
 }
 
-/** How the history is written into the condense prompt, per language. */
-const SPEAKERS: Record<LanguageCode, Record<Turn['role'], string>> = {
-  en: { user: 'Member', assistant: 'Assistant' },
-  fr: { user: 'Membre', assistant: 'Assistant' },
-};
-
-/** The history as the condense prompt shows it: one `Speaker: text` paragraph per message. */
+/** The history as the condense prompt shows it: one `Speaker: text` paragraph per message (the language's speakers). */
 export function historyText(history: readonly Turn[], language: LanguageCode | undefined): string {
-  const who = SPEAKERS[language ?? 'en'];
+  const who = languagePack(language).speakers;
   return history.map((t) => `${who[t.role]}: ${t.content.trim()}`).join('\n\n');
 }
 

@@ -1,4 +1,4 @@
-import type { LanguagePack } from './types.js';
+import { listWords, type LanguagePack } from './types.js';
 
 /** English: the default; its patterns, stop words and wording are those every earlier run was scored with. */
 export const ENGLISH: LanguagePack = {
@@ -53,6 +53,17 @@ export const ENGLISH: LanguagePack = {
     'post',
     'posts',
   ],
+  singular: (word) =>
+    word.length > 4 && word.endsWith('ies') ? `${word.slice(0, -3)}y` : word.endsWith('s') ? word.slice(0, -1) : word,
+  adverbEndings: ['ly'],
+  speakers: { user: 'Member', assistant: 'Assistant' },
+  mine: {
+    personal: /^(i|i'm|i’m|i've|i’ve|i'd|i’d|i'll|i’ll|we|we're|we’re|my|our|thanks|thank|hi|hello|edit|update|ps)\b/i,
+    claim: (s) => `Is it true that ${s}?`,
+    keywords: (w) => `What does the forum say about ${listWords(w, 'and')}?`,
+    tagKeywords: (tag, w) =>
+      `${tag[0]!.toUpperCase()}${tag.slice(1)} question: any experience with ${listWords(w, 'and')}?`,
+  },
   sentenceSplit: /(?<=[.!?])\s+(?=[A-Z0-9"“(])/,
   responder: {
     empty: "I couldn't find anything on the forum about this, so I won't guess.",

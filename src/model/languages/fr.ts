@@ -1,4 +1,4 @@
-import type { LanguagePack } from './types.js';
+import { listWords, type LanguagePack } from './types.js';
 
 /** The noun a French abstention or hedge says is missing (excerpt, thread, message, answer…). */
 const THING = '(extraits?|messages?|fils?|sujets?|discussions?|informations?|reponses?|resultats?|posts?|sources?)';
@@ -68,6 +68,15 @@ export const FRENCH: LanguagePack = {
     'dit',
     'indique',
   ],
+  singular: (word) => (word.endsWith('s') || word.endsWith('x') ? word.slice(0, -1) : word),
+  adverbEndings: [],
+  speakers: { user: 'Membre', assistant: 'Assistant' },
+  mine: {
+    personal: /^(je|j'|j’|nous|mon|ma|mes|notre|nos|merci|bonjour|salut|edit)\b/i,
+    claim: (s) => (/^[aeiouyhàâéèêëîïôûù]/i.test(s) ? `Est-il vrai qu'${s} ?` : `Est-il vrai que ${s} ?`),
+    keywords: (w) => `Que dit le forum sur ${listWords(w, 'et')} ?`,
+    tagKeywords: (tag, w) => `Question ${tag} : des retours sur ${listWords(w, 'et')} ?`,
+  },
   sentenceSplit: /(?<=[.!?…])\s+(?=[\p{Lu}0-9"“«(])/u,
   responder: {
     empty: 'Je n’ai rien trouvé sur le forum à ce sujet, je préfère donc ne pas deviner.',

@@ -25,6 +25,24 @@ export interface LanguagePack {
   hedge: readonly RegExp[];
   /** Words about the forum itself, which say nothing about the subject (the heuristic judge leaves them out). */
   metaWords: readonly string[];
+  /**
+   * A word's singular, crudely, for the rephrase rule of mined questions (src/cases/rephrase.ts,
+   * which applies the shared guard first: words under four letters and those ending in ss, us or
+   * is stay as they are).
+   */
+  singular: (word: string) => string;
+  /** Endings of adverbs, never picked as keywords by the mine templates. */
+  adverbEndings: readonly string[];
+  /** How the condense prompt names the speakers of a conversation's history (src/runs/condense.ts). */
+  speakers: { user: string; assistant: string };
+  /** The mine templates' wording (src/cases/mine-templates.ts). */
+  mine: {
+    /** A sentence spoken in the first person or a greeting: not made into a claim. */
+    personal: RegExp;
+    claim: (sentence: string) => string;
+    keywords: (words: readonly string[]) => string;
+    tagKeywords: (tag: string, words: readonly string[]) => string;
+  };
   /** Where the offline extractive responder splits sentences. */
   sentenceSplit: RegExp;
   /** The offline extractive responder's wording (an OFFLINE STAND-IN, not a model). */
@@ -36,4 +54,9 @@ export interface LanguagePack {
     /** The normal-zone answer from the quoted sentences and their source numbers. */
     answer: (picks: readonly { sentence: string; n: number }[]) => string;
   };
+}
+
+/** Words as a list in running text: "a", "a and b", "a, b and c" (`and` in the language). */
+export function listWords(words: readonly string[], and: string): string {
+  return words.length === 1 ? words[0]! : `${words.slice(0, -1).join(', ')} ${and} ${words[words.length - 1]!}`;
 }
