@@ -39,7 +39,11 @@ describe('the retrieval feed and queries not given up front', { timeout: 240_000
     const prepare = vi.spyOn(ctx.graph, 'prepareBatch');
     const complete = vi.spyOn(ctx.graph, 'completePrepared');
     try {
-      const feed = new RetrievalFeed(ctx.graph, [q1!, q2!, q3!, q4!], { batchSize: 2, latencySample: 1 });
+      const feed = new RetrievalFeed(ctx.graph, [q1!, q2!, q3!, q4!], {
+        batchSize: 2,
+        latencySample: 1,
+        sampleAt: 'start',
+      });
       const [, n2, , , extra, again] = await Promise.all([
         feed.get(q1!),
         feed.get(q2!),

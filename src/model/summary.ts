@@ -237,7 +237,7 @@ export type ProbeSummary = z.infer<typeof ProbeSummarySchema>;
 /** The summary of a results file: retrieval always; generation for run and probe files; judge and probes when they ran. */
 /**
  * How a batched retrieval run spent its time (`summary.retrieval_batch`). The per-query latency is
- * `summary.retrieval.latency`, measured on the first `latency_sample` cases, each retrieved alone;
+ * `summary.retrieval.latency`, measured on `latency_sample` distinct questions, each retrieved alone once the batches are done;
  * a batched case's own `latency_ms` is its share of its batch (the embedding call and each
  * channel's statement divided by the cases of the batch, plus its own fusion and rerank time),
  * summarised here as `latency_share`.

@@ -218,7 +218,7 @@ export async function runAudit(
       .filter((c) => !matchIntentRule(deps.intentRules, c.value.question))
       .flatMap((c) => knownQueries(condenser, c.value)),
     // The first cases wait for nothing but a small first batch; the latency sample is taken last.
-    { sampleAt: 'end', firstBatch: 2 * deps.ctx.config.generator.concurrency, ...opts.retrieval },
+    { firstBatch: 2 * deps.ctx.config.generator.concurrency, ...opts.retrieval },
   );
   const retrieve = (question: string) => feed.get(question);
   const { batch } = deps;

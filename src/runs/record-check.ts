@@ -26,18 +26,22 @@ const STAGE_OF_FIELD: Record<string, string> = {
   scores: 'scoring',
 };
 
-/** The path of the first number that JSON cannot carry (NaN, ±Infinity), if any. */
-function nonFinitePath(value: unknown, path: (string | number)[] = []): (string | number)[] | undefined {
-  if (typeof value === 'number') return Number.isFinite(value) ? undefined : path;
+/**
+ * The path of the first number that JSON cannot carry (NaN, ±Infinity), if any. The path is built
+ * only on the way back from a bad number: every record of a run passes through here.
+ */
+function nonFinitePath(value: unknown): (string | number)[] | undefined {
+  if (typeof value === 'number') return Number.isFinite(value) ? undefined : [];
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
-      const p = nonFinitePath(value[i], [...path, i]);
-      if (p) return p;
+      const p = nonFinitePath(value[i]);
+      if (p) return [i, ...p];
     }
   } else if (value && typeof value === 'object') {
-    for (const [k, v] of Object.entries(value)) {
-      const p = nonFinitePath(v, [...path, k]);
-      if (p) return p;
+    const o = value as Record<string, unknown>;
+    for (const k of Object.keys(o)) {
+      const p = nonFinitePath(o[k]);
+      if (p) return [k, ...p];
     }
   }
   return undefined;

@@ -1,7 +1,7 @@
 import type { CaseRecord } from '../model/results.js';
 import type { RetrievalBatchSummary, RetrievalSummary } from '../model/summary.js';
 import { DEFAULT_BATCH_SIZE, type ChannelBatch, type NodeResult, type RetrievalGraph } from '../retrieval/graph.js';
-import { summariseRetrieval } from './summary.js';
+import { retrievalLatency } from './summary.js';
 
 /** How many questions are retrieved one query at a time to measure the per-query latency. */
 export const LATENCY_SAMPLE = 16;
@@ -9,14 +9,17 @@ export const LATENCY_SAMPLE = 16;
 export interface RetrievalFeedOptions {
   /** Distinct questions per batched statement (default {@link DEFAULT_BATCH_SIZE}). */
   batchSize?: number;
-  /** Distinct questions retrieved one query at a time, one after the other, before any batch (default {@link LATENCY_SAMPLE}). */
+  /** Distinct questions retrieved one query at a time, one after the other, apart from the batches (default {@link LATENCY_SAMPLE}). */
   latencySample?: number;
   /** `false`: every question through the per-query path, as before batching existed. */
   batch?: boolean;
   /**
-   * Where the latency sample is taken: `start` (default), the first distinct questions, before
-   * any batch; `end`, the last ones, once every batch's statements are done. A run whose cases
-   * wait for their lists (generation) takes it at the end, so its first cases do not wait for it.
+   * Where the latency sample is taken: `end` (default), the last distinct questions, once every
+   * batch's statements are done; `start`, the first ones, before any batch. At the end, no case
+   * waits for the sample before its batch, and the sample measures the engine as the run left it
+   * (warm: on the embedded database the first statements of a process run several times slower
+   * while the WebAssembly engine compiles and tiers up), so `run` and `retrieval` report the same
+   * figure measured the same way.
    */
   sampleAt?: 'start' | 'end';
   /**
@@ -93,7 +96,7 @@ export class RetrievalFeed {
     const batching = opts.batch !== false;
     const sample = batching ? Math.min(distinct.length, Math.max(1, opts.latencySample ?? LATENCY_SAMPLE)) : 0;
     this.size = Math.max(1, opts.batchSize ?? DEFAULT_BATCH_SIZE);
-    this.sampleAtEnd = opts.sampleAt === 'end';
+    this.sampleAtEnd = opts.sampleAt !== 'start';
     const sampled = this.sampleAtEnd ? distinct.slice(distinct.length - sample) : distinct.slice(0, sample);
     for (const q of sampled) this.sampleOf.add(q);
     const rest = distinct.filter((q) => !this.sampleOf.has(q));
@@ -265,7 +268,7 @@ export function feedSummary(
   // known up front and took the per-query path (and a case whose condensation failed, none).
   const batched = records.filter((r) => r.status !== 'gated' && feed.inBatches(query(r)));
   return {
-    latency: summariseRetrieval(sample, nodes).latency,
+    latency: retrievalLatency(sample, nodes),
     batch: {
       latency_sample: sample.length,
       batched: batched.length,
@@ -276,7 +279,7 @@ export function feedSummary(
       wall_ms: Math.round(stats.wallMs ?? 0),
       cases_per_s: stats.wallMs ? Math.round((batched.length / stats.wallMs) * 1000) : null,
       statements_ms: Math.round(stats.statementsMs),
-      latency_share: summariseRetrieval(batched, nodes).latency,
+      latency_share: retrievalLatency(batched, nodes),
     },
   };
 }

@@ -106,6 +106,23 @@ export function summariseConversations(
   };
 }
 
+/** Each node's latency over the records that reached it: median and p90 (type 7), ms. */
+export function retrievalLatency(
+  records: readonly CaseRecord[],
+  nodes: readonly string[],
+): RetrievalSummary['latency'] {
+  const out: RetrievalSummary['latency'] = {};
+  for (const node of nodes) {
+    const lat = records.filter((r) => r.retrieval[node]).map((r) => r.retrieval[node]!.latency_ms);
+    out[node] = {
+      median: lat.length ? quantile(lat, 0.5) : null,
+      p90: lat.length ? quantile(lat, 0.9) : null,
+      n: lat.length,
+    };
+  }
+  return out;
+}
+
 /** Retrieval figures of a set of case records: only cases that completed retrieval count. */
 export function summariseRetrieval(records: readonly CaseRecord[], nodes: readonly string[]): RetrievalSummary {
   const out: RetrievalSummary = {
@@ -117,15 +134,8 @@ export function summariseRetrieval(records: readonly CaseRecord[], nodes: readon
     latency: {},
     breakdown: {},
   };
-  for (const node of nodes) {
-    out.nodes[node] = aggregateRetrieval(metricsOf(records, node));
-    const lat = records.filter((r) => r.retrieval[node]).map((r) => r.retrieval[node]!.latency_ms);
-    out.latency[node] = {
-      median: lat.length ? quantile(lat, 0.5) : null,
-      p90: lat.length ? quantile(lat, 0.9) : null,
-      n: lat.length,
-    };
-  }
+  for (const node of nodes) out.nodes[node] = aggregateRetrieval(metricsOf(records, node));
+  out.latency = retrievalLatency(records, nodes);
   const groups = new Map<string, CaseRecord[]>();
   // Pushed, not copied: copying the group on every case made a summary of 50,000 cases quadratic.
   const add = (g: string, r: CaseRecord) => {
