@@ -38,6 +38,23 @@ describe('opening the embedded demo ahead', { timeout: 120_000 }, () => {
     utimesSync(other, new Date(Date.now() + 60_000), new Date(Date.now() + 60_000));
     expect(prestartDemoDatabase(['run', '--config', 'mine.yml', '--cache-dir', 'own-cache'], cwd)).toBe(other);
     await discardPrestarted();
+    // A config file that names no database, cache directory or language keeps the shipped demo:
+    // its snapshot, not the newest; one that names any of them (quoted keys too) the newest.
+    writeFileSync(join(cwd, 'gen.yml'), 'name: gen\ngenerator: { provider: openai, model: m }\n');
+    writeFileSync(join(cwd, 'db.yml'), 'name: db\ndatabase:\n  text_search_config: french\n');
+    writeFileSync(join(cwd, 'lang.json'), '{ "name": "l", "language": "fr" }\n');
+    expect(prestartDemoDatabase(['run', '-c', 'gen.yml', '--cache-dir', 'own-cache'], cwd)).toBe(
+      join(cwd, 'own-cache', 'demo-db', snapshot),
+    );
+    await discardPrestarted();
+    for (const file of ['db.yml', 'lang.json']) {
+      expect(prestartDemoDatabase(['run', `--config=${file}`, '--cache-dir', 'own-cache'], cwd), file).toBe(other);
+      await discardPrestarted();
+    }
+    expect(prestartDemoDatabase(['run', '-c', 'gen.yml', '--language', 'fr', '--cache-dir', 'own-cache'], cwd)).toBe(
+      other,
+    );
+    await discardPrestarted();
     for (const argv of [
       ['compare', 'a.json', 'b.json'],
       ['run', '--db', 'postgres://127.0.0.1/forum'],

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { demoSnapshotPath } from './demo-snapshot.js';
 import { prestartPglite } from './pglite-worker.js';
@@ -16,11 +16,27 @@ function flagValue(argv: readonly string[], flag: string): string | undefined {
 }
 
 /**
+ * Keys of a config file that can name another snapshot than the shipped demo's, at any depth and
+ * in any YAML or JSON style (a false match only sends the guess to the newest snapshot).
+ */
+const SNAPSHOT_KEYS = /\b(database|cache_dir|language)["']?\s*:/;
+
+/** Whether a config file's text has none of the keys that choose the demo snapshot (unreadable: no). */
+function keepsDemoDefaults(file: string): boolean {
+  try {
+    return !SNAPSHOT_KEYS.test(readFileSync(file, 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
+/**
  * Before the CLI loads its modules and reads its config, starts opening the embedded demo
  * database on its own thread when the command will most likely open it: a command that opens a
  * database, no `--db`, not `--help`, and a demo snapshot already built in the cache directory
  * (`--cache-dir` or the default `.cache/ragaudit` under the working directory): the shipped
- * demo's when the built-in config is used, else the newest one.
+ * demo's when the built-in config is used or the config file keeps its database, cache directory
+ * and language, else the newest one.
  * A guess only: the run later opens the snapshot its config names, taking this worker when it is
  * the same snapshot and stopping it otherwise, so a wrong guess costs a thread's work, never a
  * wrong database. Returns the snapshot started, if any.
@@ -30,11 +46,14 @@ export function prestartDemoDatabase(argv: readonly string[], cwd: string): stri
   if (!command || !OPENING.has(command)) return undefined;
   if (rest.some((a) => a === '--help' || a === '-h' || a === '--db' || a.startsWith('--db='))) return undefined;
   const dir = join(resolve(cwd, flagValue(rest, '--cache-dir') ?? '.cache/ragaudit'), 'demo-db');
-  // The built-in config (no --config, no --language) names the shipped demo's snapshot exactly;
+  // The built-in config, or a config file that leaves the database, the cache directory and the
+  // language as they are (no such key anywhere in it), names the shipped demo's snapshot exactly;
   // the cache may hold newer snapshots of other forums.
-  const chosen = (a: string) =>
-    a === '--config' || a === '-c' || a.startsWith('--config=') || a.startsWith('--language');
-  if (!rest.some(chosen)) {
+  const configFile = flagValue(rest, '--config') ?? flagValue(rest, '-c');
+  const demoDefaults =
+    !rest.some((a) => a.startsWith('--language')) &&
+    (configFile === undefined || keepsDemoDefaults(resolve(cwd, configFile)));
+  if (demoDefaults) {
     const demo = demoSnapshotPath({ cacheDir: dir });
     if (existsSync(demo)) {
       prestartPglite(demo);
