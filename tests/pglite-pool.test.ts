@@ -1,10 +1,12 @@
 /**
  * The embedded demo on several PGlite workers (`database.connections`): statements spread over
- * the open workers, each a read-only copy of the same snapshot, and the pool closes them all.
+ * the open workers, each a read-only copy of the same snapshot, and the pool closes them all. A
+ * worker reads the snapshot into its data directory itself: the same database as PGlite's loader.
  */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openDemoDatabase } from '../src/corpus/demo-db.js';
+import { demoSnapshotPath, openDemoDatabase } from '../src/corpus/demo-db.js';
 import { PACKAGE_ROOT } from '../src/paths.js';
 
 const CACHE = join(PACKAGE_ROOT, '.cache', 'ragaudit', 'demo-db');
@@ -40,5 +42,36 @@ describe('the embedded demo on two workers', { timeout: 120_000 }, () => {
       await db.close();
     }
     await expect(db.query('SELECT 1')).rejects.toThrow(/closed/);
+  });
+});
+
+describe('a worker loads the snapshot itself', { timeout: 120_000 }, () => {
+  it("holds the same database as PGlite's own loader, with a read-only worker's settings", async () => {
+    const snapshot = demoSnapshotPath({ cacheDir: CACHE });
+    // Built if missing (first use), then opened by a worker (its own tar reader).
+    const worker = await openDemoDatabase({ cacheDir: CACHE });
+    // The reference: PGlite's loadDataDir on the same file, on this thread.
+    const { PGlite } = await import('@electric-sql/pglite');
+    const { vector } = await import('@electric-sql/pglite-pgvector');
+    const own = await PGlite.create({ loadDataDir: new Blob([readFileSync(snapshot)]), extensions: { vector } });
+    try {
+      // Every table of the forum: rows and an order-independent digest of their text.
+      const tables = `SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+        WHERE n.nspname = 'public' AND c.relkind = 'r' ORDER BY 1`;
+      const names = (await worker.query<{ name: string }>(tables)).map((r) => r.name);
+      expect(names).toEqual((await own.query<{ name: string }>(tables)).rows.map((r) => r.name));
+      expect(names).toContain('posts');
+      for (const name of names) {
+        const sql = `SELECT count(*)::text AS n, md5(coalesce(string_agg(md5(t::text), '' ORDER BY md5(t::text)), '')) AS h FROM public.${name} t`;
+        expect(await worker.query(sql), name).toEqual((await own.query(sql)).rows);
+      }
+      const settings = `SELECT current_setting('shared_buffers') AS buffers, current_setting('max_connections') AS connections`;
+      expect(await worker.query(settings)).toEqual([{ buffers: '16MB', connections: '4' }]);
+      // PGlite's loader keeps the snapshot's own settings: the worker's are its own.
+      expect((await own.query<{ buffers: string }>(settings)).rows[0]!.buffers).toBe('128MB');
+    } finally {
+      await worker.close();
+      await own.close();
+    }
   });
 });
