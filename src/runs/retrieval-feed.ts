@@ -55,9 +55,10 @@ type Prepared = { batch: ChannelBatch } | { error: unknown };
  * the batches, so their latencies are those of a single question; the others in batches: one
  * embedding call and one statement per channel for a batch's questions (src/retrieval/graph.ts),
  * whose lists are exactly those of the per-query path. A batch's statements start when one of its
- * questions is first asked for, and the next batch's start at the same time, so a consumer never
- * waits for a batch behind the one it reads (generation overlaps retrieval) while memory holds
- * about two batches of lists. A batch that fails as a whole sends its questions through the
+ * questions is first asked for, and the next two batches' start at the same time, so a consumer
+ * never waits for a batch behind the one it reads (generation overlaps retrieval) while memory
+ * holds about three batches of lists. A sample at the end starts as soon as the last batch has
+ * settled. A batch that fails as a whole sends its questions through the
  * per-query path, so that each meets its own error.
  */
 export class RetrievalFeed {
@@ -172,14 +173,32 @@ export class RetrievalFeed {
     while (this.settledBatches < this.started.size) await Promise.all([...this.prepared.values()]);
   }
 
+  /**
+   * Counts a settled batch; once the last has, a sample taken at the end starts at once, not when
+   * its first question is asked for (the last cases of the run), so it overlaps the generation of
+   * the batched cases instead of holding up the run's tail.
+   */
+  private batchSettled(): void {
+    this.settledBatches++;
+    if (!this.sampleAtEnd || this.settledBatches < this.batchQuestions.length) return;
+    for (const q of this.sampleOf) {
+      if (this.memo.has(q) || !this.remaining.has(q)) continue;
+      const p = this.compute(q);
+      this.memo.set(q, p);
+      this.track(p);
+    }
+  }
+
   private sampleFinished(): void {
     if (--this.sampleLeft === 0) this.releaseSample();
   }
 
   private async fromBatch(question: string, b: number, k: number): Promise<Record<string, NodeResult>> {
     const got = await this.prepare(b);
-    // The next batch's statements run while this one's questions are fused, reranked and answered.
-    if (b + 1 < this.batchQuestions.length && !this.started.has(b + 1)) void this.prepare(b + 1);
+    // The next batches' statements run while this one's questions are fused, reranked and
+    // answered: two ahead, so the database is not left idle while a batch is being read.
+    for (const next of [b + 1, b + 2])
+      if (next < this.batchQuestions.length && !this.started.has(next)) void this.prepare(next);
     if (--this.batchLeft[b]! === 0) this.prepared.delete(b);
     if ('error' in got) return this.graph.run(question);
     const nodes = await this.graph.completePrepared(question, got.batch.prepared[k]!);
@@ -197,12 +216,12 @@ export class RetrievalFeed {
         return this.graph.prepareBatch(this.batchQuestions[b]!).then(
           (batch): Prepared => {
             this.statementsMs += batch.timing.wallMs;
-            this.settledBatches++;
+            this.batchSettled();
             return { batch };
           },
           (error: unknown): Prepared => {
             this.fallbacks++;
-            this.settledBatches++;
+            this.batchSettled();
             return { error };
           },
         );
