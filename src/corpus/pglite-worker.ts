@@ -91,18 +91,23 @@ const source = entries ? { fs: new SnapshotFS(entries) } : { loadDataDir: new Bl
 PGlite.create({ ...source, extensions: { vector } }).then(async (db) => {
   // Untimed statements first, so the engine's warm-up (and loading pgvector's code, when the
   // database has it) is not charged to the first real query.
+  // Every transaction of this session is read-only, the implicit one of a lone statement too.
+  await db.exec('SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY');
   await db.query('SELECT 1');
   await db.query("SELECT '[1,2]'::vector <=> '[2,1]'::vector").catch(() => undefined);
   parentPort.postMessage({ ready: true });
   parentPort.on('message', async ({ sql, params, settings }) => {
     try {
-      // One statement through the extended protocol ('query', never 'exec'), in a read-only transaction.
-      const rows = await db.transaction(async (tx) => {
-        await tx.exec('SET TRANSACTION READ ONLY');
-        // Run-time parameters for this transaction only (SET LOCAL), names and values bound.
-        for (const [name, value] of settings) await tx.query('SELECT set_config($1, $2, true)', [name, value]);
-        return (await tx.query(sql, params)).rows;
-      });
+      // One statement through the extended protocol ('query', never 'exec'), read-only; with
+      // run-time parameters, in a transaction that sets them for itself only (SET LOCAL, names
+      // and values bound).
+      const rows = settings.length
+        ? await db.transaction(async (tx) => {
+            await tx.exec('SET TRANSACTION READ ONLY');
+            for (const [name, value] of settings) await tx.query('SELECT set_config($1, $2, true)', [name, value]);
+            return (await tx.query(sql, params)).rows;
+          })
+        : (await db.query(sql, params)).rows;
       parentPort.postMessage({ rows });
     } catch (e) {
       parentPort.postMessage({ error: { message: String(e && e.message), code: e && e.code } });
