@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { storedZoneThresholds, ZONES, zoneOf, type ZoneThresholds } from '../model/zones.js';
-import { writeArtifact } from '../io/artifacts.js';
+import { writeArtifactStream, type ArtifactWrite } from '../io/artifacts.js';
 import type { RunResult } from '../model/results.js';
 import { defaultNode, rowFigure, runFigures, type RunFigures } from './compare-metrics.js';
 import { CARD_METRICS, countFigure, meanFigure } from '../scoring/registry.js';
@@ -182,17 +182,29 @@ function histogramHtml(result: RunResult, views: readonly CaseView[], scoreNode:
   return `<section><h2>Top-1 scores</h2><div class="histogram">${svg}</div></section>`;
 }
 
-function casesHtml(views: readonly CaseView[]): string {
+/** The cases section, written a case row at a time (a large run has tens of thousands). */
+function writeCases(views: readonly CaseView[], write: ArtifactWrite): void {
   const kinds = [...new Set(views.map((v) => v.record.kind))].sort();
-  return `<section><h2>Cases</h2><div class="controls"><label>Filter <input type="search" id="filter" placeholder="id, question, zone, status…"></label> <label>Kind <select id="kind"><option value="">all</option>${kinds
-    .map((k) => `<option value="${esc(k)}">${esc(k)}</option>`)
-    .join(
-      '',
-    )}</select></label> <button type="button" id="open-all">open all</button> <button type="button" id="close-all">close all</button> <span id="shown" class="meta"></span></div><div class="case-head">${CASE_COLUMNS.map((c) => `<span class="cell">${esc(c)}</span>`).join('')}</div><div id="cases">${views.map(caseHtml).join('\n')}</div></section>`;
+  write(
+    `<section><h2>Cases</h2><div class="controls"><label>Filter <input type="search" id="filter" placeholder="id, question, zone, status…"></label> <label>Kind <select id="kind"><option value="">all</option>${kinds
+      .map((k) => `<option value="${esc(k)}">${esc(k)}</option>`)
+      .join(
+        '',
+      )}</select></label> <button type="button" id="open-all">open all</button> <button type="button" id="close-all">close all</button> <span id="shown" class="meta"></span></div><div class="case-head">${CASE_COLUMNS.map((c) => `<span class="cell">${esc(c)}</span>`).join('')}</div><div id="cases">`,
+  );
+  views.forEach((v, i) => write(i ? `\n${caseHtml(v)}` : caseHtml(v)));
+  write('</div></section>');
 }
 
 /** The whole report page for a results file. */
 export function reportHtml(result: RunResult, opts: { node?: string } = {}): string {
+  const parts: string[] = [];
+  writePage(result, opts, (piece) => void parts.push(piece));
+  return parts.join('');
+}
+
+/** The page, piece by piece: a large run's page never has to be one string in memory. */
+function writePage(result: RunResult, opts: { node?: string }, write: ArtifactWrite): void {
   const node = opts.node ?? defaultNode(result) ?? '';
   const figures = runFigures(result, node);
   const { views, scoreNode, zoneComputed } = caseViews(result, node);
@@ -209,7 +221,7 @@ export function reportHtml(result: RunResult, opts: { node?: string } = {}): str
   const scriptHash = createHash('sha256').update(REPORT_JS).digest('base64');
   const csp = `default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src 'sha256-${scriptHash}'; base-uri 'none'; form-action 'none'`;
   const title = `ragaudit ${result.kind}: ${result.name}`;
-  return `<!DOCTYPE html>
+  write(`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -230,12 +242,14 @@ ${nodesHtml(result)}${setsAfter(caseSetsHtml(result))}
 ${agreementHtml(result)}
 ${zonesHtml(views, zoneComputed)}
 ${histogramHtml(result, views, scoreNode)}
-${casesHtml(views)}
+`);
+  writeCases(views, write);
+  write(`
 ${jsonScript('ragaudit-data', data)}
 <script>${REPORT_JS}</script>
 </body>
 </html>
-`;
+`);
 }
 
 /** The report's path beside a results file: same base name, .html. */
@@ -245,5 +259,5 @@ export function reportPathFor(resultsFile: string): string {
 
 /** Writes the report (atomically) and returns its path. */
 export function writeReport(result: RunResult, file: string, opts: { node?: string } = {}): string {
-  return writeArtifact(file, reportHtml(result, opts));
+  return writeArtifactStream(file, (write) => writePage(result, opts, write));
 }
