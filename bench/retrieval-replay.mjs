@@ -3,6 +3,7 @@
 import { parseArgs } from 'node:util';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { setFlagsFromString } from 'node:v8';
 
 const { values } = parseArgs({
   options: {
@@ -17,8 +18,12 @@ const { values } = parseArgs({
     // database.connections: PGlite workers on the embedded demo, pool size on PostgreSQL.
     connections: { type: 'string' },
     verbose: { type: 'boolean', short: 'v' },
+    // V8's default tiering for the embedded engine's WebAssembly (the executable runs it with the
+    // baseline compiler only, src/cli/ragaudit.ts; so does this bench unless asked).
+    'tier-up': { type: 'boolean' },
   },
 });
+if (!values['tier-up']) setFlagsFromString('--liftoff-only');
 const dist = resolve(process.env.RETRIEVAL_DIST ?? join(import.meta.dirname, '..', 'dist'));
 const load = (p) => import(pathToFileURL(join(dist, p)).href);
 const t0 = performance.now();

@@ -8,6 +8,7 @@
 //   node bench/stream-100k.mjs                                   # run at 10k, 50k, 100k; no retrieval
 //   node bench/stream-100k.mjs --retrieval 10000,100000 --run 10000,50000
 //   node bench/stream-100k.mjs --run 100000 --no-read            # without reading the results back
+//   node bench/stream-100k.mjs --run 100000 --no-read --no-gc-pacing  # without the executable's paced collections
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -20,6 +21,8 @@ const { values } = parseArgs({
     retrieval: { type: 'string', default: '' },
     run: { type: 'string', default: '10000,50000,100000' },
     'no-read': { type: 'boolean', default: false },
+    // The executable paces full collections while a run is read back (src/io/heap.ts); this turns it off.
+    'no-gc-pacing': { type: 'boolean', default: false },
     // Internal: one step in this process.
     step: { type: 'string' },
     cases: { type: 'string' },
@@ -35,6 +38,11 @@ const mb = (kb) => Math.round(kb / 1024);
 /** One step, in this process; prints one JSON line. */
 async function step() {
   const t0 = performance.now();
+  // As the executable does (src/cli/ragaudit.ts): children run with --expose-gc.
+  if (!values['no-gc-pacing'] && typeof globalThis.gc === 'function') {
+    const { allowCollections } = await load('io/heap.js');
+    allowCollections(() => globalThis.gc());
+  }
   const n = Number(values.cases);
   let file;
   if (values.step === 'retrieval' || values.step === 'run') {
@@ -87,7 +95,8 @@ async function step() {
 }
 
 function child(args) {
-  const out = execFileSync(process.execPath, [import.meta.filename, ...args], {
+  const pacing = values['no-gc-pacing'] ? ['--no-gc-pacing'] : [];
+  const out = execFileSync(process.execPath, ['--expose-gc', import.meta.filename, ...args, ...pacing], {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
     maxBuffer: 1 << 26,

@@ -2,9 +2,10 @@
  * Reading and appending JSON Lines files a piece at a time: a file of any size (a ledger or a
  * results' cases file of 100,000 cases holds more than the longest string V8 can build) is read in
  * chunks, line by line, with each line's 1-based number and byte offset, and one line can be read
- * back from its offset. Imports nothing but node.
+ * back from its offset. Imports nothing but node (and the read-back pacing of ./heap.ts).
  */
 import { closeSync, fstatSync, openSync, readSync, writeSync } from 'node:fs';
+import { noteBytesRead } from './heap.js';
 
 /** One line of a JSONL file: its text (without the newline), 1-based number and byte span. */
 export interface JsonlLine {
@@ -93,6 +94,7 @@ export class LineReader {
       if (n === 0) throw new Error(`${this.file}: line at byte ${offset} is cut short (${got} of ${bytes} bytes)`);
       got += n;
     }
+    noteBytesRead(bytes);
     return buf.toString('utf8', 0, bytes);
   }
 
