@@ -14,6 +14,7 @@ export { probeToCase } from './cases/probes.js';
 export { CaseSchema, ProbeSchema, type Case, type Probe } from './cases/schema.js';
 export { connectPostgres, pgliteClient, type SqlClient } from './corpus/sql-client.js';
 export { openDemoDatabase } from './corpus/demo-db.js';
+export { allowCollections } from './io/heap.js';
 export { DiscourseProfile, PUBLIC_POST, type RetrievedItem } from './corpus/discourse.js';
 export { loadForum, type SqlWriter } from './corpus/load-forum.js';
 export { readForum } from './corpus/forum.js';

@@ -12,7 +12,7 @@ let collect: (() => void) | undefined;
 let since = 0;
 
 /** Bytes read back between two collections. */
-export const EVERY_BYTES = 256 * 1024 * 1024;
+export const EVERY_BYTES = 128 * 1024 * 1024;
 
 /** Turns pacing on with the engine's full collection (`gc`). */
 export function allowCollections(gc: () => void): void {
