@@ -3,10 +3,14 @@
  * the open workers, each a read-only copy of the same snapshot, and the pool closes them all. A
  * worker reads the snapshot into its data directory itself: the same database as PGlite's loader.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { demoSnapshotPath, openDemoDatabase } from '../src/corpus/demo-db.js';
+import { openPgliteWorker } from '../src/corpus/pglite-worker.js';
+import { removeWorkDirs, workDir } from './fixtures/audit/harness.js';
+
+afterAll(() => removeWorkDirs());
 import { PACKAGE_ROOT } from '../src/paths.js';
 
 const CACHE = join(PACKAGE_ROOT, '.cache', 'ragaudit', 'demo-db');
@@ -72,6 +76,48 @@ describe('a worker loads the snapshot itself', { timeout: 120_000 }, () => {
     } finally {
       await worker.close();
       await own.close();
+    }
+  });
+});
+
+/** A ustar header block (typeflag, name, linkname), its checksum computed as the format says. */
+function tarHeader(name: string, type: string, link = ''): Buffer {
+  const h = Buffer.alloc(512, 0);
+  h.write(name, 0, 'latin1');
+  h.write('0000644\0', 100, 'latin1');
+  h.write('0000000\0', 108, 'latin1');
+  h.write('0000000\0', 116, 'latin1');
+  h.write('00000000000\0', 124, 'latin1');
+  h.write('00000000000\0', 136, 'latin1');
+  h.write(type, 156, 'latin1');
+  h.write(link, 157, 'latin1');
+  h.write('ustar\0' + '00', 257, 'latin1');
+  // The checksum: the header's bytes summed with its own field read as eight spaces.
+  h.fill(' ', 148, 156);
+  let sum = 0;
+  for (const b of h) sum += b;
+  h.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148, 'latin1');
+  return h;
+}
+
+describe("a snapshot the worker's reader does not take", { timeout: 120_000 }, () => {
+  it("goes through PGlite's own loader and opens the same database", async () => {
+    const snapshot = demoSnapshotPath({ cacheDir: CACHE });
+    const db = await openDemoDatabase({ cacheDir: CACHE });
+    const count = `SELECT count(*)::text AS n FROM posts`;
+    const expected = await db.query(count);
+    await db.close();
+    // A symbolic link first: the worker's reader takes files and directories only.
+    const dir = workDir('snapshot-link');
+    const file = join(dir, 'with-link.tar');
+    writeFileSync(file, Buffer.concat([tarHeader('extra-link', '2', 'PG_VERSION'), readFileSync(snapshot)]));
+    const other = await openPgliteWorker({ label: 'linked snapshot', statementTimeoutMs: 30_000, snapshot: file });
+    try {
+      expect(await other.query(count)).toEqual(expected);
+      // PGlite's loader keeps the snapshot's settings (the worker's own apply to its reader only).
+      expect(await other.query(`SELECT current_setting('shared_buffers') AS b`)).toEqual([{ b: '128MB' }]);
+    } finally {
+      await other.close();
     }
   });
 });
