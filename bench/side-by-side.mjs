@@ -9,6 +9,7 @@
 //
 //   npx tsc -p tsconfig.build.json
 //   node bench/side-by-side.mjs [--cases 200] [--concurrency 10] [--delay 50] [--rounds 3]
+//   node bench/side-by-side.mjs --db postgres://…/ragaudit_demo   # the demo on a server (bench/pg-demo.mjs)
 //
 // Target: ragaudit within 2 × the bare loop in the same round; the floor is N × D / C.
 import { fork, spawn } from 'node:child_process';
@@ -28,6 +29,8 @@ const { values } = parseArgs({
     delay: { type: 'string', default: '50' },
     rounds: { type: 'string', default: '3' },
     loop: { type: 'string' },
+    // A PostgreSQL database holding the demo forum (bench/pg-demo.mjs) instead of the embedded one.
+    db: { type: 'string' },
   },
 });
 const N = Number(values.cases);
@@ -97,7 +100,11 @@ async function main() {
       const sdk = await timed([self, '--loop', url, '--cases', String(N), '--concurrency', String(C)], root);
       await fetch(`${url}/stats`);
       const dir = workDir(url);
-      const ours = await timed([path.join(root, 'dist', 'cli', 'ragaudit.js'), 'run', '--config', 'bench.yml'], dir);
+      const db = values.db ? ['--db', values.db] : [];
+      const ours = await timed(
+        [path.join(root, 'dist', 'cli', 'ragaudit.js'), 'run', '--config', 'bench.yml', ...db],
+        dir,
+      );
       fs.rmSync(dir, { recursive: true, force: true });
       const { log } = await (await fetch(`${url}/stats`)).json();
       // N answers, plus the one-token request of the check before the first case.

@@ -1,0 +1,49 @@
+// Loads the demo forum into a database of a real PostgreSQL server (with pgvector), as the
+// embedded demo holds it: the same tables, the offline hash embedder's 384-dim vectors, the
+// english text search configuration. For the benches' `--db` runs against a server. See
+// bench/README.md ("start-up and the side-by-side").
+//
+//   npx tsc -p tsconfig.build.json
+//   node bench/pg-demo.mjs --url postgres://postgres@127.0.0.1:5432/postgres [--db ragaudit_demo]
+//
+// The database named by --db is dropped and created again; the URL of the loaded database is printed.
+import pg from 'pg';
+import { parseArgs } from 'node:util';
+import { loadForum } from '../dist/corpus/load-forum.js';
+import { readForum } from '../dist/corpus/forum.js';
+import { demoEmbedder } from '../dist/corpus/demo-snapshot.js';
+import { DEMO_FORUM_DIR } from '../dist/paths.js';
+
+const { values } = parseArgs({
+  options: {
+    url: { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/postgres' },
+    db: { type: 'string', default: 'ragaudit_demo' },
+  },
+});
+if (!/^[a-z_][a-z0-9_]*$/.test(values.db)) throw new Error('--db: a lowercase identifier');
+
+const admin = new pg.Client({ connectionString: values.url });
+await admin.connect();
+await admin.query(`DROP DATABASE IF EXISTS ${values.db}`);
+await admin.query(`CREATE DATABASE ${values.db}`);
+await admin.end();
+const url = new URL(values.url);
+url.pathname = `/${values.db}`;
+const client = new pg.Client({ connectionString: url.href });
+await client.connect();
+try {
+  await client.query('CREATE EXTENSION IF NOT EXISTS vector');
+  const writer = {
+    script: async (sql) => void (await client.query(sql)),
+    exec: async (sql, params) => void (await client.query(sql, params)),
+  };
+  const loaded = await loadForum(writer, readForum(DEMO_FORUM_DIR), {
+    textSearchConfig: 'english',
+    embedder: demoEmbedder(),
+  });
+  await client.query('ANALYZE');
+  console.error(`loaded ${loaded.topics} topics, ${loaded.posts} posts`);
+  console.log(url.href);
+} finally {
+  await client.end();
+}
