@@ -14,6 +14,7 @@
 // scale does not matter to cosine). Rows go in by multi-row INSERT … SELECT unnest(…) in batches.
 import pg from 'pg';
 import { parseArgs } from 'node:util';
+import { recreateDatabase } from './lib.mjs';
 import { EMBEDDINGS_DDL, FORUM_DDL } from '../dist/corpus/ddl.js';
 import { mulberry32 } from '../dist/scoring/statistics.js';
 
@@ -29,7 +30,6 @@ const { values } = parseArgs({
 });
 const N = Number(values.posts);
 const DIMS = Number(values.dims);
-if (!/^[a-z_][a-z0-9_]*$/.test(values.db)) throw new Error('--db: a lowercase identifier');
 
 const rnd = mulberry32(Number(values.seed));
 const int = (n) => Math.floor(rnd() * n);
@@ -77,14 +77,7 @@ const asInts = (v) => {
   return `[${v.map((x) => Math.round((900 * x) / m)).join(',')}]`;
 };
 
-const admin = new pg.Client({ connectionString: values.url });
-await admin.connect();
-await admin.query(`DROP DATABASE IF EXISTS ${values.db}`);
-await admin.query(`CREATE DATABASE ${values.db}`);
-await admin.end();
-const url = new URL(values.url);
-url.pathname = `/${values.db}`;
-const db = new pg.Client({ connectionString: url.toString() });
+const db = new pg.Client({ connectionString: await recreateDatabase(values.url, values.db) });
 await db.connect();
 const t0 = performance.now();
 const lap = (what) => console.log(`${what}: ${((performance.now() - t0) / 1000).toFixed(1)} s`);

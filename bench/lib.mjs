@@ -35,3 +35,23 @@ export const GRAPHS = {
     '    - { name: keyword, kind: keyword, grain: topic }\n  fusions:\n    - { name: hybrid, kind: rrf, inputs: [semantic, keyword] }\n' +
     '    - { name: rrf_posts_hybrid, kind: rrf, inputs: [posts, hybrid] }\nrerank: { node: posts, provider: offline, model: lexical }\n',
 };
+
+/**
+ * Drops and creates database `name` on the server of `adminUrl` (a lowercase identifier, checked),
+ * and returns the new database's URL.
+ */
+export async function recreateDatabase(adminUrl, name) {
+  if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error('--db: a lowercase identifier');
+  const { default: pg } = await import('pg');
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    await admin.query(`DROP DATABASE IF EXISTS ${name}`);
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return url.href;
+}

@@ -13,6 +13,7 @@ import { loadForum } from '../dist/corpus/load-forum.js';
 import { readForum } from '../dist/corpus/forum.js';
 import { demoEmbedder } from '../dist/corpus/demo-snapshot.js';
 import { DEMO_FORUM_DIR } from '../dist/paths.js';
+import { recreateDatabase } from './lib.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -20,16 +21,8 @@ const { values } = parseArgs({
     db: { type: 'string', default: 'ragaudit_demo' },
   },
 });
-if (!/^[a-z_][a-z0-9_]*$/.test(values.db)) throw new Error('--db: a lowercase identifier');
-
-const admin = new pg.Client({ connectionString: values.url });
-await admin.connect();
-await admin.query(`DROP DATABASE IF EXISTS ${values.db}`);
-await admin.query(`CREATE DATABASE ${values.db}`);
-await admin.end();
-const url = new URL(values.url);
-url.pathname = `/${values.db}`;
-const client = new pg.Client({ connectionString: url.href });
+const url = await recreateDatabase(values.url, values.db);
+const client = new pg.Client({ connectionString: url });
 await client.connect();
 try {
   await client.query('CREATE EXTENSION IF NOT EXISTS vector');
@@ -43,7 +36,7 @@ try {
   });
   await client.query('ANALYZE');
   console.error(`loaded ${loaded.topics} topics, ${loaded.posts} posts`);
-  console.log(url.href);
+  console.log(url);
 } finally {
   await client.end();
 }
