@@ -100,22 +100,36 @@ export class DiscourseProfile {
       return { db: this.db, sql, params, settings: annSettings(q) };
     }
     const params = [q.vector, q.modelId, q.strategyId, q.limit, q.maxPostsCount ?? null];
+    const where = `e.model_id = $2 AND e.strategy_id = $3 AND ${PUBLIC_POST} AND ($5::int IS NULL OR t.posts_count <= $5)`;
+    // The distance is computed once per row (OFFSET 0 keeps the subquery from being flattened,
+    // which would compute it again in WHERE, in the sort key and in the score), the top k taken
+    // by (distance, id), and only those k joined to their posts: the batch shapes' per-question
+    // part, so both paths rank the same numbers the same way.
+    const d = semanticSql(q.operator ?? '<=>', Math.floor(q.dimensions), '', 'r.distance');
+    const y = semanticSql(q.operator ?? '<=>', Math.floor(q.dimensions), '', 'y.distance');
     return grain === 'post'
       ? {
           db: this.db,
-          sql: `SELECT ${ITEM_COLUMNS}, ${sem.score} AS score
-       FROM ${this.vectors.post} e JOIN ${FROM_POSTS} ON p.id = e.post_id
-       WHERE e.model_id = $2 AND e.strategy_id = $3 AND ${sem.defined} AND ${PUBLIC_POST} AND ($5::int IS NULL OR t.posts_count <= $5)
-       ORDER BY ${sem.distance}, p.id LIMIT $4`,
+          sql: `SELECT ${ITEM_COLUMNS}, ${d.scoreOf} AS score FROM (
+         SELECT y.id, y.distance FROM (
+           SELECT p.id, ${sem.distance} AS distance
+           FROM ${this.vectors.post} e JOIN ${FROM_POSTS} ON p.id = e.post_id WHERE ${where} OFFSET 0) y
+         WHERE ${y.definedOf} ORDER BY y.distance, y.id LIMIT $4) r
+       JOIN ${FROM_POSTS} ON p.id = r.id
+       ORDER BY r.distance, p.id`,
           params,
         }
       : {
           db: this.db,
-          sql: `SELECT ${ITEM_COLUMNS}, ${sem.score} AS score
-       FROM ${this.vectors.topic} e JOIN topics t ON t.id = e.topic_id LEFT JOIN categories c ON c.id = t.category_id
-       JOIN posts p ON ${FIRST_POST}
-       WHERE e.model_id = $2 AND e.strategy_id = $3 AND ${sem.defined} AND ${PUBLIC_POST} AND ($5::int IS NULL OR t.posts_count <= $5)
-       ORDER BY ${sem.distance}, t.id LIMIT $4`,
+          sql: `SELECT ${ITEM_COLUMNS}, ${d.scoreOf} AS score FROM (
+         SELECT y.topic_id, y.post_id, y.distance FROM (
+           SELECT t.id AS topic_id, p.id AS post_id, ${sem.distance} AS distance
+           FROM ${this.vectors.topic} e JOIN topics t ON t.id = e.topic_id LEFT JOIN categories c ON c.id = t.category_id
+           JOIN posts p ON ${FIRST_POST}
+           WHERE ${where} OFFSET 0) y
+         WHERE ${y.definedOf} ORDER BY y.distance, y.topic_id LIMIT $4) r
+       JOIN ${FROM_POSTS} ON p.id = r.post_id
+       ORDER BY r.distance, r.topic_id`,
           params,
         };
   }

@@ -89,10 +89,10 @@ for (const e of entries || [])
   if (e.name.replace(/^\\/+/, '') === 'postgresql.auto.conf') e.data = Buffer.concat([e.data, Buffer.from(SETTINGS)]);
 const source = entries ? { fs: new SnapshotFS(entries) } : { loadDataDir: new Blob([tar]) };
 PGlite.create({ ...source, extensions: { vector } }).then(async (db) => {
-  // Untimed statements first, so the engine's warm-up (and loading pgvector's code, when the
-  // database has it) is not charged to the first real query.
   // Every transaction of this session is read-only, the implicit one of a lone statement too.
   await db.exec('SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY');
+  // Untimed statements first, so the engine's warm-up (and loading pgvector's code, when the
+  // database has it) is not charged to the first real query.
   await db.query('SELECT 1');
   await db.query("SELECT '[1,2]'::vector <=> '[2,1]'::vector").catch(() => undefined);
   parentPort.postMessage({ ready: true });
