@@ -121,3 +121,26 @@ describe("a snapshot the worker's reader does not take", { timeout: 120_000 }, (
     }
   });
 });
+
+describe('statements prepared ahead on the embedded database', { timeout: 120_000 }, () => {
+  it('wait behind the statements sent after them that are not background; each kind keeps its order', async () => {
+    const db = await openDemoDatabase({ cacheDir: CACHE });
+    try {
+      const done: string[] = [];
+      const send = (name: string, sql: string, background: boolean) =>
+        db.query(sql, [], { background }).then(() => void done.push(name));
+      // The first background statement is running when the others are sent; it is not interrupted.
+      const all = [
+        send('batch 1', 'SELECT pg_sleep(0.2)', true),
+        send('batch 2', 'SELECT 2', true),
+        send('batch 3', 'SELECT 3', true),
+        send('check 1', 'SELECT 4', false),
+        send('check 2', 'SELECT 5', false),
+      ];
+      await Promise.all(all);
+      expect(done).toEqual(['batch 1', 'check 1', 'check 2', 'batch 2', 'batch 3']);
+    } finally {
+      await db.close();
+    }
+  });
+});

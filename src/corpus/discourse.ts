@@ -30,6 +30,9 @@ import {
 
 /** Discourse (with discourse-ai embeddings) as seen by the audit: public content only. */
 
+/** A batch's statements are prepared ahead of the cases that read them (see QueryOptions.background). */
+const AHEAD = { background: true } as const;
+
 /**
  * The shared batch shape's vectors as float4 (`vector`), each converted once: pgvector computes a
  * halfvec distance by converting every half to a float and summing in float, exactly the sums of
@@ -229,7 +232,7 @@ export class DiscourseProfile {
        JOIN ${FROM_POSTS} ON p.id = r.id
        ORDER BY q.ord, r.distance, p.id`;
     }
-    return byQuery(await this.db.query<BatchRow>(sql, params), q.vectors.length, 'semantic post search');
+    return byQuery(await this.db.query<BatchRow>(sql, params, AHEAD), q.vectors.length, 'semantic post search');
   }
 
   /** {@link semanticTopics} for many query vectors in one statement (see {@link semanticPostsBatch}). */
@@ -263,7 +266,7 @@ export class DiscourseProfile {
        JOIN ${FROM_POSTS} ON p.id = r.post_id
        ORDER BY q.ord, r.distance, r.topic_id`;
     }
-    return byQuery(await this.db.query<BatchRow>(sql, params), q.vectors.length, 'semantic topic search');
+    return byQuery(await this.db.query<BatchRow>(sql, params, AHEAD), q.vectors.length, 'semantic topic search');
   }
 
   /**
@@ -278,7 +281,7 @@ export class DiscourseProfile {
       `SELECT q.ord::int AS ord, r.* FROM unnest($1::halfvec(${dims})[]) WITH ORDINALITY AS q(v, ord)
        CROSS JOIN LATERAL (${sql}) r ORDER BY q.ord, r.distance, ${idCol}`,
       params,
-      { settings: annSettings(q) },
+      { settings: annSettings(q), ...AHEAD },
     );
     return byQuery(rows, q.vectors.length, `semantic ${grain} search`);
   }
@@ -294,7 +297,7 @@ export class DiscourseProfile {
        WHERE s.search_data @@ query AND ${where}
        ORDER BY score DESC, p.id LIMIT $3) r
      ORDER BY q.ord, r.score DESC, r.post_id`;
-    return byQuery(await this.db.query<BatchRow>(sql, params), q.texts.length, 'keyword post search');
+    return byQuery(await this.db.query<BatchRow>(sql, params, AHEAD), q.texts.length, 'keyword post search');
   }
 
   /** {@link keywordTopics} for many questions in one statement (see {@link semanticPostsBatch}). */
@@ -310,7 +313,7 @@ export class DiscourseProfile {
        WHERE s.search_data @@ query AND ${where}
        ORDER BY score DESC, t.id LIMIT $3) r
      ORDER BY q.ord, r.score DESC, r.topic_id`;
-    return byQuery(await this.db.query<BatchRow>(sql, params), q.texts.length, 'keyword topic search');
+    return byQuery(await this.db.query<BatchRow>(sql, params, AHEAD), q.texts.length, 'keyword topic search');
   }
 
   /**

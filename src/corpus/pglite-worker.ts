@@ -137,7 +137,9 @@ class PgliteWorkerClient implements SqlClient {
   readonly kind = 'pglite' as const;
   readonly label: string;
   private current?: { worker: Worker; ready: Promise<void> };
-  private queue: Promise<unknown> = Promise.resolve();
+  /** Statements not started yet, those sent as background last; one runs at a time. */
+  private readonly waiting: { background: boolean; start: () => void }[] = [];
+  private running: Promise<void> | undefined;
   private stopping: Promise<void> = Promise.resolve();
   private closed = false;
 
@@ -172,10 +174,29 @@ class PgliteWorkerClient implements SqlClient {
     await cur.worker.terminate().catch(() => undefined);
   }
 
+  /**
+   * Queues a statement: in the order sent, except that a background statement (a batch prepared
+   * ahead) waits behind every other one sent before it starts.
+   */
   query<T extends object>(sql: string, params: unknown[] = [], opts: QueryOptions = {}): Promise<T[]> {
-    const run = this.queue.then(() => this.runOne<T>(sql, params, opts.settings ?? []));
-    this.queue = run.catch(() => undefined);
-    return run;
+    return new Promise<T[]>((resolve, reject) => {
+      const background = opts.background === true;
+      const start = () => {
+        this.running = this.runOne<T>(sql, params, opts.settings ?? []).then(resolve, reject);
+        void this.running.then(() => {
+          this.running = undefined;
+          this.next();
+        });
+      };
+      const at = background ? -1 : this.waiting.findIndex((w) => w.background);
+      if (at === -1) this.waiting.push({ background, start });
+      else this.waiting.splice(at, 0, { background, start });
+      this.next();
+    });
+  }
+
+  private next(): void {
+    if (!this.running) this.waiting.shift()?.start();
   }
 
   private async runOne<T extends object>(
@@ -226,7 +247,8 @@ class PgliteWorkerClient implements SqlClient {
 
   async close(): Promise<void> {
     this.closed = true;
-    await this.queue;
+    // The statement running ends; those still waiting fail at once (closed), as later ones do.
+    while (this.running || this.waiting.length) await this.running;
     await this.stopping;
     await this.stop();
   }

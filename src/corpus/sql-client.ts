@@ -24,6 +24,12 @@ export interface SqlClient {
 export interface QueryOptions {
   /** `[name, value]` pairs set with SET LOCAL semantics before the statement, in its transaction. */
   settings?: readonly (readonly [string, string])[];
+  /**
+   * Work prepared ahead of need (a batch's statements): where statements wait in one queue (the
+   * embedded database's worker), it runs after every statement that is not, so a case's own
+   * queries (its citation check) do not wait behind the next batches. PostgreSQL ignores it.
+   */
+  background?: boolean;
 }
 
 /** The statement that sets one run-time parameter for the current transaction only (SET LOCAL). */
