@@ -69,8 +69,9 @@ describe('a worker loads the snapshot itself', { timeout: 120_000 }, () => {
         const sql = `SELECT count(*)::text AS n, md5(coalesce(string_agg(md5(t::text), '' ORDER BY md5(t::text)), '')) AS h FROM public.${name} t`;
         expect(await worker.query(sql), name).toEqual((await own.query(sql)).rows);
       }
-      const settings = `SELECT current_setting('shared_buffers') AS buffers, current_setting('max_connections') AS connections`;
-      expect(await worker.query(settings)).toEqual([{ buffers: '16MB', connections: '4' }]);
+      const settings = `SELECT current_setting('shared_buffers') AS buffers, current_setting('max_connections') AS connections,
+        current_setting('wal_init_zero') AS zero`;
+      expect(await worker.query(settings)).toEqual([{ buffers: '16MB', connections: '4', zero: 'off' }]);
       // PGlite's loader keeps the snapshot's own settings: the worker's are its own.
       expect((await own.query<{ buffers: string }>(settings)).rows[0]!.buffers).toBe('128MB');
     } finally {

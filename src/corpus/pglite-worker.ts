@@ -83,8 +83,10 @@ const entries = tarEntries(tar);
 // Settings for a read-only worker, after the snapshot's own (ALTER SYSTEM's file is read last):
 // shared buffers of 16 MB rather than initdb's 128 MB (a buffer miss is a copy from this same
 // memory, and the demo's database is about 9 MB) and the few connections a single-user engine
-// has, so each worker's memory holds the data about once, not twice.
-const SETTINGS = '\\nshared_buffers = 16MB\\nmax_connections = 4\\n';
+// has, so each worker's memory holds the data about once, not twice; and a new WAL segment made
+// without writing its 16 MB of zeros (wal_init_zero = off): the engine prepares the next segment
+// when it starts, which in memory cost ~0.15 s of every open.
+const SETTINGS = '\\nshared_buffers = 16MB\\nmax_connections = 4\\nwal_init_zero = off\\n';
 for (const e of entries || [])
   if (e.name.replace(/^\\/+/, '') === 'postgresql.auto.conf') e.data = Buffer.concat([e.data, Buffer.from(SETTINGS)]);
 const source = entries ? { fs: new SnapshotFS(entries) } : { loadDataDir: new Blob([tar]) };
