@@ -10,28 +10,15 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../src/cli/main.js';
 import { readForum } from '../src/corpus/forum.js';
 import { loadForum } from '../src/corpus/load-forum.js';
 import { DEMO_FORUM_DIR, PACKAGE_ROOT } from '../src/paths.js';
 import { spawnCli } from './fixtures/audit/harness.js';
 import { freshDatabase } from './helpers/pg.js';
+import { runCli } from './helpers/cli.js';
 import { removeWorkDirs, workDir } from './helpers/work-dir.js';
 
 const PUBLIC_POSTS = 516;
-
-async function cli(cwd: string, args: string[]) {
-  let out = '';
-  let err = '';
-  const code = await main(args, {
-    out: (t) => void (out += t),
-    err: (t) => void (err += t),
-    isTTY: false,
-    cwd,
-    env: {},
-  });
-  return { code, out, err };
-}
 
 async function sideRows(url: string): Promise<number> {
   const c = new pg.Client({ connectionString: url });
@@ -86,7 +73,7 @@ describe('embed into a side schema, then measure native against enriched from it
     expect(partial).toBeGreaterThan(0);
     expect(partial).toBeLessThan(2 * PUBLIC_POSTS);
 
-    const again = await cli(dir, args);
+    const again = await runCli(dir, args);
     expect(again.code, again.err).toBe(0);
     const line = (s: number) =>
       new RegExp(
@@ -116,22 +103,31 @@ describe('embed into a side schema, then measure native against enriched from it
       ].join('\n');
     writeFileSync(join(dir, 'native.yml'), config('native', 1));
     writeFileSync(join(dir, 'enriched.yml'), config('enriched', 2));
-    const r = await cli(dir, ['matrix', 'native.yml', 'enriched.yml', '--retrieval-only', '--db', url, '--out', 'm']);
+    const r = await runCli(dir, [
+      'matrix',
+      'native.yml',
+      'enriched.yml',
+      '--retrieval-only',
+      '--db',
+      url,
+      '--out',
+      'm',
+    ]);
     expect(r.code, r.err).toBe(0);
     expect(r.out).toMatch(/^\| native /m);
     expect(r.out).toMatch(/^\| enriched /m);
     // A side database instead of a schema: the same vectors, so the same items, scores and order.
     const side = await freshDatabase('embed_side_db');
     await side.close();
-    const filled = await cli(dir, ['embed', '--db', url, '--target', side.url, '--strategy', '1', '--no-topics']);
+    const filled = await runCli(dir, ['embed', '--db', url, '--target', side.url, '--strategy', '1', '--no-topics']);
     expect(filled.code, filled.err).toBe(0);
     writeFileSync(
       join(dir, 'native-db.yml'),
       config('native-db', 1).replace('  vectors_schema: ragaudit_side', `  vectors_url: ${side.url}`),
     );
     const [viaSchema, viaDb] = [
-      await cli(dir, ['retrieval', '--config', 'native.yml', '--db', url, '--out', 'a', '--no-report']),
-      await cli(dir, ['retrieval', '--config', 'native-db.yml', '--db', url, '--out', 'b', '--no-report']),
+      await runCli(dir, ['retrieval', '--config', 'native.yml', '--db', url, '--out', 'a', '--no-report']),
+      await runCli(dir, ['retrieval', '--config', 'native-db.yml', '--db', url, '--out', 'b', '--no-report']),
     ];
     expect(viaSchema.code, viaSchema.err).toBe(0);
     expect(viaDb.code, viaDb.err).toBe(0);
@@ -148,7 +144,7 @@ describe('embed into a side schema, then measure native against enriched from it
 
     // Without the schema the forum has no vectors: the run stops before its first case, saying so.
     writeFileSync(join(dir, 'nowhere.yml'), config('nowhere', 1).replace('  vectors_schema: ragaudit_side\n', ''));
-    const missing = await cli(dir, ['retrieval', '--config', 'nowhere.yml', '--db', url]);
+    const missing = await runCli(dir, ['retrieval', '--config', 'nowhere.yml', '--db', url]);
     expect(missing.code).toBe(2);
     expect(missing.err).toMatch(/table ai_posts_embeddings does not exist/);
   }, 120_000);

@@ -8,7 +8,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { main } from '../src/cli/main.js';
 import { InputError } from '../src/errors.js';
 import { compareRuns } from '../src/reports/compare.js';
 import { runsTable } from '../src/reports/compare-format.js';
@@ -16,6 +15,7 @@ import { evaluateReleaseGate, loadReleaseGate } from '../src/reports/release-gat
 import { junitXml, xmlText } from '../src/reports/junit.js';
 import { PACKAGE_ROOT } from '../src/paths.js';
 import { CHROMIUM_PATH } from './helpers/chromium.js';
+import { runCli } from './helpers/cli.js';
 import { summariseGeneration } from '../src/runs/generation-summary.js';
 import { RunResultSchema, type CaseRecord, type RunResult } from '../src/model/results.js';
 import { summariseRetrieval } from '../src/runs/summary.js';
@@ -207,18 +207,7 @@ describe('ragaudit compare --gate --junit', () => {
     [base, same, worse].map((r) => [r.name, gateFile(`${r.name}.json`, JSON.stringify(r))]),
   );
   const rules = gateFile('cli.yml', 'hit_at_5: {max_drop: 0.02}\ncitation_validity: {min: 1.0}\nmax_regressions: 1\n');
-  const cli = async (args: string[]) => {
-    let out = '';
-    let err = '';
-    const code = await main(args, {
-      out: (t) => void (out += t),
-      err: (t) => void (err += t),
-      isTTY: false,
-      cwd: dir,
-      env: {},
-    });
-    return { code, out, err };
-  };
+  const cli = (args: string[]) => runCli(dir, args);
 
   it('exits 0 when every rule passes, 1 when one fails, 2 on a bad gate file', async () => {
     expect((await cli(['compare', files.base!, files.same!, '--gate', rules, '--out', 'o'])).code).toBe(0);
@@ -323,18 +312,7 @@ describe('a gate that would mean nothing is refused (exit 2), the pairing is pri
     ),
   );
   const rules = gateFile('p-rules.yml', 'hit_at_5: {max_drop: 0.02}\n');
-  const cli = async (args: string[]) => {
-    let out = '';
-    let err = '';
-    const code = await main(args, {
-      out: (t) => void (out += t),
-      err: (t) => void (err += t),
-      isTTY: false,
-      cwd: dir,
-      env: {},
-    });
-    return { code, out, err };
-  };
+  const cli = (args: string[]) => runCli(dir, args);
 
   it('one file (the baseline gated against itself) or the same file twice: exit 2', async () => {
     const one = await cli(['compare', files.base!, '--gate', rules, '--out', 'p']);
@@ -386,17 +364,7 @@ describe('compare outputs never clobber inputs', () => {
   const a = gateFile('c-base.json', JSON.stringify(base));
   const b = gateFile('c-same.json', JSON.stringify(same));
   const rules = gateFile('c-rules.yml', 'hit_at_5: {max_drop: 0.02}\n');
-  const cli = async (args: string[]) => {
-    let err = '';
-    const code = await main(args, {
-      out: () => undefined,
-      err: (t) => void (err += t),
-      isTTY: false,
-      cwd: dir,
-      env: {},
-    });
-    return { code, err };
-  };
+  const cli = (args: string[]) => runCli(dir, args);
 
   it('--junit naming an input results file or the gate file: exit 2, the file unchanged', async () => {
     for (const target of [b, rules, a]) {

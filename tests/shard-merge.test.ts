@@ -6,25 +6,12 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../src/cli/main.js';
+import { runCli } from './helpers/cli.js';
 import { removeWorkDirs, workDir } from './helpers/work-dir.js';
 
 const CASES = join(import.meta.dirname, '..', 'cases', 'demo', 'questions-core.yml');
 // Conversations too: the merge recomputes the case-set blocks (generation_sets, conversations).
 const CONVERSATIONS = join(import.meta.dirname, '..', 'cases', 'conversations', 'demo.yml');
-
-async function cli(cwd: string, args: string[]) {
-  let out = '';
-  let err = '';
-  const code = await main(args, {
-    out: (t) => void (out += t),
-    err: (t) => void (err += t),
-    isTTY: false,
-    cwd,
-    env: {},
-  });
-  return { code, out, err };
-}
 
 type Json = Record<string, unknown>;
 const read = (dir: string, suffix: string): Json => {
@@ -54,9 +41,9 @@ describe.each([
     dir = workDir(`shard-${command}`);
     const base = [command, '--cases', CASES, '--cases', CONVERSATIONS, ...extra];
     if (command === 'retrieval') base.push('--no-report');
-    expect((await cli(dir, [...base, '--out', 'whole'])).code).toBe(0);
+    expect((await runCli(dir, [...base, '--out', 'whole'])).code).toBe(0);
     for (const i of [1, 2, 3, 4]) {
-      const r = await cli(dir, [...base, '--shard', `${i}/4`, '--out', `shard${i}`]);
+      const r = await runCli(dir, [...base, '--shard', `${i}/4`, '--out', `shard${i}`]);
       expect(r.code, r.err).toBe(0);
     }
   }, 240_000);
@@ -81,7 +68,7 @@ describe.each([
   });
 
   it('the merge equals the run done in one piece', async () => {
-    const r = await cli(dir, ['merge', ...shardFiles(), '--out', 'merged', '--no-report']);
+    const r = await runCli(dir, ['merge', ...shardFiles(), '--out', 'merged', '--no-report']);
     expect(r.code, r.err).toBe(0);
     const whole = read(join(dir, 'whole'), '.json');
     const merged = read(join(dir, 'merged'), '.json');
@@ -102,17 +89,17 @@ describe.each([
 
   it('refuses a missing shard, a shard twice, and a file that is not a shard (exit 2, nothing written)', async () => {
     const [a, b, c, d] = shardFiles() as [string, string, string, string];
-    const missing = await cli(dir, ['merge', a, b, c, '--out', 'bad']);
+    const missing = await runCli(dir, ['merge', a, b, c, '--out', 'bad']);
     expect(missing.code).toBe(2);
     expect(missing.err).toMatch(/shard 4\/4 is missing/);
-    const twice = await cli(dir, ['merge', a, b, c, d, a, '--out', 'bad']);
+    const twice = await runCli(dir, ['merge', a, b, c, d, a, '--out', 'bad']);
     expect(twice.code).toBe(2);
     expect(twice.err).toMatch(/shard 1\/4 again/);
     const whole = join(
       'whole',
       readdirSync(join(dir, 'whole')).find((f) => f.endsWith('.json'))!,
     );
-    const notShard = await cli(dir, ['merge', a, whole, '--out', 'bad']);
+    const notShard = await runCli(dir, ['merge', a, whole, '--out', 'bad']);
     expect(notShard.code).toBe(2);
     expect(notShard.err).toMatch(/not a shard's results \(no shard block\)/);
     const bad = join(dir, 'bad');
