@@ -5,123 +5,36 @@
  * the same file; and with the default of one question per topic, the file the command wrote
  * before the flag existed, byte for byte.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { stringify } from 'yaml';
 import { SILENT_HOOKS } from '../src/app/hooks.js';
 import { runMine, type MineInputs } from '../src/app/mine.js';
 import { loadCases } from '../src/cases/load.js';
 import { stratify, type MineTopic } from '../src/cases/mine-sample.js';
-import { loadConfig, type ConfigOverride } from '../src/config/load.js';
-import { DiscourseProfile } from '../src/corpus/discourse.js';
-import { openDatabase } from '../src/runs/context.js';
 import { mulberry32 } from '../src/scoring/statistics.js';
 import { removeWorkDirs, workDir } from './helpers/work-dir.js';
 import { runCli } from './helpers/cli.js';
+import {
+  forumOverride,
+  mineInputs,
+  mineTopics,
+  post,
+  PUBLIC_TOPICS,
+  publicIds,
+  tinyForum,
+  topicMaker,
+} from './fixtures/mine-forum.js';
 
 afterAll(removeWorkDirs);
 
-const NOW = new Date('2026-12-03T10:00:00Z');
-
-/** A first post none of whose words are title words, with a question and statements in it. */
-const FIRST = `Which brush should I buy for cleaning calf leather after rain?
-My old horsehair brush lost most of its bristles last winter.
-
-The shop suggested a softer goat hair brush for daily dusting.`;
-const REPLY =
-  'A horsehair brush works for daily dusting and polishing, while a stiff brass brush is meant for suede only, so keep them apart and store them dry.';
-
-const post = (n: number, extra: Record<string, unknown> = {}) => ({
-  n,
-  user: `u${n}`,
-  raw: n === 1 ? FIRST : REPLY,
-  ...extra,
-});
-
 /** Posts #1 and #2 public (two source posts), #3 hidden, #4 deleted, #5 too short to be a source. */
-function topic(id: number, title: string, category: string, tags: string[], extra: Record<string, unknown> = {}) {
-  const t: Record<string, unknown> & { posts: { raw: string }[] } = {
-    id,
-    title,
-    category,
-    tags,
-    posts: [post(1), post(2), post(3, { hidden: true }), post(4, { deleted: true }), post(5, { raw: 'Thanks!' })],
-    ...extra,
-  };
-  return { ...t, posts: t.posts.map((p) => ({ ...p, raw: `${p.raw}\n\nWorkshop ${id}.` })) };
-}
+const topic = topicMaker([post(5, { raw: 'Thanks!' })]);
+/** The tiny forum with two source posts a topic (topic 23's are #2 and #3). */
+const TOPICS = mineTopics(topic);
 
-/**
- * Ten public topics, two source posts each: Alpha 6 (4 tagged welts, 2 laces), Beta 3 (topic 23's
- * first post deleted, so its source posts are #2 and #3), Gamma 1. Not public: a staff topic, a
- * private message, a deleted topic.
- */
-const TOPICS = [
-  topic(11, 'Cedar trees question eleven', 'alpha', ['welts']),
-  topic(12, 'Cedar trees question twelve', 'alpha', ['welts']),
-  topic(13, 'Cedar trees question thirteen', 'alpha', ['welts']),
-  topic(14, 'Cedar trees question fourteen', 'alpha', ['welts']),
-  topic(15, 'Presentation', 'alpha', ['laces']),
-  topic(16, 'Presentation', 'alpha', ['laces']),
-  topic(21, 'Cedar trees question twentyone', 'beta', []),
-  topic(22, 'Cedar trees question twentytwo', 'beta', []),
-  topic(23, 'Cedar trees question twentythree', 'beta', [], {
-    posts: [post(1, { deleted: true }), post(2), post(3)],
-  }),
-  topic(31, 'Cedar trees question thirtyone', 'gamma', []),
-  topic(91, 'Staff cedar trees', 'staff', ['internal']),
-  topic(92, 'Private cedar trees', 'alpha', [], { archetype: 'private_message' }),
-  topic(94, 'Deleted cedar trees', 'beta', [], { deleted: true }),
-];
-const PUBLIC_TOPICS = [11, 12, 13, 14, 15, 16, 21, 22, 23, 31];
-
-function tinyForum(dir: string): string {
-  const forum = join(dir, 'forum');
-  mkdirSync(forum, { recursive: true });
-  writeFileSync(
-    join(forum, 'categories.yml'),
-    stringify([
-      { id: 1, name: 'Alpha', slug: 'alpha' },
-      { id: 2, name: 'Beta', slug: 'beta' },
-      { id: 3, name: 'Gamma', slug: 'gamma' },
-      { id: 9, name: 'Staff', slug: 'staff', read_restricted: true },
-    ]),
-  );
-  writeFileSync(join(forum, 'topics.yml'), stringify(TOPICS));
-  return forum;
-}
-
-function inputs(dir: string, forum: string, o: Partial<MineInputs>): MineInputs {
-  const loaded = loadConfig(undefined, {}, [
-    { path: ['cache_dir'], flag: 'cache_dir', value: join(dir, 'cache') },
-    { path: ['database', 'demo_forum'], flag: 'demo_forum', value: forum },
-  ] satisfies ConfigOverride[]);
-  return {
-    loaded,
-    size: 5,
-    seed: 1,
-    out: join(dir, 'mined.yml'),
-    mode: 'template',
-    postGrain: false,
-    now: NOW,
-    cwd: dir,
-    env: {},
-    ...o,
-  };
-}
-
-/** The public topic and post ids among these, as the profile sees them (the demo forum without `forum`). */
-async function publicIds(dir: string, forum: string | undefined, topics: number[], posts: number[]) {
-  const loaded = loadConfig(undefined, {}, [{ path: ['cache_dir'], flag: 'c', value: join(dir, 'cache') }]);
-  const db = await openDatabase(loaded.config, { cwd: dir, ...(forum ? { forumDir: forum } : {}) });
-  try {
-    const profile = new DiscourseProfile(db);
-    return { topics: await profile.publicTopicIds(topics), posts: await profile.publicPostIds(posts) };
-  } finally {
-    await db.close();
-  }
-}
+const inputs = (dir: string, forum: string, o: Partial<MineInputs>): MineInputs =>
+  mineInputs(dir, { ...o, overrides: forumOverride(forum) });
 
 const count = <T>(xs: readonly T[]) => {
   const m = new Map<T, number>();
@@ -165,7 +78,7 @@ describe('allocation with up to K questions per topic', () => {
 
 describe('ragaudit mine --per-topic on a tiny forum', { timeout: 120_000 }, () => {
   const dir = workDir('mine-per-topic');
-  const forum = tinyForum(dir);
+  const forum = tinyForum(dir, TOPICS);
 
   it('writes up to K questions per topic from different source posts, by the hand-computed quotas', async () => {
     const o = await runMine(inputs(dir, forum, { size: 15, perTopic: 2, seed: 3 }), SILENT_HOOKS);
@@ -228,7 +141,7 @@ describe('ragaudit mine --per-topic on a tiny forum', { timeout: 120_000 }, () =
     expect(topics).toEqual(PUBLIC_TOPICS);
     // The replies: #2 everywhere but topic 23 (#3); hidden, deleted and short posts never.
     expect(posts.map((p) => p % 1000).sort()).toEqual([...Array<number>(9).fill(2), 3]);
-    const seen = await publicIds(dir, forum, topics, posts);
+    const seen = await publicIds(dir, forumOverride(forum), topics, posts);
     expect([...seen.topics].sort((a, b) => a - b)).toEqual(PUBLIC_TOPICS);
     expect(seen.posts.size).toBe(posts.length);
   });
@@ -255,7 +168,7 @@ describe(
   { timeout: 120_000 },
   () => {
     const dir = workDir('mine-per-topic-default');
-    const forum = tinyForum(dir);
+    const forum = tinyForum(dir, TOPICS);
 
     // The files below were written by the command before --per-topic existed (same forum, flags and date).
     it('without post grain', async () => {
@@ -513,7 +426,7 @@ describe('ragaudit mine --per-topic on the demo forum (the command line)', { tim
     expect(Math.max(...perTopic.values())).toBe(5);
     const topics = [...new Set(cases.flatMap((c) => c.expected_topic_ids))];
     const posts = cases.flatMap((c) => c.expected_post_ids);
-    const seen = await publicIds(dir, undefined, topics, posts);
+    const seen = await publicIds(dir, [], topics, posts);
     expect(seen.topics.size).toBe(topics.length);
     expect(seen.posts.size).toBe(posts.length);
   });

@@ -5,144 +5,50 @@
  * get their proportional share; a question that repeats the title is redrawn; and the file loads
  * with the case loader and runs through `ragaudit retrieval` beside a curated set.
  */
-import { existsSync, readdirSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { stringify } from 'yaml';
-import { runMine, type MineInputs } from '../src/app/mine.js';
+import { runMine } from '../src/app/mine.js';
 import { SILENT_HOOKS } from '../src/app/hooks.js';
 import { loadCases } from '../src/cases/load.js';
-import { loadConfig, type ConfigOverride } from '../src/config/load.js';
+import type { ConfigOverride } from '../src/config/load.js';
 import { readForum } from '../src/corpus/forum.js';
 import { loadForum } from '../src/corpus/load-forum.js';
-import { DiscourseProfile } from '../src/corpus/discourse.js';
-import { openDatabase } from '../src/runs/context.js';
 import { readResults } from '../src/runs/results-file.js';
 import { freshDatabase } from './helpers/pg.js';
 import { removeWorkDirs, workDir } from './helpers/work-dir.js';
 import { CHAT, openAIServer, type ChatRequestBody } from './servers/openai-server.js';
 import { serveDuringSuite } from './servers/suite.js';
 import { runCli } from './helpers/cli.js';
+import {
+  forumOverride,
+  mineInputs,
+  mineTopics,
+  post,
+  PUBLIC_TOPICS,
+  publicIds,
+  tinyForum,
+  topicMaker,
+} from './fixtures/mine-forum.js';
 
 afterAll(removeWorkDirs);
 
 const REPO = join(import.meta.dirname, '..');
-const NOW = new Date('2026-12-03T10:00:00Z');
-
-/** A first post none of whose words are title words, with a question and statements in it. */
-const FIRST = `Which brush should I buy for cleaning calf leather after rain?
-My old horsehair brush lost most of its bristles last winter.
-
-The shop suggested a softer goat hair brush for daily dusting.`;
-const REPLY =
-  'A horsehair brush works for daily dusting and polishing, while a stiff brass brush is meant for suede only, so keep them apart and store them dry.';
-
-const post = (n: number, extra: Record<string, unknown> = {}) => ({
-  n,
-  user: `u${n}`,
-  raw: n === 1 ? FIRST : REPLY,
-  ...extra,
-});
-/** A topic; each post signs off with the topic's workshop number, so no two topics send the generator the same request. */
-function topic(id: number, title: string, category: string, tags: string[], extra: Record<string, unknown> = {}) {
-  const t: Record<string, unknown> & { posts: { raw: string }[] } = {
-    id,
-    title,
-    category,
-    tags,
-    posts: [post(1), post(2), post(3, { hidden: true }), post(4, { deleted: true })],
-    ...extra,
-  };
-  return { ...t, posts: t.posts.map((p) => ({ ...p, raw: `${p.raw}\n\nWorkshop ${id}.` })) };
-}
-
+const topic = topicMaker();
 /**
- * Ten public topics: Alpha 6 (4 tagged welts, 2 laces: "Presentation" twice), Beta 3 (topic 23's
- * first post deleted, so its first public post is #2), Gamma 1. Not public: a staff topic, a
- * private message, an unlisted topic, a deleted topic, a topic whose only post is hidden, one
- * whose only post is a whisper.
+ * The tiny forum, and not public besides: an unlisted topic, a topic whose only post is hidden,
+ * one whose only post is a whisper.
  */
-const TOPICS = [
-  topic(11, 'Cedar trees question eleven', 'alpha', ['welts']),
-  topic(12, 'Cedar trees question twelve', 'alpha', ['welts']),
-  topic(13, 'Cedar trees question thirteen', 'alpha', ['welts']),
-  topic(14, 'Cedar trees question fourteen', 'alpha', ['welts']),
-  topic(15, 'Presentation', 'alpha', ['laces']),
-  topic(16, 'Presentation', 'alpha', ['laces']),
-  topic(21, 'Cedar trees question twentyone', 'beta', []),
-  topic(22, 'Cedar trees question twentytwo', 'beta', []),
-  topic(23, 'Cedar trees question twentythree', 'beta', [], {
-    posts: [post(1, { deleted: true }), post(2), post(3)],
-  }),
-  topic(31, 'Cedar trees question thirtyone', 'gamma', []),
-  topic(91, 'Staff cedar trees', 'staff', ['internal']),
-  topic(92, 'Private cedar trees', 'alpha', [], { archetype: 'private_message' }),
+const TOPICS = mineTopics(topic, [
   topic(93, 'Unlisted cedar trees', 'alpha', ['welts'], { visible: false }),
-  topic(94, 'Deleted cedar trees', 'beta', [], { deleted: true }),
   topic(95, 'Hidden cedar trees', 'gamma', [], { posts: [post(1, { hidden: true })] }),
   topic(96, 'Whispered cedar trees', 'gamma', [], { posts: [post(1, { post_type: 4 })] }),
-];
-const PUBLIC_TOPICS = [11, 12, 13, 14, 15, 16, 21, 22, 23, 31];
-
-function tinyForum(dir: string): string {
-  const forum = join(dir, 'forum');
-  mkdirSync(forum, { recursive: true });
-  writeFileSync(
-    join(forum, 'categories.yml'),
-    stringify([
-      { id: 1, name: 'Alpha', slug: 'alpha' },
-      { id: 2, name: 'Beta', slug: 'beta' },
-      { id: 3, name: 'Gamma', slug: 'gamma' },
-      { id: 9, name: 'Staff', slug: 'staff', read_restricted: true },
-    ]),
-  );
-  writeFileSync(join(forum, 'topics.yml'), stringify(TOPICS));
-  return forum;
-}
-
-function inputs(dir: string, o: Partial<MineInputs> & { overrides?: ConfigOverride[] }): MineInputs {
-  const { overrides = [], ...rest } = o;
-  const loaded = loadConfig(undefined, {}, [
-    { path: ['cache_dir'], flag: 'cache_dir', value: join(dir, 'cache') },
-    ...overrides,
-  ]);
-  return {
-    loaded,
-    size: 5,
-    seed: 1,
-    out: join(dir, 'mined.yml'),
-    mode: 'template',
-    postGrain: false,
-    now: NOW,
-    cwd: dir,
-    env: {},
-    ...rest,
-  };
-}
-
-const forumOverride = (forum: string): ConfigOverride[] => [
-  { path: ['database', 'demo_forum'], flag: 'demo_forum', value: forum },
-];
-
-/** The public topic and post ids of a database, as the profile sees them. */
-async function publicIds(dir: string, overrides: ConfigOverride[], topics: number[], posts: number[]) {
-  const loaded = loadConfig(undefined, {}, [
-    { path: ['cache_dir'], flag: 'c', value: join(dir, 'cache') },
-    ...overrides,
-  ]);
-  const forum = loaded.config.database.demo_forum;
-  const db = await openDatabase(loaded.config, { cwd: dir, ...(forum ? { forumDir: forum } : {}) });
-  try {
-    const profile = new DiscourseProfile(db);
-    return { topics: await profile.publicTopicIds(topics), posts: await profile.publicPostIds(posts) };
-  } finally {
-    await db.close();
-  }
-}
+]);
+const inputs = mineInputs;
 
 describe('ragaudit mine on a tiny forum', { timeout: 120_000 }, () => {
   const dir = workDir('mine-tiny');
-  const forum = tinyForum(dir);
+  const forum = tinyForum(dir, TOPICS);
   const overrides = forumOverride(forum);
 
   it('mines public topics and posts only: hidden, deleted, unlisted, private and restricted never come out', async () => {
@@ -245,7 +151,7 @@ describe('ragaudit mine on a tiny forum', { timeout: 120_000 }, () => {
 
 describe('generator mode against an OpenAI-compatible server', { timeout: 120_000 }, () => {
   const dir = workDir('mine-gen');
-  const forum = tinyForum(dir);
+  const forum = tinyForum(dir, TOPICS);
   /** Answers the first request of a topic with its title; a redraw (the conversation goes on) with a rephrased question. */
   let echoAlways = false;
   const server = openAIServer({
