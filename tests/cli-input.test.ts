@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadCases, loadProbes } from '../src/cases/load.js';
-import { main } from '../src/cli/main.js';
+import { runCli } from './helpers/cli.js';
 import { loadConfig } from '../src/config/load.js';
 import { InputError } from '../src/errors.js';
 import { loadReleaseGate } from '../src/reports/release-gate.js';
@@ -30,18 +30,7 @@ function file(name: string, text: string | Buffer): string {
   writeFileSync(p, text);
   return p;
 }
-async function cli(args: string[], env: NodeJS.ProcessEnv = {}) {
-  let out = '';
-  let err = '';
-  const code = await main(args, {
-    out: (t) => void (out += t),
-    err: (t) => void (err += t),
-    isTTY: false,
-    cwd: dir,
-    env,
-  });
-  return { code, out, err };
-}
+const cli = (args: string[], env: NodeJS.ProcessEnv = {}) => runCli(dir, args, env);
 const problemsOf = (f: () => unknown): string[] => {
   try {
     f();

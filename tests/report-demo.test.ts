@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../src/cli/main.js';
+import { runCli } from './helpers/cli.js';
 import { PACKAGE_ROOT } from '../src/paths.js';
 import { fmt, pct } from '../src/reports/format.js';
 import { summariseGeneration } from '../src/runs/generation-summary.js';
@@ -33,18 +33,7 @@ const CHROMIUM_ARGS = [
   '--disable-sync',
 ];
 
-async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await main(args, {
-    out: (t) => void (out += t),
-    err: (t) => void (err += t),
-    isTTY: false,
-    cwd: PACKAGE_ROOT,
-    env: {},
-  });
-  return { code, out, err };
-}
+const cli = (args: string[]) => runCli(PACKAGE_ROOT, args);
 
 const only = (suffix: string) => {
   const f = readdirSync(dir).filter((x) => x.endsWith(suffix));
