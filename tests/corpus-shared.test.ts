@@ -77,6 +77,32 @@ describe.each(Object.keys(clients))('discourse profile on %s', (kind) => {
     expect([...(await profile.publicTopicIds([10, 11, 12, 13, 14, 15, 77]))].sort()).toEqual([10, 11, 15]);
   });
 
+  it('counts a post retrieval returned as checked: a citation of it asks the database nothing more', async () => {
+    // A profile of its own over a client that counts statements (the shared one already checked some posts).
+    let statements = 0;
+    const counted: SqlClient = {
+      kind: db.kind,
+      label: db.label,
+      query: (sql, params, opts) => {
+        statements++;
+        return db.query(sql, params, opts);
+      },
+      close: async () => undefined,
+    };
+    const fresh = new DiscourseProfile(counted);
+    const items = await fresh.keywordPosts({ text: 'faded suede colour', config: 'english', limit: 25 });
+    const [batched] = await fresh.keywordTopicsBatch({ texts: ['wax'], config: 'english', limit: 25 });
+    const retrieved = [...items, ...batched!].map((i) => i.post_id);
+    expect(retrieved.length).toBeGreaterThan(2);
+    const before = statements;
+    expect([...(await fresh.publicPostIds(retrieved))].sort()).toEqual([...new Set(retrieved)].sort());
+    expect(statements).toBe(before);
+    // A post no statement returned is still asked, once, and a non-public one is still refused.
+    expect([...(await fresh.publicPostIds([...retrieved, 11002, NEVER[0]!]))]).toContain(11002);
+    expect(await fresh.publicPostIds([NEVER[0]!])).toEqual(new Set());
+    expect(statements).toBe(before + 1);
+  });
+
   it('size routing drops topics with more posts than the limit', async () => {
     const all = await profile.keywordTopics({ text: 'suede wax resole', config: 'english', limit: 25 });
     const small = await profile.keywordTopics({

@@ -74,7 +74,7 @@ export class DiscourseProfile {
   /** A batch over a side database: one two-step search per vector (no statement can span both). */
   private async sideBatch(grain: 'post' | 'topic', q: SemanticBatchQuery): Promise<RetrievedItem[][]> {
     const out: RetrievedItem[][] = [];
-    for (const vector of q.vectors) out.push(await sideSemantic(this, grain, { ...q, vector }));
+    for (const vector of q.vectors) out.push(this.known(await sideSemantic(this, grain, { ...q, vector })));
     return out;
   }
 
@@ -137,6 +137,20 @@ export class DiscourseProfile {
         };
   }
 
+  /**
+   * Items a retrieval statement of this profile returned: each passed the public rule in that
+   * statement, so its post counts as checked for the rest of the run ({@link publicPostIds}).
+   */
+  private known(items: RetrievedItem[]): RetrievedItem[] {
+    for (const item of items) this.visible.set(Number(item.post_id), true);
+    return items;
+  }
+
+  private knownLists(lists: RetrievedItem[][]): RetrievedItem[][] {
+    for (const items of lists) this.known(items);
+    return lists;
+  }
+
   /** Runs a statement of the profile (with its settings, when it has some). */
   private async run<T extends object>(st: Statement): Promise<T[]> {
     return st.settings?.length
@@ -145,13 +159,13 @@ export class DiscourseProfile {
   }
 
   async semanticPosts(q: SemanticQuery): Promise<RetrievedItem[]> {
-    if (this.separateVectors) return sideSemantic(this, 'post', q);
-    return toItems(await this.run<Row>(this.semanticStatement('post', q)), 'semantic post search');
+    if (this.separateVectors) return this.known(await sideSemantic(this, 'post', q));
+    return this.known(toItems(await this.run<Row>(this.semanticStatement('post', q)), 'semantic post search'));
   }
 
   async semanticTopics(q: SemanticQuery): Promise<RetrievedItem[]> {
-    if (this.separateVectors) return sideSemantic(this, 'topic', q);
-    return toItems(await this.run<Row>(this.semanticStatement('topic', q)), 'semantic topic search');
+    if (this.separateVectors) return this.known(await sideSemantic(this, 'topic', q));
+    return this.known(toItems(await this.run<Row>(this.semanticStatement('topic', q)), 'semantic topic search'));
   }
 
   /** The statement a keyword channel sends for one question (doctor EXPLAINs it). */
@@ -178,11 +192,11 @@ export class DiscourseProfile {
   }
 
   async keywordPosts(q: KeywordQuery): Promise<RetrievedItem[]> {
-    return toItems(await this.run<Row>(this.keywordStatement('post', q)), 'keyword post search');
+    return this.known(toItems(await this.run<Row>(this.keywordStatement('post', q)), 'keyword post search'));
   }
 
   async keywordTopics(q: KeywordQuery): Promise<RetrievedItem[]> {
-    return toItems(await this.run<Row>(this.keywordStatement('topic', q)), 'keyword topic search');
+    return this.known(toItems(await this.run<Row>(this.keywordStatement('topic', q)), 'keyword topic search'));
   }
 
   /**
@@ -232,7 +246,9 @@ export class DiscourseProfile {
        JOIN ${FROM_POSTS} ON p.id = r.id
        ORDER BY q.ord, r.distance, p.id`;
     }
-    return byQuery(await this.db.query<BatchRow>(sql, params, AHEAD), q.vectors.length, 'semantic post search');
+    return this.knownLists(
+      byQuery(await this.db.query<BatchRow>(sql, params, AHEAD), q.vectors.length, 'semantic post search'),
+    );
   }
 
   /** {@link semanticTopics} for many query vectors in one statement (see {@link semanticPostsBatch}). */
@@ -266,7 +282,9 @@ export class DiscourseProfile {
        JOIN ${FROM_POSTS} ON p.id = r.post_id
        ORDER BY q.ord, r.distance, r.topic_id`;
     }
-    return byQuery(await this.db.query<BatchRow>(sql, params, AHEAD), q.vectors.length, 'semantic topic search');
+    return this.knownLists(
+      byQuery(await this.db.query<BatchRow>(sql, params, AHEAD), q.vectors.length, 'semantic topic search'),
+    );
   }
 
   /**
@@ -283,7 +301,7 @@ export class DiscourseProfile {
       params,
       { settings: annSettings(q), ...AHEAD },
     );
-    return byQuery(rows, q.vectors.length, `semantic ${grain} search`);
+    return this.knownLists(byQuery(rows, q.vectors.length, `semantic ${grain} search`));
   }
 
   /** {@link keywordPosts} for many questions in one statement: the single query in a LATERAL top-k per question. */
@@ -297,7 +315,9 @@ export class DiscourseProfile {
        WHERE s.search_data @@ query AND ${where}
        ORDER BY score DESC, p.id LIMIT $3) r
      ORDER BY q.ord, r.score DESC, r.post_id`;
-    return byQuery(await this.db.query<BatchRow>(sql, params, AHEAD), q.texts.length, 'keyword post search');
+    return this.knownLists(
+      byQuery(await this.db.query<BatchRow>(sql, params, AHEAD), q.texts.length, 'keyword post search'),
+    );
   }
 
   /** {@link keywordTopics} for many questions in one statement (see {@link semanticPostsBatch}). */
@@ -313,13 +333,16 @@ export class DiscourseProfile {
        WHERE s.search_data @@ query AND ${where}
        ORDER BY score DESC, t.id LIMIT $3) r
      ORDER BY q.ord, r.score DESC, r.topic_id`;
-    return byQuery(await this.db.query<BatchRow>(sql, params, AHEAD), q.texts.length, 'keyword topic search');
+    return this.knownLists(
+      byQuery(await this.db.query<BatchRow>(sql, params, AHEAD), q.texts.length, 'keyword topic search'),
+    );
   }
 
   /**
    * Which of these post ids exist and are public (citation validity, golden checks), as of the
-   * first time this run asked about each: many answers cite the same posts, and one query per
-   * post and run keeps the database out of the generation loop's hot path.
+   * first time this run asked about each or retrieved it (a channel's statement asks the same
+   * public rule): many answers cite the same posts, which are the posts retrieval returned, and
+   * one query per post and run at most keeps the database out of the generation loop's hot path.
    */
   async publicPostIds(ids: number[]): Promise<Set<number>> {
     const unknown = [...new Set(ids.filter((id) => !this.visible.has(id)))];
@@ -351,7 +374,7 @@ export class DiscourseProfile {
        WHERE p.topic_id = $1 AND p.post_number BETWEEN $2 AND $3 AND ${PUBLIC_POST} ORDER BY p.post_number`,
       [topicId, fromNumber, toNumber],
     );
-    return toItems(rows, 'neighbourhood');
+    return this.known(toItems(rows, 'neighbourhood'));
   }
 
   /** Titles of all public topics, for the title gate's document frequencies. */
