@@ -118,6 +118,47 @@ describe('the retrieval feed on the embedded demo', { timeout: 240_000 }, () => 
     }
   });
 
+  it("a run's first batches start while the generator's check is still waiting for its answer", async () => {
+    const cases = CASES.slice(0, 24);
+    const { deps } = buildAuditSetup(ctx, {});
+    const prepare = vi.spyOn(ctx.graph, 'prepareBatch');
+    // The generator's check answers only once a batch's statements have started (or fails after 20 s).
+    let startedFirst: boolean | undefined;
+    const generator = {
+      ...deps.generator,
+      preflight: async () => {
+        for (let waited = 0; waited < 20_000 && prepare.mock.calls.length === 0; waited += 10)
+          await new Promise((r) => setTimeout(r, 10));
+        startedFirst = prepare.mock.calls.length > 0;
+      },
+    };
+    try {
+      const { result } = await runAudit({ ...deps, generator }, cases, [], {
+        outputDir: join(workDir('feed-early'), 'out'),
+        retrieval: { batchSize: 8, latencySample: 2 },
+      });
+      expect(startedFirst).toBe(true);
+      // Started before any case asked: the first batch (2 × the generator's concurrency, 4 by default) and the two after it.
+      expect(prepare.mock.calls.slice(0, 3).map(([qs]) => qs.length)).toEqual([8, 8, 6]);
+      expect(result.cases).toHaveLength(24);
+    } finally {
+      vi.restoreAllMocks();
+    }
+  });
+
+  it('a failed check of the generator ends the run before any case, after the batches it started settle', async () => {
+    const { deps } = buildAuditSetup(ctx, {});
+    const dir = workDir('feed-refused');
+    const generator = { ...deps.generator, preflight: () => Promise.reject(new Error('connection refused')) };
+    const err = await runAudit({ ...deps, generator }, CASES.slice(0, 24), [], {
+      outputDir: join(dir, 'out'),
+    }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ exitCode: 2 });
+    expect((err as Error).message).toMatch(/generator offline:extractive: connection refused/);
+    // The database is still usable: nothing was left running against it.
+    expect(Object.keys(await ctx.graph.run(CASES[0]!.value.question))).toHaveLength(ctx.graph.nodes.length);
+  });
+
   it('an audit fed by batches writes the records of an audit retrieving one query at a time', async () => {
     const cases = withRepeats(CASES);
     const { deps } = buildAuditSetup(ctx, {});

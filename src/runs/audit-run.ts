@@ -12,7 +12,7 @@ import { caseFingerprint, fingerprintDigest, Ledger } from './ledger.js';
 import { forEachConcurrent } from './pool.js';
 import { feedSummary, RetrievalFeed, type RetrievalFeedOptions } from './retrieval-feed.js';
 import { matchIntentRule } from '../cases/intent-rules.js';
-import { preflightAll } from './preflight.js';
+import { checkServices, preflightError } from './preflight.js';
 import { errorRecord, storable } from './record-check.js';
 import type { CaseRecord } from '../model/results.js';
 import { FigureRecords, LARGE_RUN_CASES } from './case-store.js';
@@ -169,46 +169,24 @@ export async function runAudit(
     warnings.push(message);
     opts.onWarning?.(message);
   };
-  // The ledger file is made only once every service answered: a closed port leaves nothing behind.
-  await preflightAll([
-    { role: 'generator', id: deps.generator.id, preflight: deps.generator.preflight?.bind(deps.generator) },
-    deps.judgeService ? { role: 'judge', ...deps.judgeService } : undefined,
-    { role: 'embedder', id: deps.ctx.embedder.id, preflight: deps.ctx.embedder.preflight?.bind(deps.ctx.embedder) },
-    deps.ctx.reranker
-      ? { role: 'reranker', id: deps.ctx.reranker.id, preflight: deps.ctx.reranker.preflight?.bind(deps.ctx.reranker) }
-      : undefined,
-  ]);
-  let ledger: Ledger;
-  let todo: Located<Case>[];
+  // A resumed run reads its ledger first (a wrong ledger is an input error, whatever the services say).
+  let resumed: Ledger | undefined;
+  let todo: Located<Case>[] = [...cases];
   if (opts.resume) {
     const file = opts.resume.endsWith('.jsonl') ? opts.resume : ledgerPath(opts.outputDir, opts.resume);
-    ledger = Ledger.open(file);
+    resumed = Ledger.open(file);
     const now = resumeDigest(deps.ctx.config);
-    if (ledger.header.config_digest !== now) {
+    if (resumed.header.config_digest !== now) {
       throw new InputError(
-        `${file}: the config changed since this run started (digest ${ledger.header.config_digest}, now ${now}); resume with the same config`,
+        `${file}: the config changed since this run started (digest ${resumed.header.config_digest}, now ${now}); resume with the same config`,
       );
     }
-    for (const w of ledger.warnings) warn(w);
-    const plan = resumePlan(ledger, cases);
+    for (const w of resumed.warnings) warn(w);
+    const plan = resumePlan(resumed, cases);
     for (const n of plan.notices) warn(n);
     todo = plan.todo;
-  } else {
-    ledger = Ledger.create(opts.outputDir, `${timestamp()}-${deps.ctx.config.name}`, {
-      ledger: 1,
-      kind,
-      config_digest: resumeDigest(deps.ctx.config),
-      created_at: header.created_at,
-      cases: cases.length,
-      case_set: caseSetDigest(cases),
-    });
-    todo = [...cases];
   }
-  opts.onLedger?.(ledger.file);
-  deps.batch?.attach(ledger);
-  let done = cases.length - todo.length;
-  opts.onProgress?.(done, cases.length);
-  const breaker = new CircuitBreaker(deps.ctx.config.circuit_breaker);
+  const { generator: generatorSettings } = deps.ctx.config;
   // Retrieval is computed ahead in batches (cases stopped by an intent rule ask for none), so the
   // generation lanes never wait for a retrieval that could have run while they were generating.
   // A conversation whose query the generator condenses is retrieved once that query is known.
@@ -218,15 +196,63 @@ export async function runAudit(
       .filter((c) => !matchIntentRule(deps.intentRules, c.value.question))
       .flatMap((c) => knownQueries(condenser, c.value)),
     // The first cases wait for nothing but a small first batch; the latency sample is taken last.
-    { firstBatch: 2 * deps.ctx.config.generator.concurrency, ...opts.retrieval },
+    { firstBatch: 2 * generatorSettings.concurrency, ...opts.retrieval },
   );
+  // Every service is asked once before the first case. The first batches' statements start as
+  // soon as retrieval's own services (embedder, reranker) answered, while the models are still
+  // being asked. The ledger file is made only once every service answered: a closed port leaves
+  // nothing behind.
+  const retrievalChecked = checkServices([
+    { role: 'embedder', id: deps.ctx.embedder.id, preflight: deps.ctx.embedder.preflight?.bind(deps.ctx.embedder) },
+    deps.ctx.reranker
+      ? { role: 'reranker', id: deps.ctx.reranker.id, preflight: deps.ctx.reranker.preflight?.bind(deps.ctx.reranker) }
+      : undefined,
+  ]).then((problems) => {
+    if (!problems.length) feed.start();
+    return problems;
+  });
+  const problems = (
+    await Promise.all([
+      checkServices([
+        { role: 'generator', id: deps.generator.id, preflight: deps.generator.preflight?.bind(deps.generator) },
+        deps.judgeService ? { role: 'judge', ...deps.judgeService } : undefined,
+      ]),
+      retrievalChecked,
+    ])
+  ).flat();
+  if (problems.length) {
+    await feed.settle();
+    throw preflightError(problems);
+  }
+  let ledger: Ledger;
+  try {
+    ledger =
+      resumed ??
+      Ledger.create(opts.outputDir, `${timestamp()}-${deps.ctx.config.name}`, {
+        ledger: 1,
+        kind,
+        config_digest: resumeDigest(deps.ctx.config),
+        created_at: header.created_at,
+        cases: cases.length,
+        case_set: caseSetDigest(cases),
+      });
+  } catch (e) {
+    // Nothing goes on (closing the database) while the batches started above still run.
+    await feed.settle();
+    throw e;
+  }
+  opts.onLedger?.(ledger.file);
+  deps.batch?.attach(ledger);
+  let done = cases.length - todo.length;
+  opts.onProgress?.(done, cases.length);
+  const breaker = new CircuitBreaker(deps.ctx.config.circuit_breaker);
   const retrieve = (question: string) => feed.get(question);
   const { batch } = deps;
   deps = { ...deps, condenser };
   await forEachConcurrent(
     todo,
     // Batch mode: every case starts at once and waits on its batch (the scheduler bounds the work between waits).
-    batch ? Math.max(1, todo.length) : deps.ctx.config.generator.concurrency,
+    batch ? Math.max(1, todo.length) : generatorSettings.concurrency,
     async ({ value }) => {
       let outcome: { record: CaseRecord; error?: unknown };
       try {

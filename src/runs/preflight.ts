@@ -13,22 +13,31 @@ export interface Checkable {
   preflight?: (() => Promise<void>) | undefined;
 }
 
-/** Runs every component's preflight at once; throws one ConfigError naming each that failed. */
-export async function preflightAll(components: readonly (Checkable | undefined)[]): Promise<void> {
+/** Runs every component's preflight at once; resolves to one sentence per service that failed (none: all can be used). */
+export async function checkServices(components: readonly (Checkable | undefined)[]): Promise<string[]> {
   const checked = components.filter(
     (c): c is Checkable & { preflight: () => Promise<void> } => typeof c?.preflight === 'function',
   );
   const outcomes = await Promise.allSettled(checked.map((c) => c.preflight()));
-  const problems = outcomes.flatMap((o, i) =>
+  return outcomes.flatMap((o, i) =>
     o.status === 'rejected'
       ? [
           `${checked[i]!.role} ${checked[i]!.id}: ${redact(o.reason instanceof Error ? o.reason.message : String(o.reason))}`,
         ]
       : [],
   );
-  if (problems.length)
-    throw new ConfigError(
-      `cannot start: ${problems.length === 1 ? 'a service' : `${problems.length} services`} cannot be used (checked before the first case)`,
-      problems,
-    );
+}
+
+/** The error that ends a command whose services failed their check (`problems` from {@link checkServices}). */
+export function preflightError(problems: readonly string[]): ConfigError {
+  return new ConfigError(
+    `cannot start: ${problems.length === 1 ? 'a service' : `${problems.length} services`} cannot be used (checked before the first case)`,
+    [...problems],
+  );
+}
+
+/** Runs every component's preflight at once; throws one ConfigError naming each that failed. */
+export async function preflightAll(components: readonly (Checkable | undefined)[]): Promise<void> {
+  const problems = await checkServices(components);
+  if (problems.length) throw preflightError(problems);
 }

@@ -141,6 +141,15 @@ export class RetrievalFeed {
     return p;
   }
 
+  /**
+   * Starts the statements of the batches the first question asked would start (the first and the
+   * two after it) before any case asks: a run calls it once its retrieval services answered their
+   * check, while it is still waiting for the models'.
+   */
+  start(): void {
+    for (let b = 0; b < Math.min(3, this.batchQuestions.length); b++) void this.prepare(b);
+  }
+
   private track(p: Promise<unknown>): void {
     const settled = p.then(
       () => undefined,
