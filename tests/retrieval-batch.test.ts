@@ -10,6 +10,7 @@ import type { Located } from '../src/cases/load.js';
 import { loadCases } from '../src/cases/load.js';
 import type { Case } from '../src/cases/schema.js';
 import { loadConfig, validateConfig, type LoadedConfig } from '../src/config/load.js';
+import { byQuery, ITEM_COLUMNS, postsOnce } from '../src/corpus/discourse-sql.js';
 import { readForum } from '../src/corpus/forum.js';
 import { loadForum } from '../src/corpus/load-forum.js';
 import { vectorLiteral } from '../src/embedding/hash-embedder.js';
@@ -261,4 +262,69 @@ describe('batched retrieval on PostgreSQL (keyword channels, title gate, size ro
   it('a batched run writes the per-query run records', async () => {
     await expectSameRun(ctx, cases);
   }, 120_000);
+});
+
+describe('batch rows with each post once (postsOnce / byQuery)', () => {
+  const post = (id: number, topic: number) => ({
+    ord: 0,
+    post_id: id,
+    topic_id: topic,
+    post_number: 1,
+    title: `topic ${topic}`,
+    slug: `topic-${topic}`,
+    category: 'Care',
+    posts_count: 3,
+    text: `post ${id}`,
+    reply_to_post_number: null,
+    score: null,
+    rank_key: null,
+    rank_tie: null,
+  });
+  const ranked = (ord: number, id: number, score: number) => ({
+    ord,
+    post_id: id,
+    score,
+    rank_key: -score,
+    rank_tie: id,
+  });
+
+  it('gives each ranked row its post columns, in the single query column order, lists in query order', () => {
+    const rows = [post(7, 1), post(9, 2), ranked(1, 9, 0.9), ranked(1, 7, 0.5), ranked(3, 7, 0.8)];
+    const lists = byQuery(rows as never, 3, 'test search');
+    expect(lists.map((l) => l.map((i) => [i.post_id, i.score]))).toEqual([
+      [
+        [9, 0.9],
+        [7, 0.5],
+      ],
+      [],
+      [[7, 0.8]],
+    ]);
+    // Keys as the single query returns them: the item columns, then the score.
+    expect(Object.keys(lists[0]![0]!)).toEqual(
+      ITEM_COLUMNS.split(',')
+        .map((c) =>
+          c
+            .trim()
+            .split(/\s+/)
+            .at(-1)!
+            .replace(/^\w+\./, ''),
+        )
+        .concat('score'),
+    );
+    expect(lists[0]![0]).toMatchObject({ topic_id: 2, title: 'topic 2', text: 'post 9' });
+  });
+
+  it('refuses a ranked post without its columns and a query that was not asked', () => {
+    expect(() => byQuery([ranked(1, 7, 0.5)] as never, 1, 'test search')).toThrow(/ranked post 7 without its columns/);
+    expect(() => byQuery([post(7, 1), ranked(2, 7, 0.5)] as never, 1, 'test search')).toThrow(/not asked \(2\)/);
+  });
+
+  it('the statement sends the posts first, then the ranked rows by query and rank', () => {
+    const sql = postsOnce(
+      { select: 'SELECT 1 AS ord, 2 AS post_id, 0.5 AS score, 0.5 AS rank_key, 2 AS rank_tie' },
+      'DESC',
+    );
+    expect(sql).toMatch(/WITH ranked AS MATERIALIZED/);
+    expect(sql).toMatch(/ORDER BY ord, rank_key DESC, rank_tie$/);
+  });
 });

@@ -17,8 +17,34 @@ export const FIRST_POST = `p.topic_id = t.id AND p.post_number = (SELECT min(p2.
   WHERE p2.topic_id = t.id AND p2.post_type = 1 AND NOT p2.hidden AND p2.deleted_at IS NULL)`;
 
 export type Row = Omit<RetrievedItem, 'score'> & { score: number | string };
-/** A row of a batched query: which query (1-based) it answers, and the ordering key it was ranked by. */
-export type BatchRow = Row & { ord: number; distance?: unknown };
+/**
+ * A row of a batch statement shaped by {@link postsOnce}: `ord` 0, a post's item columns (once per
+ * distinct post); `ord` ≥ 1, the 1-based query it ranks for, with the post id, the score and the
+ * sort keys only.
+ */
+export type BatchRow = Partial<Row> & { ord: number; post_id: number; rank_key?: unknown; rank_tie?: unknown };
+
+/**
+ * A batch statement whose posts' columns come once per statement, not once per (question, item):
+ * `ranked` selects `ord` (the 1-based query), `post_id`, `score`, and the keys the query ordered
+ * its top k by, `rank_key` then `rank_tie` (`rank_key` compared in `direction`); `with` holds CTEs
+ * it reads. The ranked rows and one row per distinct post they name are returned together, the
+ * posts first (`ord` 0), the ranked rows by query then rank: one statement, so one snapshot of the
+ * forum. A post ranked for many questions of a batch (the same few hundred posts answer most of a
+ * forum's questions) is parsed once by the client instead of once per question, which was most of
+ * the embedded engine's time outside SQL. {@link byQuery} rebuilds the lists the full rows gave.
+ */
+export function postsOnce(ranked: { with?: string; select: string }, direction: 'ASC' | 'DESC' = 'ASC'): string {
+  const blanks = ITEM_COLUMNS.split(',')
+    .slice(1)
+    .map(() => 'NULL');
+  return `WITH ${ranked.with ? `${ranked.with},\n` : ''}ranked AS MATERIALIZED (${ranked.select})
+     SELECT 0 AS ord, ${ITEM_COLUMNS}, NULL AS score, NULL AS rank_key, NULL AS rank_tie
+       FROM ${FROM_POSTS} WHERE p.id IN (SELECT post_id FROM ranked)
+     UNION ALL
+     SELECT ord, post_id, ${blanks.join(', ')}, score, rank_key, rank_tie FROM ranked
+     ORDER BY ord, rank_key ${direction}, rank_tie`;
+}
 
 /** Rows as items; a score that is not a finite number is refused here, before any record holds it. */
 export function toItems(rows: Row[], what: string): RetrievedItem[] {
@@ -30,14 +56,25 @@ export function toItems(rows: Row[], what: string): RetrievedItem[] {
   });
 }
 
-/** Batched rows as one list per query, in query order; the rows arrive sorted by query, then rank. */
+/**
+ * The rows of a {@link postsOnce} statement as one list per query, in query order: each ranked
+ * row becomes its post's item columns (in the single query's column order) and its score.
+ */
 export function byQuery(rows: BatchRow[], queries: number, what: string): RetrievedItem[][] {
+  const posts = new Map<number, Omit<Row, 'score'>>();
   const lists: Row[][] = Array.from({ length: queries }, () => []);
-  for (const { ord, distance, ...row } of rows) {
-    void distance;
+  for (const { ord, rank_key, rank_tie, score, ...columns } of rows) {
+    void rank_key;
+    void rank_tie;
+    if (Number(ord) === 0) {
+      posts.set(Number(columns.post_id), columns as Omit<Row, 'score'>);
+      continue;
+    }
     const list = lists[Number(ord) - 1];
     if (!list) throw new RagauditError(`${what} answered a query that was not asked (${String(ord)})`);
-    list.push(row);
+    const post = posts.get(Number(columns.post_id));
+    if (!post) throw new RagauditError(`${what} ranked post ${String(columns.post_id)} without its columns`);
+    list.push({ ...post, score: score! });
   }
   return lists.map((l) => toItems(l, what));
 }

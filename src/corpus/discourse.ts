@@ -5,6 +5,7 @@ import {
   ITEM_COLUMNS,
   OR_TSQUERY,
   orTsquery,
+  postsOnce,
   PUBLIC_POST,
   semanticSql,
   toItems,
@@ -227,24 +228,27 @@ export class DiscourseProfile {
     let sql: string;
     if (this.batchShape(q) === 'lateral') {
       const sem = semanticSql(op, dims, 'q.v');
-      sql = `SELECT q.ord::int AS ord, r.* FROM ${queries} CROSS JOIN LATERAL (
-         SELECT ${ITEM_COLUMNS}, ${sem.score} AS score, ${sem.distance} AS distance
+      sql = postsOnce({
+        select: `SELECT q.ord::int AS ord, r.post_id, r.score, r.distance AS rank_key, r.post_id AS rank_tie
+         FROM ${queries} CROSS JOIN LATERAL (
+         SELECT p.id AS post_id, ${sem.score} AS score, ${sem.distance} AS distance
          FROM ${this.vectors.post} e JOIN ${FROM_POSTS} ON p.id = e.post_id
          WHERE ${where} AND ${sem.defined}
-         ORDER BY ${sem.distance}, p.id LIMIT $4) r
-       ORDER BY q.ord, r.distance, r.post_id`;
+         ORDER BY ${sem.distance}, p.id LIMIT $4) r`,
+      });
     } else {
       const sem = semanticSql(op, dims, 'q.v', 'x.emb');
       const d = semanticSql(op, dims, '', 'y.distance');
       // OFFSET 0 keeps the distance computed once per row (a flattened subquery would repeat it in WHERE and ORDER BY).
-      sql = `WITH x AS MATERIALIZED (
+      sql = postsOnce({
+        with: `x AS MATERIALIZED (
          SELECT p.id, ${asFloats(`e.embeddings::halfvec(${dims})`, dims)} AS emb
-         FROM ${this.vectors.post} e JOIN ${FROM_POSTS} ON p.id = e.post_id WHERE ${where})
-       SELECT q.ord::int AS ord, ${ITEM_COLUMNS}, r.score, r.distance FROM ${sharedQueries(dims)} CROSS JOIN LATERAL (
+         FROM ${this.vectors.post} e JOIN ${FROM_POSTS} ON p.id = e.post_id WHERE ${where})`,
+        select: `SELECT q.ord::int AS ord, r.id AS post_id, r.score, r.distance AS rank_key, r.id AS rank_tie
+         FROM ${sharedQueries(dims)} CROSS JOIN LATERAL (
          SELECT y.id, ${d.scoreOf} AS score, y.distance FROM (SELECT x.id, ${sem.distance} AS distance FROM x OFFSET 0) y
-         WHERE ${d.definedOf} ORDER BY y.distance, y.id LIMIT $4) r
-       JOIN ${FROM_POSTS} ON p.id = r.id
-       ORDER BY q.ord, r.distance, p.id`;
+         WHERE ${d.definedOf} ORDER BY y.distance, y.id LIMIT $4) r`,
+      });
     }
     return this.knownLists(
       byQuery(await this.db.query<BatchRow>(sql, params, AHEAD), q.vectors.length, 'semantic post search'),
@@ -265,22 +269,25 @@ export class DiscourseProfile {
     let sql: string;
     if (this.batchShape(q) === 'lateral') {
       const sem = semanticSql(op, dims, 'q.v');
-      sql = `SELECT q.ord::int AS ord, r.* FROM ${queries} CROSS JOIN LATERAL (
-         SELECT ${ITEM_COLUMNS}, ${sem.score} AS score, ${sem.distance} AS distance
+      sql = postsOnce({
+        select: `SELECT q.ord::int AS ord, r.post_id, r.score, r.distance AS rank_key, r.topic_id AS rank_tie
+         FROM ${queries} CROSS JOIN LATERAL (
+         SELECT t.id AS topic_id, p.id AS post_id, ${sem.score} AS score, ${sem.distance} AS distance
          FROM ${from} WHERE ${where} AND ${sem.defined}
-         ORDER BY ${sem.distance}, t.id LIMIT $4) r
-       ORDER BY q.ord, r.distance, r.topic_id`;
+         ORDER BY ${sem.distance}, t.id LIMIT $4) r`,
+      });
     } else {
       const sem = semanticSql(op, dims, 'q.v', 'x.emb');
       const d = semanticSql(op, dims, '', 'y.distance');
-      sql = `WITH x AS MATERIALIZED (
-         SELECT t.id AS topic_id, p.id AS post_id, ${asFloats(`e.embeddings::halfvec(${dims})`, dims)} AS emb FROM ${from} WHERE ${where})
-       SELECT q.ord::int AS ord, ${ITEM_COLUMNS}, r.score, r.distance FROM ${sharedQueries(dims)} CROSS JOIN LATERAL (
+      sql = postsOnce({
+        with: `x AS MATERIALIZED (
+         SELECT t.id AS topic_id, p.id AS post_id, ${asFloats(`e.embeddings::halfvec(${dims})`, dims)} AS emb FROM ${from} WHERE ${where})`,
+        select: `SELECT q.ord::int AS ord, r.post_id, r.score, r.distance AS rank_key, r.topic_id AS rank_tie
+         FROM ${sharedQueries(dims)} CROSS JOIN LATERAL (
          SELECT y.topic_id, y.post_id, ${d.scoreOf} AS score, y.distance
          FROM (SELECT x.topic_id, x.post_id, ${sem.distance} AS distance FROM x OFFSET 0) y
-         WHERE ${d.definedOf} ORDER BY y.distance, y.topic_id LIMIT $4) r
-       JOIN ${FROM_POSTS} ON p.id = r.post_id
-       ORDER BY q.ord, r.distance, r.topic_id`;
+         WHERE ${d.definedOf} ORDER BY y.distance, y.topic_id LIMIT $4) r`,
+      });
     }
     return this.knownLists(
       byQuery(await this.db.query<BatchRow>(sql, params, AHEAD), q.vectors.length, 'semantic topic search'),
@@ -296,8 +303,10 @@ export class DiscourseProfile {
     const { sql, params } = annJoined(grain, this.vectors[grain], q, 'q.v', [q.vectors], true);
     const idCol = grain === 'post' ? 'r.post_id' : 'r.topic_id';
     const rows = await this.db.query<BatchRow>(
-      `SELECT q.ord::int AS ord, r.* FROM unnest($1::halfvec(${dims})[]) WITH ORDINALITY AS q(v, ord)
-       CROSS JOIN LATERAL (${sql}) r ORDER BY q.ord, r.distance, ${idCol}`,
+      postsOnce({
+        select: `SELECT q.ord::int AS ord, r.post_id, r.score, r.distance AS rank_key, ${idCol} AS rank_tie
+       FROM unnest($1::halfvec(${dims})[]) WITH ORDINALITY AS q(v, ord) CROSS JOIN LATERAL (${sql}) r`,
+      }),
       params,
       { settings: annSettings(q), ...AHEAD },
     );
@@ -308,13 +317,17 @@ export class DiscourseProfile {
   async keywordPostsBatch(q: KeywordBatchQuery): Promise<RetrievedItem[][]> {
     const params = [q.texts, q.config, q.limit, q.maxPostsCount ?? null];
     const where = `${PUBLIC_POST} AND ($4::int IS NULL OR t.posts_count <= $4)`;
-    const sql = `SELECT q.ord::int AS ord, r.* FROM unnest($1::text[]) WITH ORDINALITY AS q(text, ord)
-     CROSS JOIN LATERAL (
-       SELECT ${ITEM_COLUMNS}, ts_rank_cd(s.search_data, query) AS score
+    const sql = postsOnce(
+      {
+        select: `SELECT q.ord::int AS ord, r.post_id, r.score, r.score AS rank_key, r.post_id AS rank_tie
+     FROM unnest($1::text[]) WITH ORDINALITY AS q(text, ord) CROSS JOIN LATERAL (
+       SELECT p.id AS post_id, ts_rank_cd(s.search_data, query) AS score
        FROM post_search_data s JOIN ${FROM_POSTS} ON p.id = s.post_id, ${orTsquery('q.text')} AS query
        WHERE s.search_data @@ query AND ${where}
-       ORDER BY score DESC, p.id LIMIT $3) r
-     ORDER BY q.ord, r.score DESC, r.post_id`;
+       ORDER BY score DESC, p.id LIMIT $3) r`,
+      },
+      'DESC',
+    );
     return this.knownLists(
       byQuery(await this.db.query<BatchRow>(sql, params, AHEAD), q.texts.length, 'keyword post search'),
     );
@@ -326,13 +339,17 @@ export class DiscourseProfile {
     const from = `topic_search_data s JOIN topics t ON t.id = s.topic_id LEFT JOIN categories c ON c.id = t.category_id
          JOIN posts p ON ${FIRST_POST}`;
     const where = `${PUBLIC_POST} AND ($4::int IS NULL OR t.posts_count <= $4)`;
-    const sql = `SELECT q.ord::int AS ord, r.* FROM unnest($1::text[]) WITH ORDINALITY AS q(text, ord)
-     CROSS JOIN LATERAL (
-       SELECT ${ITEM_COLUMNS}, ts_rank_cd(s.search_data, query) AS score
+    const sql = postsOnce(
+      {
+        select: `SELECT q.ord::int AS ord, r.post_id, r.score, r.score AS rank_key, r.topic_id AS rank_tie
+     FROM unnest($1::text[]) WITH ORDINALITY AS q(text, ord) CROSS JOIN LATERAL (
+       SELECT t.id AS topic_id, p.id AS post_id, ts_rank_cd(s.search_data, query) AS score
        FROM ${from}, ${orTsquery('q.text')} AS query
        WHERE s.search_data @@ query AND ${where}
-       ORDER BY score DESC, t.id LIMIT $3) r
-     ORDER BY q.ord, r.score DESC, r.topic_id`;
+       ORDER BY score DESC, t.id LIMIT $3) r`,
+      },
+      'DESC',
+    );
     return this.knownLists(
       byQuery(await this.db.query<BatchRow>(sql, params, AHEAD), q.texts.length, 'keyword topic search'),
     );
