@@ -31,11 +31,17 @@ function forumDigest(dir: string, extra: string): string {
   return h.digest('hex').slice(0, 16);
 }
 
+/**
+ * How a snapshot is made (src/corpus/demo-db.ts), part of its name: a snapshot cached by an
+ * earlier recipe is built again rather than opened. 2: checkpointed before the dump.
+ */
+export const SNAPSHOT_MAKE = 2;
+
 /** Where the snapshot of a forum (with its text search configuration) is cached; it may not exist yet. */
 export function demoSnapshotPath(opts: { cacheDir: string; forumDir?: string; textSearchConfig?: string }): string {
   const digest = forumDigest(
     opts.forumDir ?? DEMO_FORUM_DIR,
-    `${opts.textSearchConfig ?? 'english'}|${demoEmbedder().id}`,
+    `${opts.textSearchConfig ?? 'english'}|${demoEmbedder().id}|make ${SNAPSHOT_MAKE}`,
   );
   return join(opts.cacheDir, `demo-db-${digest}.tar`);
 }
