@@ -12,7 +12,7 @@ import { caseFingerprint, fingerprintDigest, Ledger } from './ledger.js';
 import { forEachConcurrent } from './pool.js';
 import { feedSummary, RetrievalFeed, type RetrievalFeedOptions } from './retrieval-feed.js';
 import { matchIntentRule } from '../cases/intent-rules.js';
-import { checkServices, preflightError } from './preflight.js';
+import { checkServices, preflightError, retrievalServices } from './preflight.js';
 import { errorRecord, storable } from './record-check.js';
 import type { CaseRecord } from '../model/results.js';
 import { FigureRecords, LARGE_RUN_CASES } from './case-store.js';
@@ -202,12 +202,7 @@ export async function runAudit(
   // soon as retrieval's own services (embedder, reranker) answered, while the models are still
   // being asked. The ledger file is made only once every service answered: a closed port leaves
   // nothing behind.
-  const retrievalChecked = checkServices([
-    { role: 'embedder', id: deps.ctx.embedder.id, preflight: deps.ctx.embedder.preflight?.bind(deps.ctx.embedder) },
-    deps.ctx.reranker
-      ? { role: 'reranker', id: deps.ctx.reranker.id, preflight: deps.ctx.reranker.preflight?.bind(deps.ctx.reranker) }
-      : undefined,
-  ]).then((problems) => {
+  const retrievalChecked = checkServices(retrievalServices(deps.ctx)).then((problems) => {
     if (!problems.length) feed.start();
     return problems;
   });

@@ -5,12 +5,23 @@
  * command at once with exit 2 and one sentence per service, instead of failing every case.
  */
 import { ConfigError, redact } from '../errors.js';
+import type { RunContext } from './context.js';
 
 export interface Checkable {
   /** What the service is to the run: generator, judge, reranker, embedder. */
   role: string;
   id: string;
   preflight?: (() => Promise<void>) | undefined;
+}
+
+/** The services retrieval itself asks: the embedder, and the reranker when there is one. */
+export function retrievalServices(ctx: Pick<RunContext, 'embedder' | 'reranker'>): (Checkable | undefined)[] {
+  return [
+    { role: 'embedder', id: ctx.embedder.id, preflight: ctx.embedder.preflight?.bind(ctx.embedder) },
+    ctx.reranker
+      ? { role: 'reranker', id: ctx.reranker.id, preflight: ctx.reranker.preflight?.bind(ctx.reranker) }
+      : undefined,
+  ];
 }
 
 /** Runs every component's preflight at once; resolves to one sentence per service that failed (none: all can be used). */

@@ -4,7 +4,7 @@ import { RagauditError } from '../errors.js';
 import type { NodeResult } from '../retrieval/graph.js';
 import { CircuitBreaker, RunStoppedError } from './breaker.js';
 import { forEachConcurrent } from './pool.js';
-import { preflightAll } from './preflight.js';
+import { preflightAll, retrievalServices } from './preflight.js';
 import { errorRecord, storable } from './record-check.js';
 import { baseRecord, retrievalRecord } from './retrieve-case.js';
 import { feedSummary, RetrievalFeed, type RetrievalFeedOptions } from './retrieval-feed.js';
@@ -75,10 +75,7 @@ export async function runRetrieval(
     condensing && condenser?.preflight
       ? { role: 'condenser', id: condenser.component?.id ?? 'condenser', preflight: () => condenser.preflight!() }
       : undefined,
-    { role: 'embedder', id: ctx.embedder.id, preflight: ctx.embedder.preflight?.bind(ctx.embedder) },
-    ctx.reranker
-      ? { role: 'reranker', id: ctx.reranker.id, preflight: ctx.reranker.preflight?.bind(ctx.reranker) }
-      : undefined,
+    ...retrievalServices(ctx),
   ]);
   const records: CaseRecord[] = new Array(cases.length);
   // A large run keeps light records here and the full ones on disk (src/runs/case-store.ts).
