@@ -10,6 +10,12 @@ import type { RetrievedItem } from './discourse.js';
 export const ITEM_COLUMNS = `p.id AS post_id, p.topic_id, p.post_number, t.title, t.slug, c.name AS category,
   t.posts_count, p.raw AS text, p.reply_to_post_number`;
 
+/** A NULL for each item column after `post_id` (a ranked row of {@link postsOnce}). */
+const ITEM_BLANKS = ITEM_COLUMNS.split(',')
+  .slice(1)
+  .map(() => 'NULL')
+  .join(', ');
+
 export const FROM_POSTS = `posts p JOIN topics t ON t.id = p.topic_id LEFT JOIN categories c ON c.id = t.category_id`;
 
 /** A topic's representative passage is its first public post. */
@@ -35,14 +41,11 @@ export type BatchRow = Partial<Row> & { ord: number; post_id: number; rank_key?:
  * the embedded engine's time outside SQL. {@link byQuery} rebuilds the lists the full rows gave.
  */
 export function postsOnce(ranked: { with?: string; select: string }, direction: 'ASC' | 'DESC' = 'ASC'): string {
-  const blanks = ITEM_COLUMNS.split(',')
-    .slice(1)
-    .map(() => 'NULL');
   return `WITH ${ranked.with ? `${ranked.with},\n` : ''}ranked AS MATERIALIZED (${ranked.select})
      SELECT 0 AS ord, ${ITEM_COLUMNS}, NULL AS score, NULL AS rank_key, NULL AS rank_tie
        FROM ${FROM_POSTS} WHERE p.id IN (SELECT post_id FROM ranked)
      UNION ALL
-     SELECT ord, post_id, ${blanks.join(', ')}, score, rank_key, rank_tie FROM ranked
+     SELECT ord, post_id, ${ITEM_BLANKS}, score, rank_key, rank_tie FROM ranked
      ORDER BY ord, rank_key ${direction}, rank_tie`;
 }
 
