@@ -111,7 +111,7 @@ export async function runAuditCommand(
   inputs: RunInputs,
   hooks: AppHooks,
 ): Promise<AuditOutcome & { warnings: string[]; report?: string }> {
-  const { ctx, cases, warnings, shard } = await openPipeline(inputs, hooks);
+  const { ctx, cases, warnings, shard } = await openPipeline({ ...inputs, models: true }, hooks);
   try {
     const outcome = await auditAndWrite(ctx, cases, warnings, hooks, {
       kind: 'run',

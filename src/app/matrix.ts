@@ -56,7 +56,7 @@ export async function runMatrix(inputs: MatrixInputs, hooks: AppHooks): Promise<
   for (const [i, loaded] of loadeds.entries()) {
     const label = labels[i]!;
     hooks.event({ kind: 'config', index: i + 1, total: loadeds.length, label, source: loaded.source });
-    const { ctx, cases, warnings } = await openPipeline({ ...inputs, loaded }, hooks);
+    const { ctx, cases, warnings } = await openPipeline({ ...inputs, loaded, models: !inputs.retrievalOnly }, hooks);
     try {
       const opts = { outputDir: outputDir(loaded, inputs.cwd), label, env: inputs.env };
       const { result, files } = inputs.retrievalOnly

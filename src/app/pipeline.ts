@@ -7,6 +7,7 @@ import type { LoadedConfig } from '../config/load.js';
 import { InputError } from '../errors.js';
 import { casePaths, createRunContext, type RunContext } from '../runs/context.js';
 import { goldenWarnings } from '../runs/golden-check.js';
+import { preloadChatProviders } from '../providers/chat.js';
 import type { AppEnv, AppHooks } from './hooks.js';
 
 /** Where the pipeline reads: `db` (--db) before DATABASE_URL before the config's database. */
@@ -17,6 +18,8 @@ export interface PipelineInputs extends AppEnv {
   cases?: readonly string[] | undefined;
   /** Run only this shard of the cases (`--shard I/N`). */
   shard?: ShardSpec | undefined;
+  /** The command asks the config's generator and judge: their SDKs load while the database opens. */
+  models?: boolean;
 }
 
 /** What a shard run records: which shard, of how many, and where its cases stand in the whole set. */
@@ -39,6 +42,8 @@ export async function openContext(
   hooks: AppHooks,
 ): Promise<{ ctx: RunContext; warnings: string[] }> {
   const dbUrl = inputs.db ?? inputs.env.DATABASE_URL;
+  const { generator, judge } = inputs.loaded.config;
+  if (inputs.models) preloadChatProviders([generator.provider, judge.provider]);
   const ctx = await createRunContext(inputs.loaded, {
     ...(dbUrl ? { dbUrl } : {}),
     env: inputs.env,

@@ -115,7 +115,7 @@ export async function runProbes(inputs: ProbeInputs, hooks: AppHooks): Promise<P
   const canary = canaryFor(publicConfig(loaded.config));
   const probeInfo = (id: string) => ({ attack: byId.get(id)!.attack, expect: byId.get(id)!.expect });
   loaded.config.evidence.system_append = [...loaded.config.evidence.system_append, 'canary'];
-  const { ctx, warnings } = await openContext(inputs, hooks);
+  const { ctx, warnings } = await openContext({ ...inputs, models: true }, hooks);
   try {
     // The judge sees what must not leak: the canary, and an indirect probe's planted marker.
     const mustNotLeak = (r: { id: string }) => [canary, probeMarker(byId.get(r.id)!)].filter(Boolean).join('\n');

@@ -110,7 +110,7 @@ export interface ZoneABOutcome {
  */
 export async function runZoneAB(inputs: ZoneABInputs, hooks: AppHooks): Promise<ZoneABOutcome> {
   const { base, candidates } = inputs;
-  const { ctx, warnings } = await openContext(inputs, hooks);
+  const { ctx, warnings } = await openContext({ ...inputs, models: true }, hooks);
   try {
     const setup = buildAuditSetup(ctx, inputs.env);
     const generator = setup.deps.generator;

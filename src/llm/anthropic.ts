@@ -19,6 +19,16 @@ const ANTHROPIC_URL = 'https://api.anthropic.com';
 
 /** Options of {@link AnthropicChatModel}. */
 /** `baseURL` is the API root without `/v1`; the key is `apiKey` (the runner passes ANTHROPIC_API_KEY when the config gives none). */
+let anthropicSdk: Promise<typeof import('@anthropic-ai/sdk')> | undefined;
+
+/** The `@anthropic-ai/sdk` module, loaded once per process (as `loadOpenAiSdk` in src/llm/openai.ts). */
+export function loadAnthropicSdk(): Promise<typeof import('@anthropic-ai/sdk')> {
+  return (anthropicSdk ??= import('@anthropic-ai/sdk').then((mod) => {
+    registerSdkErrors(mod);
+    return mod;
+  }));
+}
+
 export interface AnthropicChatModelOptions extends RemoteModelOptions {
   /** `max_tokens` when the request gives none (default 1024; the API requires one). */
   maxTokens?: number;
@@ -142,10 +152,7 @@ export class AnthropicChatModel implements ChatModel {
 
   /** The SDK client, its module loaded once a client is made (a run on offline stand-ins never loads it). */
   private sdk(): Promise<Anthropic> {
-    this.client ??= import('@anthropic-ai/sdk').then((mod) => {
-      registerSdkErrors(mod);
-      return new mod.default(this.clientOptions);
-    });
+    this.client ??= loadAnthropicSdk().then((mod) => new mod.default(this.clientOptions));
     return this.client;
   }
 

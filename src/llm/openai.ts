@@ -18,6 +18,19 @@ const OPENAI_URL = 'https://api.openai.com/v1';
 
 /** Options of {@link OpenAIChatModel}. */
 /** `baseURL` includes `/v1` (e.g. `http://localhost:8000/v1`); the key is `apiKey` (the runner passes OPENAI_API_KEY when the config gives none). */
+let openAiSdk: Promise<typeof import('openai')> | undefined;
+
+/**
+ * The `openai` module, loaded once per process: by the first client, or earlier by the chat
+ * provider's preload (src/providers/chat.ts), while a command opens its database.
+ */
+export function loadOpenAiSdk(): Promise<typeof import('openai')> {
+  return (openAiSdk ??= import('openai').then((mod) => {
+    registerSdkErrors(mod);
+    return mod;
+  }));
+}
+
 export interface OpenAIChatModelOptions extends RemoteModelOptions {
   /** Extra fields merged into every request body (e.g. vLLM's `top_k`, Ollama's `options`). */
   extraBody?: Record<string, unknown>;
@@ -217,10 +230,7 @@ export class OpenAIChatModel implements ChatModel {
 
   /** The SDK client, its module loaded once a client is made (a run on offline stand-ins never loads it). */
   private sdk(): Promise<OpenAI> {
-    this.client ??= import('openai').then((mod) => {
-      registerSdkErrors(mod);
-      return new mod.default(this.clientOptions);
-    });
+    this.client ??= loadOpenAiSdk().then((mod) => new mod.default(this.clientOptions));
     return this.client;
   }
 

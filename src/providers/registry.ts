@@ -37,6 +37,11 @@ export interface Provider<S, C extends Component> {
   readonly offline: boolean;
   readonly env?: ProviderEnv;
   create(settings: S): C;
+  /**
+   * Starts loading what `create`'s component will need first (an SDK's module), so that a command
+   * can overlap it with opening its database. Optional; `create` works without it.
+   */
+  preload?(): Promise<unknown>;
 }
 
 /** The names of a registry, in its order, as the non-empty tuple `z.enum` takes. */
