@@ -276,20 +276,13 @@ describe('batch rows with each post once (postsOnce / byQuery)', () => {
     posts_count: 3,
     text: `post ${id}`,
     reply_to_post_number: null,
-    score: null,
-    rank_key: null,
-    rank_tie: null,
+    ranked: null,
   });
-  const ranked = (ord: number, id: number, score: number) => ({
-    ord,
-    post_id: id,
-    score,
-    rank_key: -score,
-    rank_tie: id,
-  });
+  /** The row that carries the ranking: [query, post, score] entries, as the statement's JSON text. */
+  const ranking = (...entries: unknown[]) => ({ ord: 1, post_id: null, ranked: JSON.stringify(entries) });
 
-  it('gives each ranked row its post columns, in the single query column order, lists in query order', () => {
-    const rows = [post(7, 1), post(9, 2), ranked(1, 9, 0.9), ranked(1, 7, 0.5), ranked(3, 7, 0.8)];
+  it('gives each ranked entry its post columns, in the single query column order, lists in query order', () => {
+    const rows = [post(7, 1), post(9, 2), ranking([1, 9, 0.9], [1, 7, 0.5], [3, 7, 0.8])];
     const lists = byQuery(rows as never, 3, 'test search');
     expect(lists.map((l) => l.map((i) => [i.post_id, i.score]))).toEqual([
       [
@@ -314,17 +307,29 @@ describe('batch rows with each post once (postsOnce / byQuery)', () => {
     expect(lists[0]![0]).toMatchObject({ topic_id: 2, title: 'topic 2', text: 'post 9' });
   });
 
-  it('refuses a ranked post without its columns and a query that was not asked', () => {
-    expect(() => byQuery([ranked(1, 7, 0.5)] as never, 1, 'test search')).toThrow(/ranked post 7 without its columns/);
-    expect(() => byQuery([post(7, 1), ranked(2, 7, 0.5)] as never, 1, 'test search')).toThrow(/not asked \(2\)/);
+  it('an empty ranking (no query found anything) is empty lists', () => {
+    expect(byQuery([{ ord: 1, ranked: null }] as never, 2, 'test search')).toEqual([[], []]);
   });
 
-  it('the statement sends the posts first, then the ranked rows by query and rank', () => {
+  it('refuses a ranked post without its columns, a query that was not asked, and a malformed ranking', () => {
+    expect(() => byQuery([ranking([1, 7, 0.5])] as never, 1, 'test search')).toThrow(
+      /ranked post 7 without its columns/,
+    );
+    expect(() => byQuery([post(7, 1), ranking([2, 7, 0.5])] as never, 1, 'test search')).toThrow(/not asked \(2\)/);
+    expect(() => byQuery([post(7, 1), ranking([1, 7])] as never, 1, 'test search')).toThrow(
+      /not \[query, post, score\]/,
+    );
+    expect(() => byQuery([{ ord: 1, ranked: '{"a":1}' }] as never, 1, 'test search')).toThrow(/not a list/);
+    // A score PostgreSQL could only write as a JSON string ("NaN") is refused as any non-finite score is.
+    expect(() => byQuery([post(7, 1), ranking([1, 7, 'NaN'])] as never, 1, 'test search')).toThrow(/non-finite score/);
+  });
+
+  it('the statement sends the posts, then the ranking ordered by query and rank', () => {
     const sql = postsOnce(
       { select: 'SELECT 1 AS ord, 2 AS post_id, 0.5 AS score, 0.5 AS rank_key, 2 AS rank_tie' },
       'DESC',
     );
     expect(sql).toMatch(/WITH ranked AS MATERIALIZED/);
-    expect(sql).toMatch(/ORDER BY ord, rank_key DESC, rank_tie$/);
+    expect(sql).toMatch(/json_agg\(json_build_array\(ord, post_id, score\) ORDER BY ord, rank_key DESC, rank_tie\)/);
   });
 });

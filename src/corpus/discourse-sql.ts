@@ -10,9 +10,8 @@ import type { RetrievedItem } from './discourse.js';
 export const ITEM_COLUMNS = `p.id AS post_id, p.topic_id, p.post_number, t.title, t.slug, c.name AS category,
   t.posts_count, p.raw AS text, p.reply_to_post_number`;
 
-/** A NULL for each item column after `post_id` (a ranked row of {@link postsOnce}). */
+/** A NULL for each item column (the row of {@link postsOnce} that carries the ranking). */
 const ITEM_BLANKS = ITEM_COLUMNS.split(',')
-  .slice(1)
   .map(() => 'NULL')
   .join(', ');
 
@@ -25,28 +24,32 @@ export const FIRST_POST = `p.topic_id = t.id AND p.post_number = (SELECT min(p2.
 export type Row = Omit<RetrievedItem, 'score'> & { score: number | string };
 /**
  * A row of a batch statement shaped by {@link postsOnce}: `ord` 0, a post's item columns (once per
- * distinct post); `ord` ≥ 1, the 1-based query it ranks for, with the post id, the score and the
- * sort keys only.
+ * distinct post); `ord` 1, the one row whose `ranked` holds every query's ranking as JSON text.
  */
-export type BatchRow = Partial<Row> & { ord: number; post_id: number; rank_key?: unknown; rank_tie?: unknown };
+export type BatchRow = Partial<Omit<Row, 'score'>> & { ord: number; ranked?: string | null };
 
 /**
  * A batch statement whose posts' columns come once per statement, not once per (question, item):
  * `ranked` selects `ord` (the 1-based query), `post_id`, `score`, and the keys the query ordered
  * its top k by, `rank_key` then `rank_tie` (`rank_key` compared in `direction`); `with` holds CTEs
- * it reads. The ranked rows and one row per distinct post they name are returned together, the
- * posts first (`ord` 0), the ranked rows by query then rank: one statement, so one snapshot of the
- * forum. A post ranked for many questions of a batch (the same few hundred posts answer most of a
- * forum's questions) is parsed once by the client instead of once per question, which was most of
- * the embedded engine's time outside SQL. {@link byQuery} rebuilds the lists the full rows gave.
+ * it reads. One row per distinct post the ranking names carries the item columns (`ord` 0), and
+ * one more row carries the whole ranking, `[ord, post_id, score]` by query then rank, as a JSON
+ * array (`ranked`): one statement, so one snapshot of the forum. A post ranked for many questions
+ * of a batch (the same few hundred posts answer most of a forum's questions) is parsed once by the
+ * client instead of once per question, and the ranking is one text value instead of a row per
+ * (question, item): the embedded engine's client parses every field of every row in JavaScript,
+ * which was most of its time outside SQL. PostgreSQL writes a float8 in JSON as its shortest text
+ * that reads back to the same double (extra_float_digits 1, the default), the text a float8
+ * column carries, so the scores are the single query's to the bit. {@link byQuery} rebuilds the
+ * lists.
  */
 export function postsOnce(ranked: { with?: string; select: string }, direction: 'ASC' | 'DESC' = 'ASC'): string {
   return `WITH ${ranked.with ? `${ranked.with},\n` : ''}ranked AS MATERIALIZED (${ranked.select})
-     SELECT 0 AS ord, ${ITEM_COLUMNS}, NULL AS score, NULL AS rank_key, NULL AS rank_tie
+     SELECT 0 AS ord, ${ITEM_COLUMNS}, NULL::text AS ranked
        FROM ${FROM_POSTS} WHERE p.id IN (SELECT post_id FROM ranked)
      UNION ALL
-     SELECT ord, post_id, ${ITEM_BLANKS}, score, rank_key, rank_tie FROM ranked
-     ORDER BY ord, rank_key ${direction}, rank_tie`;
+     SELECT 1, ${ITEM_BLANKS},
+       (SELECT json_agg(json_build_array(ord, post_id, score) ORDER BY ord, rank_key ${direction}, rank_tie)::text FROM ranked)`;
 }
 
 /** Rows as items; a score that is not a finite number is refused here, before any record holds it. */
@@ -61,23 +64,26 @@ export function toItems(rows: Row[], what: string): RetrievedItem[] {
 
 /**
  * The rows of a {@link postsOnce} statement as one list per query, in query order: each ranked
- * row becomes its post's item columns (in the single query's column order) and its score.
+ * entry becomes its post's item columns (in the single query's column order) and its score.
  */
 export function byQuery(rows: BatchRow[], queries: number, what: string): RetrievedItem[][] {
   const posts = new Map<number, Omit<Row, 'score'>>();
   const lists: Row[][] = Array.from({ length: queries }, () => []);
-  for (const { ord, rank_key, rank_tie, score, ...columns } of rows) {
-    void rank_key;
-    void rank_tie;
-    if (Number(ord) === 0) {
-      posts.set(Number(columns.post_id), columns as Omit<Row, 'score'>);
-      continue;
-    }
+  let ranking: unknown = [];
+  for (const { ord, ranked, ...columns } of rows) {
+    if (Number(ord) === 0) posts.set(Number(columns.post_id), columns as Omit<Row, 'score'>);
+    else if (ranked != null) ranking = JSON.parse(ranked);
+  }
+  if (!Array.isArray(ranking)) throw new RagauditError(`${what} returned a ranking that is not a list`);
+  for (const entry of ranking as unknown[]) {
+    if (!Array.isArray(entry) || entry.length !== 3)
+      throw new RagauditError(`${what} returned a ranking entry that is not [query, post, score]`);
+    const [ord, postId, score] = entry as [unknown, unknown, number | string];
     const list = lists[Number(ord) - 1];
     if (!list) throw new RagauditError(`${what} answered a query that was not asked (${String(ord)})`);
-    const post = posts.get(Number(columns.post_id));
-    if (!post) throw new RagauditError(`${what} ranked post ${String(columns.post_id)} without its columns`);
-    list.push({ ...post, score: score! });
+    const post = posts.get(Number(postId));
+    if (!post) throw new RagauditError(`${what} ranked post ${String(postId)} without its columns`);
+    list.push({ ...post, score });
   }
   return lists.map((l) => toItems(l, what));
 }
