@@ -61,6 +61,20 @@ describe('ResponseCache', () => {
     await writeFile(join(dir, key.slice(0, 2), `${key}.json`), '{"version":1,"ke');
     expect(await cache.get(key)).toBeUndefined();
   });
+
+  it('stores again after its directory was removed while the process ran (a cache cleared mid-run)', async () => {
+    const cache = new ResponseCache(dir);
+    const answer = { text: 'x', usage: { inputTokens: 0, outputTokens: 0 }, latencyMs: 0, model: 'm' };
+    const first = cache.key({ q: 4 });
+    await cache.set(first, answer);
+    await rm(dir, { recursive: true, force: true });
+    // The same two-letter folder as the first key, which this cache made once and no longer finds.
+    let again = cache.key({ q: 5 });
+    for (let i = 6; again.slice(0, 2) !== first.slice(0, 2); i++) again = cache.key({ q: i });
+    await cache.set(again, answer);
+    expect(await allFiles(dir)).toEqual([join(dir, again.slice(0, 2), `${again}.json`)]);
+    expect(await cache.get(again)).toMatchObject({ text: 'x' });
+  });
 });
 
 describe('cachedModel', () => {

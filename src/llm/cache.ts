@@ -35,6 +35,9 @@ interface CacheFile {
 
 /** A directory of cached completions. */
 export class ResponseCache {
+  /** Shard directories this cache made or found: each is made once per process, not once per answer. */
+  private readonly made = new Set<string>();
+
   constructor(readonly dir: string) {}
 
   /** sha256 (hex) of the canonical JSON of `parts`. */
@@ -72,13 +75,28 @@ export class ResponseCache {
     // Never store a failure: an empty answer would be replayed to every later run.
     if (!completion.text.trim() && completion.json === undefined) return;
     const file = this.file(key);
-    await mkdir(dirname(file), { recursive: true });
     const { cached: _c, ...stored } = completion;
     const data: CacheFile = { version: 1, key, createdAt: new Date().toISOString(), completion: stored };
+    const text = `${JSON.stringify(data, null, 2)}\n`;
     const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-    try {
-      await writeFile(tmp, `${JSON.stringify(data, null, 2)}\n`, 'utf8');
+    const dir = dirname(file);
+    const write = async () => {
+      await writeFile(tmp, text, 'utf8');
       await rename(tmp, file);
+    };
+    try {
+      if (!this.made.has(dir)) {
+        await mkdir(dir, { recursive: true });
+        this.made.add(dir);
+      }
+      try {
+        await write();
+      } catch (e) {
+        // The directory went away since this process made it (the cache was cleared): once more.
+        if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+        await mkdir(dir, { recursive: true });
+        await write();
+      }
     } catch (e) {
       await rm(tmp, { force: true });
       throw e;
