@@ -3,7 +3,6 @@
 import { parseArgs } from 'node:util';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { setFlagsFromString } from 'node:v8';
 
 const { values } = parseArgs({
   options: {
@@ -19,13 +18,14 @@ const { values } = parseArgs({
     connections: { type: 'string' },
     verbose: { type: 'boolean', short: 'v' },
     // V8's default tiering for the embedded engine's WebAssembly (the executable runs it with the
-    // baseline compiler only, src/cli/ragaudit.ts; so does this bench unless asked).
+    // baseline compiler only, src/cli/v8-flags.ts; so does this bench unless asked).
     'tier-up': { type: 'boolean' },
   },
 });
-if (!values['tier-up']) setFlagsFromString('--liftoff-only');
 const dist = resolve(process.env.RETRIEVAL_DIST ?? join(import.meta.dirname, '..', 'dist'));
 const load = (p) => import(pathToFileURL(join(dist, p)).href);
+// The executable's V8 settings, before anything is compiled.
+(await load('cli/v8-flags.js')).applyV8Flags(values['tier-up'] ? { RAGAUDIT_WASM_TIER_UP: '1' } : {});
 const t0 = performance.now();
 const { loadConfig } = await load('config/load.js');
 const { createRunContext, casePaths } = await load('runs/context.js');

@@ -8,15 +8,10 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { prestartDemoDatabase } from '../corpus/demo-prestart.js';
 import { allowCollections } from '../io/heap.js';
+import { applyV8Flags } from './v8-flags.js';
 
-// The embedded database is PostgreSQL compiled to WebAssembly (PGlite): V8 runs it with its
-// baseline compiler (Liftoff) and, by default, recompiles hot functions with its optimising one
-// (TurboFan) on background threads. On the demo the recompilation costs more than it returns: a
-// short run's start-up is ~0.4 s longer while it competes for the cores, and 2,000 distinct
-// questions retrieve at the same rate within noise (bench/README.md, "start-up"). Set before any
-// WebAssembly is compiled; it changes nothing else (no other code here is WebAssembly).
-// RAGAUDIT_WASM_TIER_UP=1 keeps V8's default.
-if (process.env.RAGAUDIT_WASM_TIER_UP !== '1') setFlagsFromString('--liftoff-only');
+// Before any WebAssembly is compiled and before the CLI's modules load (src/cli/v8-flags.ts).
+applyV8Flags(process.env);
 // Full collections while a large run is read back (src/io/heap.ts): a context created after the
 // flag holds the engine's `gc`.
 setFlagsFromString('--expose-gc');

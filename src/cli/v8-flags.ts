@@ -1,0 +1,27 @@
+import { setFlagsFromString } from 'node:v8';
+
+/**
+ * How often V8's optimising compiler is asked for: a function is considered for it once it has
+ * run this much bytecode (V8's own unit), 8 × V8's default of 67,584. A ragaudit process is a
+ * command of seconds on the machine that runs it: on a 2-core machine V8 spent ~0.8 s of CPU in a
+ * 3-s, 200-case run optimising warm functions on its background threads, beside the two threads
+ * (the CLI and the embedded database) that the run is waiting for. At 8 × it spent ~0.35 s; the
+ * functions that stay hot through a long run are optimised all the same, a little later
+ * (bench/README.md, "V8 settings").
+ */
+export const INTERRUPT_BUDGET = 8 * 67_584;
+
+/**
+ * The V8 settings of a ragaudit process, set before any other module loads:
+ * - the embedded database (PostgreSQL compiled to WebAssembly, PGlite) runs on V8's baseline
+ *   compiler (Liftoff) only: recompiling its hot functions with the optimising one (TurboFan)
+ *   made a short run's start-up ~0.4 s longer while it competed for the cores, and 2,000
+ *   distinct questions retrieve at the same rate within noise. `RAGAUDIT_WASM_TIER_UP=1` keeps
+ *   V8's default.
+ * - {@link INTERRUPT_BUDGET} for JavaScript.
+ * Neither changes what is computed, only when V8 compiles what.
+ */
+export function applyV8Flags(env: NodeJS.ProcessEnv): void {
+  if (env.RAGAUDIT_WASM_TIER_UP !== '1') setFlagsFromString('--liftoff-only');
+  setFlagsFromString(`--interrupt-budget=${INTERRUPT_BUDGET}`);
+}
