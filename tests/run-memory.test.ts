@@ -48,9 +48,9 @@ vi.mock('../src/runs/case-store.js', async (importOriginal) => {
 afterAll(() => removeWorkDirs());
 
 const REFERENCE = join(import.meta.dirname, '..', 'results', 'reference');
-const RUN = join(REFERENCE, '20261203-022035-demo.json');
-const WEAK = join(REFERENCE, '20261203-022042-demo-weak1.json');
-const PROBES = join(REFERENCE, '20261203-022049-demo-probes.json');
+const RUN = join(REFERENCE, '20261203-165521-demo.json');
+const WEAK = join(REFERENCE, '20261203-165523-demo-weak1.json');
+const PROBES = join(REFERENCE, '20261203-165526-demo-probes.json');
 
 /** The same bytes and the same values (key order included). */
 const same = (a: unknown, b: unknown) => expect(JSON.stringify(a)).toBe(JSON.stringify(b));
