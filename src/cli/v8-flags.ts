@@ -7,7 +7,7 @@ import { setFlagsFromString } from 'node:v8';
  * 3-s, 200-case run optimising warm functions on its background threads, beside the two threads
  * (the CLI and the embedded database) that the run is waiting for. At 8 × it spent ~0.35 s; the
  * functions that stay hot through a long run are optimised all the same, a little later
- * (bench/README.md, "V8 settings").
+ * (bench/README.md, "start-up and the side-by-side").
  */
 export const INTERRUPT_BUDGET = 8 * 67_584;
 

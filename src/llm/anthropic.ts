@@ -4,11 +4,10 @@
  * forced with `tool_choice`, so the answer arrives as the tool_use block's input.
  */
 import type Anthropic from '@anthropic-ai/sdk';
-import { registerSdkErrors } from './faults.js';
 import { z } from 'zod';
 import { ConfigError, JudgeParseError, redactSecretValues, rememberSecrets } from '../errors.js';
 import type { ChatModel, Completion, CompletionRequest, RemoteModelOptions } from './types.js';
-import { answerError } from './faults.js';
+import { answerError, sdkModule } from './faults.js';
 import { splitQuery } from './http.js';
 import { probe, type PreflightTarget } from './preflight.js';
 import { canonicalScope, refuseUrlCredentials, urlSecrets } from './remote.js';
@@ -17,18 +16,11 @@ import { parseStructured, wireSchema } from './openai.js';
 
 const ANTHROPIC_URL = 'https://api.anthropic.com';
 
+/** The `@anthropic-ai/sdk` module (see {@link sdkModule}). */
+export const loadAnthropicSdk = sdkModule(() => import('@anthropic-ai/sdk'));
+
 /** Options of {@link AnthropicChatModel}. */
 /** `baseURL` is the API root without `/v1`; the key is `apiKey` (the runner passes ANTHROPIC_API_KEY when the config gives none). */
-let anthropicSdk: Promise<typeof import('@anthropic-ai/sdk')> | undefined;
-
-/** The `@anthropic-ai/sdk` module, loaded once per process (as `loadOpenAiSdk` in src/llm/openai.ts). */
-export function loadAnthropicSdk(): Promise<typeof import('@anthropic-ai/sdk')> {
-  return (anthropicSdk ??= import('@anthropic-ai/sdk').then((mod) => {
-    registerSdkErrors(mod);
-    return mod;
-  }));
-}
-
 export interface AnthropicChatModelOptions extends RemoteModelOptions {
   /** `max_tokens` when the request gives none (default 1024; the API requires one). */
   maxTokens?: number;

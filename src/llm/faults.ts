@@ -93,6 +93,20 @@ export function registerSdkErrors(mod: SdkErrorClasses): void {
   sdkErrors.add(mod);
 }
 
+/**
+ * An SDK's module, loaded once per process and its error classes registered: by the first
+ * client, or earlier by the chat provider's preload (src/providers/chat.ts) while a command
+ * opens its database.
+ */
+export function sdkModule<M extends SdkErrorClasses>(load: () => Promise<M>): () => Promise<M> {
+  let loaded: Promise<M> | undefined;
+  return () =>
+    (loaded ??= load().then((mod) => {
+      registerSdkErrors(mod);
+      return mod;
+    }));
+}
+
 const isSdk = (e: unknown, kind: keyof SdkErrorClasses) => [...sdkErrors].some((m) => e instanceof m[kind]);
 
 function isSdkConnectionError(e: unknown): boolean {

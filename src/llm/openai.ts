@@ -4,11 +4,10 @@
  * `response_format: json_schema` (strict), which vLLM serves as guided JSON.
  */
 import type OpenAI from 'openai';
-import { registerSdkErrors } from './faults.js';
 import { z } from 'zod';
 import { ConfigError, JudgeParseError, redactSecretValues, rememberSecrets } from '../errors.js';
 import type { ChatModel, Completion, CompletionRequest, RemoteModelOptions } from './types.js';
-import { answerError } from './faults.js';
+import { answerError, sdkModule } from './faults.js';
 import { splitQuery } from './http.js';
 import { probe, where, type PreflightTarget } from './preflight.js';
 import { timedCall } from './retry.js';
@@ -16,21 +15,11 @@ import { canonicalScope, refuseUrlCredentials, urlSecrets } from './remote.js';
 
 const OPENAI_URL = 'https://api.openai.com/v1';
 
+/** The `openai` module (see {@link sdkModule}). */
+export const loadOpenAiSdk = sdkModule(() => import('openai'));
+
 /** Options of {@link OpenAIChatModel}. */
 /** `baseURL` includes `/v1` (e.g. `http://localhost:8000/v1`); the key is `apiKey` (the runner passes OPENAI_API_KEY when the config gives none). */
-let openAiSdk: Promise<typeof import('openai')> | undefined;
-
-/**
- * The `openai` module, loaded once per process: by the first client, or earlier by the chat
- * provider's preload (src/providers/chat.ts), while a command opens its database.
- */
-export function loadOpenAiSdk(): Promise<typeof import('openai')> {
-  return (openAiSdk ??= import('openai').then((mod) => {
-    registerSdkErrors(mod);
-    return mod;
-  }));
-}
-
 export interface OpenAIChatModelOptions extends RemoteModelOptions {
   /** Extra fields merged into every request body (e.g. vLLM's `top_k`, Ollama's `options`). */
   extraBody?: Record<string, unknown>;
