@@ -52,14 +52,17 @@ export function postsOnce(ranked: { with?: string; select: string }, direction: 
        (SELECT json_agg(json_build_array(ord, post_id, score) ORDER BY ord, rank_key ${direction}, rank_tie)::text FROM ranked)`;
 }
 
-/** Rows as items; a score that is not a finite number is refused here, before any record holds it. */
+/** A row's post columns with its score as a number; a score that is not finite is refused here, before any record holds it. */
+function item(post: Omit<Row, 'score'>, score: unknown, what: string): RetrievedItem {
+  const n = Number(score);
+  if (!Number.isFinite(n))
+    throw new RagauditError(`${what} returned a non-finite score (${String(score)}) for post ${post.post_id}`);
+  return { ...post, score: n };
+}
+
+/** Rows as items (see {@link item}). */
 export function toItems(rows: Row[], what: string): RetrievedItem[] {
-  return rows.map((r) => {
-    const score = Number(r.score);
-    if (!Number.isFinite(score))
-      throw new RagauditError(`${what} returned a non-finite score (${String(r.score)}) for post ${r.post_id}`);
-    return { ...r, score };
-  });
+  return rows.map((r) => item(r, r.score, what));
 }
 
 /**
@@ -68,7 +71,7 @@ export function toItems(rows: Row[], what: string): RetrievedItem[] {
  */
 export function byQuery(rows: BatchRow[], queries: number, what: string): RetrievedItem[][] {
   const posts = new Map<number, Omit<Row, 'score'>>();
-  const lists: Row[][] = Array.from({ length: queries }, () => []);
+  const lists: RetrievedItem[][] = Array.from({ length: queries }, () => []);
   let ranking: unknown = [];
   for (const { ord, ranked, ...columns } of rows) {
     if (Number(ord) === 0) posts.set(Number(columns.post_id), columns as Omit<Row, 'score'>);
@@ -78,14 +81,14 @@ export function byQuery(rows: BatchRow[], queries: number, what: string): Retrie
   for (const entry of ranking as unknown[]) {
     if (!Array.isArray(entry) || entry.length !== 3)
       throw new RagauditError(`${what} returned a ranking entry that is not [query, post, score]`);
-    const [ord, postId, score] = entry as [unknown, unknown, number | string];
+    const [ord, postId, score] = entry as unknown[];
     const list = lists[Number(ord) - 1];
     if (!list) throw new RagauditError(`${what} answered a query that was not asked (${String(ord)})`);
     const post = posts.get(Number(postId));
     if (!post) throw new RagauditError(`${what} ranked post ${String(postId)} without its columns`);
-    list.push({ ...post, score });
+    list.push(item(post, score, what));
   }
-  return lists.map((l) => toItems(l, what));
+  return lists;
 }
 
 /**
