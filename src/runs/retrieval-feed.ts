@@ -17,9 +17,7 @@ export interface RetrievalFeedOptions {
    * Where the latency sample is taken: `end` (default), the last distinct questions, once every
    * batch's statements are done; `start`, the first ones, before any batch. At the end, no case
    * waits for the sample before its batch, and the sample measures the engine as the run left it
-   * (warm: on the embedded database the first statements of a process run several times slower
-   * while the WebAssembly engine compiles and tiers up), so `run` and `retrieval` report the same
-   * figure measured the same way.
+   * (warm), so `run` and `retrieval` report the same figure measured the same way.
    */
   sampleAt?: 'start' | 'end';
   /**
