@@ -27,6 +27,12 @@ async function allFiles(root: string): Promise<string[]> {
   return entries.filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
 }
 
+/** Every line of the folder's segment files. */
+async function cachedLines(root: string): Promise<string[]> {
+  const files = (await allFiles(root)).filter((f) => f.endsWith('.jsonl'));
+  return (await Promise.all(files.map((f) => readFile(f, 'utf8')))).flatMap((t) => t.split('\n').filter(Boolean));
+}
+
 const ask = { system: 'Be brief.', messages: [{ role: 'user' as const, content: 'What is RRF?' }], temperature: 0 };
 const model = () => new OpenAIChatModel({ model: 'test-model', baseURL: `${served.url}/v1`, apiKey: KEY });
 
@@ -40,26 +46,77 @@ describe('ResponseCache', () => {
     expect(cache.key({ a: 1 })).toMatch(/^[0-9a-f]{64}$/);
   });
 
-  it('stores one file per key under a two-letter folder, with no temp files left', async () => {
+  it("stores each answer as a line of this process's segment file, found again by any cache of the folder", async () => {
     const cache = new ResponseCache(dir);
     const key = cache.key({ q: 1 });
     await cache.set(key, { text: 'hi', usage: { inputTokens: 1, outputTokens: 1 }, latencyMs: 12, model: 'm' });
-    expect(await allFiles(dir)).toEqual([join(dir, key.slice(0, 2), `${key}.json`)]);
+    await cache.set(cache.key({ q: 2 }), {
+      text: 'ho',
+      usage: { inputTokens: 1, outputTokens: 1 },
+      latencyMs: 3,
+      model: 'm',
+    });
+    const files = await allFiles(dir);
+    expect(files).toHaveLength(1);
+    expect(files[0]).toMatch(/[/\\]answers-\d{8}T\d{6}-\d+-[0-9a-f]{8}\.jsonl$/);
+    expect(await cachedLines(dir)).toHaveLength(2);
     expect(await cache.get(key)).toEqual({
       text: 'hi',
       usage: { inputTokens: 1, outputTokens: 1 },
       latencyMs: 12,
       model: 'm',
     });
-    expect(await cache.get(cache.key({ q: 2 }))).toBeUndefined();
+    expect(await new ResponseCache(dir).get(cache.key({ q: 2 }))).toMatchObject({ text: 'ho' });
+    expect(await cache.get(cache.key({ q: 3 }))).toBeUndefined();
   });
 
-  it('treats a torn file as a miss', async () => {
+  it('reads the segments other processes wrote; a torn last line and a hand-edited line are misses', async () => {
     const cache = new ResponseCache(dir);
-    const key = cache.key({ q: 3 });
-    await cache.set(key, { text: 'x', usage: { inputTokens: 0, outputTokens: 0 }, latencyMs: 0, model: 'm' });
-    await writeFile(join(dir, key.slice(0, 2), `${key}.json`), '{"version":1,"ke');
-    expect(await cache.get(key)).toBeUndefined();
+    const [a, b, c, d] = [1, 2, 3, 4].map((q) => cache.key({ q }));
+    const line = (key: string, text: string) =>
+      JSON.stringify({
+        key,
+        version: 1,
+        createdAt: '2026-01-01T00:00:00Z',
+        completion: { text, usage: { inputTokens: 1, outputTokens: 1 }, latencyMs: 1, model: 'm' },
+      });
+    // Written as two other processes would, before this process's first lookup; the second was
+    // stopped in the middle of a line.
+    await writeFile(join(dir, 'answers-20260101T000000-11-aaaaaaaa.jsonl'), `${line(a, 'A')}\n${line(c, 'C')}\n`);
+    await writeFile(
+      join(dir, 'answers-20260101T000001-12-bbbbbbbb.jsonl'),
+      `${line(d, 'D')}\n${line(b, 'B').slice(0, 90)}`,
+    );
+    expect(await Promise.all([a, b, c, d].map(async (k) => (await cache.get(k))?.text))).toEqual([
+      'A',
+      undefined,
+      'C',
+      'D',
+    ]);
+    // A line edited by hand into something that is not a cache line.
+    const other = join(dir, 'other');
+    await mkdir(other);
+    await writeFile(
+      join(other, 'answers-20260101T000002-13-cccccccc.jsonl'),
+      `{"key":"${a}","version":1,"completion":"edited"}\n`,
+    );
+    expect(await new ResponseCache(other).get(a)).toBeUndefined();
+  });
+
+  it("still reads an earlier version's one file per answer", async () => {
+    const cache = new ResponseCache(dir);
+    const key = cache.key({ q: 'old' });
+    await mkdir(join(dir, key.slice(0, 2)), { recursive: true });
+    await writeFile(
+      join(dir, key.slice(0, 2), `${key}.json`),
+      JSON.stringify({
+        version: 1,
+        key,
+        createdAt: '2025-01-01T00:00:00Z',
+        completion: { text: 'kept', usage: { inputTokens: 1, outputTokens: 1 }, latencyMs: 4, model: 'm' },
+      }),
+    );
+    expect(await cache.get(key)).toMatchObject({ text: 'kept', latencyMs: 4 });
   });
 
   it('stores again after its directory was removed while the process ran (a cache cleared mid-run)', async () => {
@@ -68,11 +125,10 @@ describe('ResponseCache', () => {
     const first = cache.key({ q: 4 });
     await cache.set(first, answer);
     await rm(dir, { recursive: true, force: true });
-    // The same two-letter folder as the first key, which this cache made once and no longer finds.
-    let again = cache.key({ q: 5 });
-    for (let i = 6; again.slice(0, 2) !== first.slice(0, 2); i++) again = cache.key({ q: i });
+    expect(await cache.get(first)).toBeUndefined();
+    const again = cache.key({ q: 5 });
     await cache.set(again, answer);
-    expect(await allFiles(dir)).toEqual([join(dir, again.slice(0, 2), `${again}.json`)]);
+    expect(await cachedLines(dir)).toHaveLength(1);
     expect(await cache.get(again)).toMatchObject({ text: 'x' });
   });
 });
@@ -120,7 +176,7 @@ describe('cachedModel', () => {
     server.enqueue(CHAT, reply(chatCompletion('not json')));
     const schema = { name: 'ok', zod: z.object({ ok: z.boolean() }) };
     await expect(m.complete({ ...ask, schema })).rejects.toThrow(/not JSON/);
-    expect(await allFiles(dir)).toHaveLength(1);
+    expect(await cachedLines(dir)).toHaveLength(1);
   });
 
   it('keys on the server: the same model name on two servers gives two answers', async () => {
@@ -142,7 +198,7 @@ describe('cachedModel', () => {
         cache,
       ).complete(ask);
       expect(server.count(CHAT)).toBe(2);
-      expect(await allFiles(dir)).toHaveLength(3);
+      expect(await cachedLines(dir)).toHaveLength(3);
     } finally {
       await close();
     }
