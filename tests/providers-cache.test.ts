@@ -72,7 +72,7 @@ describe('ResponseCache', () => {
 
   it('reads the segments other processes wrote; a torn last line and a hand-edited line are misses', async () => {
     const cache = new ResponseCache(dir);
-    const [a, b, c, d] = [1, 2, 3, 4].map((q) => cache.key({ q }));
+    const [a, b, c, d] = [1, 2, 3, 4].map((q) => cache.key({ q })) as [string, string, string, string];
     const line = (key: string, text: string) =>
       JSON.stringify({
         key,

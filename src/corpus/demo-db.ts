@@ -10,6 +10,7 @@ import { readForum } from './forum.js';
 import { textSearchConfigProblem } from './retrieval-setup.js';
 import { loadForum, type SqlWriter } from './load-forum.js';
 import { demoEmbedder, demoSnapshotPath } from './demo-snapshot.js';
+import { keepWalSegments } from './snapshot-wal.js';
 import { DEFAULT_PGLITE_WORKERS, openPgliteWorker } from './pglite-worker.js';
 import { DEFAULT_STATEMENT_TIMEOUT_MS, type SqlClient } from './sql-client.js';
 
@@ -70,6 +71,7 @@ async function buildSnapshot(file: string, forumDir: string, cfg: string, embedd
   const { vector } = await import('@electric-sql/pglite-pgvector');
   const db = await PGlite.create({ extensions: { vector } });
   let tar: Blob;
+  let walNeeded: { redo: string; checkpoint: string };
   try {
     const problem = await textSearchConfigProblem(
       async (sql, params) => (await db.query<never>(sql, params)).rows,
@@ -83,13 +85,20 @@ async function buildSnapshot(file: string, forumDir: string, cfg: string, embedd
     // a checkpoint here leaves that recovery nothing to replay (the build's few megabytes of
     // WAL were replayed at each open, ~60 ms of the worker's ~0.5 s).
     await db.exec('CHECKPOINT');
+    const wal = await db.query<{ redo: string; checkpoint: string }>(
+      'SELECT pg_walfile_name(redo_lsn) AS redo, pg_walfile_name(checkpoint_lsn) AS checkpoint FROM pg_control_checkpoint()',
+    );
+    walNeeded = wal.rows[0]!;
     tar = await db.dumpDataDir('none');
   } finally {
     await db.close().catch(() => undefined);
   }
+  // Only the WAL that recovery from the checkpoint reads (src/corpus/snapshot-wal.ts): a build
+  // that wrote more than one segment left a second 16 MB file, read into every open's memory.
+  const bytes = keepWalSegments(new Uint8Array(await tar.arrayBuffer()), walNeeded.redo, walNeeded.checkpoint);
   const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
   try {
-    writeFileSync(tmp, Buffer.from(await tar.arrayBuffer()));
+    writeFileSync(tmp, bytes);
     renameSync(tmp, file);
   } catch (e) {
     rmSync(tmp, { force: true });

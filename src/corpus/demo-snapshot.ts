@@ -33,9 +33,10 @@ function forumDigest(dir: string, extra: string): string {
 
 /**
  * How a snapshot is made (src/corpus/demo-db.ts), part of its name: a snapshot cached by an
- * earlier recipe is built again rather than opened. 2: checkpointed before the dump.
+ * earlier recipe is built again rather than opened. 2: checkpointed before the dump; 3: without
+ * the WAL segments recovery from that checkpoint does not read.
  */
-export const SNAPSHOT_MAKE = 2;
+export const SNAPSHOT_MAKE = 3;
 
 /** Where the snapshot of a forum (with its text search configuration) is cached; it may not exist yet. */
 export function demoSnapshotPath(opts: { cacheDir: string; forumDir?: string; textSearchConfig?: string }): string {
