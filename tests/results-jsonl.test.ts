@@ -269,4 +269,36 @@ describe('records kept on disk come back in case order', () => {
     expect(opened.record(ids[2]!)).toEqual(rs[2]);
     expect(opened.record('nope')).toBeUndefined();
   });
+
+  it('hands out the records it kept once, as stored, and reads the others back', () => {
+    const dir = workDir('jsonl-ledger-kept');
+    const rs = records();
+    const ledger = Ledger.create(dir, 'run', {
+      ledger: 1,
+      kind: 'run',
+      config_digest: 'x',
+      created_at: '2026-01-01T00:00:00.000Z',
+      cases: rs.length,
+    });
+    // Appended before keeping was asked, then three kept of the four appended after (at most 3).
+    ledger.append({ record: rs[0]!, line: JSON.stringify({ case: rs[0] }) });
+    ledger.keepAppended(3);
+    const stored = rs.slice(1).map((r) => structuredClone(r));
+    for (const r of stored) ledger.append({ record: r, line: JSON.stringify({ case: r }) });
+    const ids = rs.map((r) => r.id);
+    const first = [...ledger.store(ids).records()];
+    expect(first).toEqual(rs);
+    // The kept objects themselves, not copies; the first and the fifth were read from the file.
+    expect(first.map((r, i) => (i >= 1 && i <= 3 ? r === stored[i - 1] : r === rs[i]))).toEqual([
+      false,
+      true,
+      true,
+      true,
+      false,
+    ]);
+    // Handed out once: a second reader gets its own copies from the file.
+    const second = [...ledger.store(ids).records()];
+    expect(second).toEqual(rs);
+    expect(second.some((r, i) => r === first[i])).toBe(false);
+  });
 });

@@ -237,6 +237,8 @@ export async function runAudit(
     throw e;
   }
   opts.onLedger?.(ledger.file);
+  // A run small enough to hold its records hands them to its results as they were stored.
+  if (cases.length <= LARGE_RUN_CASES) ledger.keepAppended(cases.length);
   deps.batch?.attach(ledger);
   let done = cases.length - todo.length;
   opts.onProgress?.(done, cases.length);
@@ -279,9 +281,10 @@ export async function runAudit(
       `run stopped: ${breaker.reason}\n${cases.length - left} of ${cases.length} cases are finished and kept in ${ledger.file}; once the service is back, finish the run with the same options and --resume ${ledger.file}`,
     );
   }
-  // The records are read back from the ledger in case order (cases finish in any order): a large
-  // run keeps only figure records in memory (what its summary and digest read) and writes its cases
-  // from the ledger (src/runs/case-store.ts).
+  // The records, in case order (cases finish in any order), from the ledger: a small run's as this
+  // process stored them (a resumed run's earlier ones read back), a large run's read back one at a
+  // time, keeping only figure records in memory (what its summary and digest read) and writing its
+  // cases from the ledger (src/runs/case-store.ts).
   const store = ledger.store(cases.map((c) => c.value.id));
   const large = cases.length > LARGE_RUN_CASES;
   const figures = new FigureRecords();

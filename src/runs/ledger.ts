@@ -203,6 +203,20 @@ export class Ledger {
     this.batches.push(info);
   }
 
+  /** Records this process appended, kept to be handed out by {@link store} instead of read back. */
+  private readonly kept = new Map<string, CaseRecord>();
+  private keepUpTo = 0;
+
+  /**
+   * Keeps up to `n` of the records appended from now on in memory, for {@link store} to hand out
+   * once instead of reading them back: a record appended here is the one a read-back would give
+   * (`storable` made it by the same parse of the same line). A run of at most `n` cases uses it;
+   * a larger one reads its records back one at a time.
+   */
+  keepAppended(n: number): void {
+    this.keepUpTo = n;
+  }
+
   /** Appends a finished case, already checked (see `storable`); one write call per line. */
   append(stored: { record: CaseRecord; line: string }): void {
     const fd = openSync(this.file, 'a');
@@ -217,6 +231,8 @@ export class Ledger {
       fingerprint: fingerprintDigest(caseFingerprint(stored.record)),
       ...at,
     });
+    if (this.kept.has(stored.record.id) || this.kept.size < this.keepUpTo)
+      this.kept.set(stored.record.id, stored.record);
   }
 
   /** The finished record of case `id`, read back from the file (undefined when not finished). */
@@ -226,24 +242,34 @@ export class Ledger {
 
   /**
    * The finished records of `ids`, in that order, read back from the file one at a time (an id
-   * the ledger does not hold is an internal error: the caller asks only for finished cases).
+   * the ledger does not hold is an internal error: the caller asks only for finished cases). A
+   * record kept in memory ({@link keepAppended}) is handed out instead, once: it is not shared
+   * with a later reader.
    */
   store(ids: readonly string[]): CaseStore {
     const spans = ids.map((id) => {
       const at = this.done.get(id);
       if (!at) throw new Error(`internal: ${this.file}: no finished record of case ${id}`);
-      return at;
+      return { id, ...at };
     });
-    const file = this.file;
+    const { file, kept } = this;
     return {
       size: spans.length,
       *records() {
-        const reader = new LineReader(file);
+        let reader: LineReader | undefined;
         try {
-          for (const at of spans)
+          for (const at of spans) {
+            const record = kept.get(at.id);
+            if (record) {
+              kept.delete(at.id);
+              yield record;
+              continue;
+            }
+            reader ??= new LineReader(file);
             yield CaseRecordSchema.parse((JSON.parse(reader.read(at.offset, at.bytes)) as { case: unknown }).case);
+          }
         } finally {
-          reader.close();
+          reader?.close();
         }
       },
     };
