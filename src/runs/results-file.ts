@@ -122,8 +122,22 @@ export function resultsFormatFor(cases: number, asked?: ResultsFormat): ResultsF
   return asked ?? (cases > LARGE_RUN_CASES ? 'jsonl' : 'json');
 }
 
-/** JSON text placed `depth` levels deep in a document indented by one space per level. */
-const nested = (json: string, depth: number) => json.replace(/\n/g, `\n${' '.repeat(depth)}`);
+/**
+ * `value` as JSON placed `depth` levels deep in a document indented by one space per level: the
+ * engine's own indentation of `value` inside `depth` arrays, cut out of them. (Re-indenting the
+ * text of each case with a replace took ~0.1 s of a 200-case run's 4.6 MB results file, and left
+ * strings that cost as much again to encode.)
+ */
+function nestedJson(value: unknown, depth: number): string {
+  let wrapped = value;
+  for (let d = 0; d < depth; d++) wrapped = [wrapped];
+  // Before the value, per level k = 1..depth: "[", a newline and k spaces; after it, per level
+  // k = depth-1..0: a newline, k spaces and "]".
+  const before = 2 * depth + (depth * (depth + 1)) / 2;
+  const after = 2 * depth + (depth * (depth - 1)) / 2;
+  const json = JSON.stringify(wrapped, null, 1);
+  return json.slice(before, json.length - after);
+}
 
 /** A case record as it will be written, or an internal error naming the case and field. */
 function validCase(c: CaseRecord): CaseRecord {
@@ -243,11 +257,10 @@ function writeJsonlResults(
 /** The streamed body of {@link writeResults}: header fields, then each case validated on its own. */
 function streamResults(put: ArtifactWrite, head: Record<string, unknown>, cases: Iterable<CaseRecord>): void {
   put('{');
-  for (const [k, v] of Object.entries(head))
-    if (v !== undefined) put(`\n ${JSON.stringify(k)}: ${nested(JSON.stringify(v, null, 1), 1)},`);
+  for (const [k, v] of Object.entries(head)) if (v !== undefined) put(`\n ${JSON.stringify(k)}: ${nestedJson(v, 1)},`);
   put('\n "cases": [');
   let i = 0;
-  for (const c of cases) put(`${i++ ? ',' : ''}\n  ${nested(JSON.stringify(validCase(c), null, 1), 2)}`);
+  for (const c of cases) put(`${i++ ? ',' : ''}\n  ${nestedJson(validCase(c), 2)}`);
   put(i ? '\n ]\n}' : ']\n}');
 }
 
