@@ -3,9 +3,9 @@
  * model's provider, base URL and fixed settings. Answers are lines of JSON Lines segment files
  * under `dir/`: each process appends to a segment of its own (`answers-<time>-<pid>-<random>.jsonl`),
  * so no two writers ever share a file, and reads every segment's keys once, at its first lookup,
- * into an index of where each answer's line is. A line carries the key, the model id, prompts'
- * answer and usage — never base URLs or API keys (those are only hashed). A failure is never
- * stored.
+ * into an index of where each answer's line is. A line carries the key, the answer, its usage,
+ * latency and model id — never prompts, base URLs or API keys (those are only hashed). A failure
+ * is never stored.
  *
  * One file per answer (the layout of earlier versions, `dir/ab/<key>.json`, still read) cost a
  * file creation and often a directory per answer: ~0.4 ms and ~0.3 ms of system time each on an
