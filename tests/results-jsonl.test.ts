@@ -236,6 +236,14 @@ describe('light records', () => {
 
 describe('records kept on disk come back in case order', () => {
   const records = (): CaseRecord[] => readResults(RUN).cases.slice(0, 5);
+  const newLedger = (prefix: string, cases: number) =>
+    Ledger.create(workDir(prefix), 'run', {
+      ledger: 1,
+      kind: 'run',
+      config_digest: 'x',
+      created_at: '2026-01-01T00:00:00.000Z',
+      cases,
+    });
 
   it('a spool put in any order reads in position order', () => {
     const rs = records();
@@ -246,15 +254,8 @@ describe('records kept on disk come back in case order', () => {
   });
 
   it('the ledger keeps entries, reads records back in the order asked, and passes over other kinds of line', () => {
-    const dir = workDir('jsonl-ledger');
     const rs = records();
-    const ledger = Ledger.create(dir, 'run', {
-      ledger: 1,
-      kind: 'run',
-      config_digest: 'x',
-      created_at: '2026-01-01T00:00:00.000Z',
-      cases: rs.length,
-    });
+    const ledger = newLedger('jsonl-ledger', rs.length);
     for (const r of [...rs].reverse()) {
       ledger.append({ record: r, line: JSON.stringify({ case: r }) });
       appendFileSync(ledger.file, `${JSON.stringify({ batch: { id: `b-${r.id}` } })}\n`);
@@ -271,15 +272,8 @@ describe('records kept on disk come back in case order', () => {
   });
 
   it('hands out the records it kept once, as stored, and reads the others back', () => {
-    const dir = workDir('jsonl-ledger-kept');
     const rs = records();
-    const ledger = Ledger.create(dir, 'run', {
-      ledger: 1,
-      kind: 'run',
-      config_digest: 'x',
-      created_at: '2026-01-01T00:00:00.000Z',
-      cases: rs.length,
-    });
+    const ledger = newLedger('jsonl-ledger-kept', rs.length);
     // Appended before keeping was asked, then three kept of the four appended after (at most 3).
     ledger.append({ record: rs[0]!, line: JSON.stringify({ case: rs[0] }) });
     ledger.keepAppended(3);
