@@ -238,7 +238,8 @@ export async function runAudit(
   }
   opts.onLedger?.(ledger.file);
   // A run small enough to hold its records hands them to its results as they were stored.
-  if (cases.length <= LARGE_RUN_CASES) ledger.keepAppended(cases.length);
+  const large = cases.length > LARGE_RUN_CASES;
+  if (!large) ledger.keepAppended(cases.length);
   deps.batch?.attach(ledger);
   let done = cases.length - todo.length;
   opts.onProgress?.(done, cases.length);
@@ -286,7 +287,6 @@ export async function runAudit(
   // time, keeping only figure records in memory (what its summary and digest read) and writing its
   // cases from the ledger (src/runs/case-store.ts).
   const store = ledger.store(cases.map((c) => c.value.id));
-  const large = cases.length > LARGE_RUN_CASES;
   const figures = new FigureRecords();
   const records: CaseRecord[] = [];
   for (const r of store.records()) records.push(large ? figures.of(r) : r);
