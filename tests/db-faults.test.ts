@@ -144,6 +144,29 @@ describe('the embedded demo database honours the statement timeout', () => {
       await db.close();
     }
   }, 60_000);
+
+  it('the statement the worker holds next keeps its own clock and outlives a stopped one', async () => {
+    const db = await openDemoDatabase({
+      cacheDir: join(PACKAGE_ROOT, '.cache', 'ragaudit', 'demo-db'),
+      statementTimeoutMs: 3_000,
+    });
+    try {
+      // Sent together, the second is held by the worker while the first runs: 2 s each, 4 s in
+      // all since they were sent. Each is timed from its own start, so both are within the limit.
+      const pair = await Promise.all([
+        db.query('SELECT pg_sleep(2)::text AS a'),
+        db.query('SELECT pg_sleep(2)::text AS b'),
+      ]);
+      expect(pair).toEqual([[{ a: '' }], [{ b: '' }]]);
+      // The first runs past the limit: its worker is stopped with the second still held, which
+      // then runs on a fresh worker and answers.
+      const [slow, next] = await Promise.allSettled([db.query('SELECT pg_sleep(20)'), db.query('SELECT 2 AS two')]);
+      expect(slow.status === 'rejected' && String(slow.reason.message)).toMatch(/statement timeout of 3000 ms/);
+      expect(next).toEqual({ status: 'fulfilled', value: [{ two: 2 }] });
+    } finally {
+      await db.close();
+    }
+  }, 60_000);
 });
 
 describe('one statement per query: multi-statement text cannot leave READ ONLY', () => {

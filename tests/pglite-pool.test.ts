@@ -156,13 +156,14 @@ describe("a snapshot the worker's reader does not take", { timeout: 120_000 }, (
 });
 
 describe('statements prepared ahead on the embedded database', { timeout: 120_000 }, () => {
-  it('wait behind the statements sent after them that are not background; each kind keeps its order', async () => {
+  it('wait behind the statements sent after them that are not background, but the one the worker holds; each kind keeps its order', async () => {
     const db = await openDemoDatabase({ cacheDir: CACHE });
     try {
       const done: string[] = [];
       const send = (name: string, sql: string, background: boolean) =>
         db.query(sql, [], { background }).then(() => void done.push(name));
-      // The first background statement is running when the others are sent; it is not interrupted.
+      // The first background statement is running when the others are sent; it is not interrupted,
+      // and the worker already holds the second (it starts it the moment the first ends).
       const all = [
         send('batch 1', 'SELECT pg_sleep(0.2)', true),
         send('batch 2', 'SELECT 2', true),
@@ -171,7 +172,7 @@ describe('statements prepared ahead on the embedded database', { timeout: 120_00
         send('check 2', 'SELECT 5', false),
       ];
       await Promise.all(all);
-      expect(done).toEqual(['batch 1', 'check 1', 'check 2', 'batch 2', 'batch 3']);
+      expect(done).toEqual(['batch 1', 'batch 2', 'check 1', 'check 2', 'batch 3']);
     } finally {
       await db.close();
     }

@@ -26,8 +26,9 @@ export interface QueryOptions {
   settings?: readonly (readonly [string, string])[];
   /**
    * Work prepared ahead of need (a batch's statements): where statements wait in one queue (the
-   * embedded database's worker), it runs after every statement that is not, so a case's own
-   * queries (its citation check) do not wait behind the next batches. PostgreSQL ignores it.
+   * embedded database's worker), it runs after every statement that is not, but the one the worker
+   * already holds, so a case's own queries (its citation check) wait behind at most one batch
+   * statement, not the next batches. PostgreSQL ignores it.
    */
   background?: boolean;
 }
