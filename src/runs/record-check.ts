@@ -49,6 +49,26 @@ function nonFinitePath(value: unknown): (string | number)[] | undefined {
 
 type Checked = { ok: true; stored: CaseRecord; line: string } | { ok: false; stage: string; message: string };
 
+/** Records {@link checkRecord} passed, each frozen through and through, so none can change after its check. */
+const checked = new WeakSet<object>();
+
+/** Freezes a parsed JSON value and every object and array inside it. */
+function freezeDeep<T>(value: T): T {
+  if (value && typeof value === 'object') {
+    for (const v of Object.values(value)) freezeDeep(v);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+/**
+ * Whether `record` is one {@link checkRecord} passed (as it returned it): frozen, so still what
+ * was checked, and a writer need not check it again.
+ */
+export function isCheckedRecord(record: CaseRecord): boolean {
+  return checked.has(record);
+}
+
 /** The record as a reader will see it and its JSON line, or why it cannot be stored (stage, field, problem). */
 export function checkRecord(record: CaseRecord): Checked {
   const bad = nonFinitePath(record);
@@ -70,7 +90,9 @@ export function checkRecord(record: CaseRecord): Checked {
     const issues = parsed.error.issues.slice(0, 3).map((i) => `${i.path.join('.') || '(record)'}: ${i.message}`);
     return { ok: false, stage: STAGE_OF_FIELD[String(first.path[0])] ?? 'record', message: issues.join('; ') };
   }
-  return { ok: true, stored: parsed.data, line };
+  const stored = freezeDeep(parsed.data);
+  checked.add(stored);
+  return { ok: true, stored, line };
 }
 
 function valueAt(v: unknown, path: readonly (string | number)[]): unknown {

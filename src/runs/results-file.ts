@@ -14,6 +14,7 @@ import {
 } from '../model/results.js';
 import { jsonlLines } from '../io/jsonl.js';
 import { arrayStore, LARGE_RUN_CASES, LightRecords, type CaseStore } from './case-store.js';
+import { isCheckedRecord } from './record-check.js';
 
 /** `YYYYMMDD-HHMMSS` in UTC. */
 export function timestamp(d = new Date()): string {
@@ -139,8 +140,13 @@ function nestedJson(value: unknown, depth: number): string {
   return json.slice(before, json.length - after);
 }
 
-/** A case record as it will be written, or an internal error naming the case and field. */
+/**
+ * A case record as it will be written, or an internal error naming the case and field. A record
+ * this process checked before storing it (src/runs/record-check.ts) is frozen since: it is written
+ * as it is, not checked twice.
+ */
 function validCase(c: CaseRecord): CaseRecord {
+  if (isCheckedRecord(c)) return c;
   const parsed = CaseRecordSchema.safeParse(c);
   if (!parsed.success) {
     throw new Error(
