@@ -14,6 +14,7 @@ import { buildAuditSetup } from '../src/runs/audit-setup.js';
 import { runAudit } from '../src/runs/audit-run.js';
 import { createRunContext, type RunContext } from '../src/runs/context.js';
 import { Ledger } from '../src/runs/ledger.js';
+import { isCheckedRecord } from '../src/runs/record-check.js';
 import { readResults, writeResults } from '../src/runs/results-file.js';
 import type { CaseRecord } from '../src/model/results.js';
 import { ledgerOf, removeWorkDirs, REPO, resultsOf, runCli, workDir } from './fixtures/audit/harness.js';
@@ -124,6 +125,29 @@ describe('a record that fails the results schema', { timeout: 120_000 }, () => {
     expect([a, b, c].map((id) => stored.get(id)?.status)).toEqual(['error', 'error', 'ok']);
     const files = writeResults(out, result, '# digest\n', { stamp });
     expect(readResults(files.json).cases.map((r) => r.status)).toEqual(['error', 'error', 'ok']);
+  });
+
+  it('a stored record is frozen and written as checked; a copy changed since is checked again and refused', async () => {
+    const { deps } = buildAuditSetup(ctx, {});
+    const out = join(dir, 'frozen');
+    const { result, stamp } = await runAudit(deps, NORMAL, [], { outputDir: out });
+    const [first] = result.cases;
+    expect(isCheckedRecord(first!)).toBe(true);
+    // Frozen through and through: the record and a list deep inside it.
+    expect(Object.isFrozen(first)).toBe(true);
+    const items = Object.values(first!.retrieval ?? {})[0]!.items;
+    expect(Object.isFrozen(items) && Object.isFrozen(items[0])).toBe(true);
+    expect(() => {
+      (first as { question: string }).question = 'changed';
+    }).toThrow(TypeError);
+    // The same record, copied and changed after its check, is not taken on trust.
+    const changed = { ...structuredClone(first!), surprise: true } as CaseRecord;
+    expect(isCheckedRecord(changed)).toBe(false);
+    expect(() => writeResults(out, { ...result, cases: [changed] }, '# digest\n', { stamp })).toThrow(
+      /internal: case .* does not match the results schema: : Unrecognized key/,
+    );
+    const files = writeResults(out, result, '# digest\n', { stamp });
+    expect(readResults(files.json).cases).toEqual(result.cases);
   });
 
   it('onCasesDone runs once, after the last case finished and before the records are read back', async () => {
