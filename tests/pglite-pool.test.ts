@@ -113,14 +113,14 @@ describe('the demo snapshot is checkpointed', { timeout: 120_000 }, () => {
   });
 });
 
-/** A ustar header block (typeflag, name, linkname), its checksum computed as the format says. */
-function tarHeader(name: string, type: string, link = ''): Buffer {
+/** A ustar header block (typeflag, name, linkname, size), its checksum computed as the format says. */
+function tarHeader(name: string, type: string, link = '', size = 0): Buffer {
   const h = Buffer.alloc(512, 0);
   h.write(name, 0, 'latin1');
   h.write('0000644\0', 100, 'latin1');
   h.write('0000000\0', 108, 'latin1');
   h.write('0000000\0', 116, 'latin1');
-  h.write('00000000000\0', 124, 'latin1');
+  h.write(`${size.toString(8).padStart(11, '0')}\0`, 124, 'latin1');
   h.write('00000000000\0', 136, 'latin1');
   h.write(type, 156, 'latin1');
   h.write(link, 157, 'latin1');
@@ -131,6 +131,57 @@ function tarHeader(name: string, type: string, link = ''): Buffer {
   for (const b of h) sum += b;
   h.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148, 'latin1');
   return h;
+}
+
+/** Where a tar's end-of-archive blocks start (after the last entry's data). */
+function tarEnd(tar: Buffer): number {
+  let off = 0;
+  while (off + 512 <= tar.length && tar[off] !== 0) {
+    const size = parseInt(tar.toString('latin1', off + 124, off + 135), 8);
+    off += 512 + Math.ceil(size / 512) * 512;
+  }
+  return off;
+}
+
+describe('a snapshot that holds a file twice', { timeout: 120_000 }, () => {
+  it('opens with the last copy, as tar extracts it', async () => {
+    const snapshot = demoSnapshotPath({ cacheDir: CACHE });
+    await (await openDemoDatabase({ cacheDir: CACHE })).close();
+    const tar = readFileSync(snapshot);
+    const name = tarEntryName(tar, 'postgresql.auto.conf');
+    // A second postgresql.auto.conf after every other entry, setting what the first does not.
+    const text = Buffer.from("# a later copy\nwork_mem = '7MB'\n");
+    const data = Buffer.concat([text, Buffer.alloc(Math.ceil(text.length / 512) * 512 - text.length)]);
+    const end = tarEnd(tar);
+    const file = join(workDir('snapshot-twice'), 'twice.tar');
+    writeFileSync(
+      file,
+      Buffer.concat([tar.subarray(0, end), tarHeader(name, '0', '', text.length), data, tar.subarray(end)]),
+    );
+    const db = await openPgliteWorker({
+      label: 'snapshot with a file twice',
+      statementTimeoutMs: 30_000,
+      snapshot: file,
+    });
+    try {
+      expect(await db.query(`SELECT current_setting('work_mem') AS w, count(*)::int AS n FROM posts`)).toEqual(
+        await db.query(`SELECT '7MB' AS w, count(*)::int AS n FROM posts`),
+      );
+    } finally {
+      await db.close();
+    }
+  });
+});
+
+/** The name a tar gives the entry whose path ends with `suffix` (its own spelling, prefix and all). */
+function tarEntryName(tar: Buffer, suffix: string): string {
+  for (let off = 0; off + 512 <= tar.length && tar[off] !== 0;) {
+    const name = tar.toString('latin1', off, off + 100).replace(/\0.*$/s, '');
+    if (name.replace(/^\.?\/+/, '') === suffix) return name;
+    const size = parseInt(tar.toString('latin1', off + 124, off + 135), 8);
+    off += 512 + Math.ceil(size / 512) * 512;
+  }
+  throw new Error(`no ${suffix} in the snapshot`);
 }
 
 describe("a snapshot the worker's reader does not take", { timeout: 120_000 }, () => {
