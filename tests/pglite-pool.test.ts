@@ -7,6 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { demoSnapshotPath, openDemoDatabase } from '../src/corpus/demo-db.js';
+import { DatabaseError } from '../src/errors.js';
 import { openPgliteWorker } from '../src/corpus/pglite-worker.js';
 import { removeWorkDirs, workDir } from './fixtures/audit/harness.js';
 
@@ -142,6 +143,20 @@ function tarEnd(tar: Buffer): number {
   }
   return off;
 }
+
+describe('a snapshot that cannot be read', { timeout: 60_000 }, () => {
+  it('fails the open with the reason, naming the database', async () => {
+    const missing = join(workDir('snapshot-missing'), 'no-such.tar');
+    const e = await openPgliteWorker({ label: 'missing snapshot', statementTimeoutMs: 30_000, snapshot: missing }).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(e).toBeInstanceOf(DatabaseError);
+    expect((e as Error).message).toMatch(
+      /^cannot open missing snapshot: ENOENT: no such file or directory, open '.*no-such\.tar'$/,
+    );
+  });
+});
 
 describe('a snapshot that holds a file twice', { timeout: 120_000 }, () => {
   it('opens with the last copy, as tar extracts it', async () => {
