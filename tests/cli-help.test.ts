@@ -36,8 +36,13 @@ function documented(help: string): { name: string; short?: string }[] {
 }
 
 describe('--help is generated from the declared options', () => {
-  for (const command of COMMANDS) {
-    it(`${command.name}: the help lists exactly the declared options, each once, with its short name`, async () => {
+  it('each listed command loads the command of its name', async () => {
+    for (const entry of COMMANDS) expect((await entry.load()).name).toBe(entry.name);
+  });
+
+  for (const entry of COMMANDS) {
+    it(`${entry.name}: the help lists exactly the declared options, each once, with its short name`, async () => {
+      const command = await entry.load();
       const r = await cli([command.name, '--help']);
       expect(r.code).toBe(0);
       expect(r.out).toBe(command.name === 'trec' ? command.help : `${command.help}\n`);
@@ -48,7 +53,8 @@ describe('--help is generated from the declared options', () => {
       for (const o of listed) expect(o.short).toBe(command.options[o.name]!.short);
     });
 
-    it(`${command.name}: every option the help lists is read by the parser`, async () => {
+    it(`${entry.name}: every option the help lists is read by the parser`, async () => {
+      const command = await entry.load();
       for (const { name } of documented(command.help)) {
         const spec = command.options[name]!;
         const args = spec.type === 'string' ? [`--${name}`, 'x'] : [`--${name}`];

@@ -39,7 +39,6 @@ Exit codes: 0 done, 2 bad input (or nothing to calibrate with --calibration).`;
 
 export const agreementCommand: Command = {
   name: 'agreement',
-  summary: 'agreement of the judge and the labellers (kappa, per class, intervals); the judge calibration',
   options: OPTIONS,
   help: HELP,
   async run(argv, io) {

@@ -115,7 +115,6 @@ function consoleGrid(cal: Calibration): string {
 /** `ragaudit calibrate`: zone thresholds from the top-1 score distributions. */
 export const calibrateCommand: Command = {
   name: 'calibrate',
-  summary: 'top-1 score distributions by case kind, a threshold grid and a recommended (abstain, weak) pair',
   options: OPTIONS,
   help: HELP,
   async run(argv, io) {

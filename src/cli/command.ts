@@ -11,10 +11,9 @@ export interface CliIO {
   env: NodeJS.ProcessEnv;
 }
 
-/** One CLI command. `run` returns the exit code: 0 ok, 1 failed work or gate, 2 bad input. */
+/** One CLI command (listed in src/cli/commands.ts). `run` returns the exit code: 0 ok, 1 failed work or gate, 2 bad input. */
 export interface Command {
   name: string;
-  summary: string;
   /** Every option the command reads: parsed from argv and listed in the help from this one declaration. */
   options: OptionSpecs;
   /** Full `--help` text: hand-written prose around the options' generated lines. */

@@ -87,7 +87,6 @@ function realPath(file: string): string {
 
 export const compareCommand: Command = {
   name: 'compare',
-  summary: 'compare runs one factor at a time: table, config differences, per-question changes, CIs, gate',
   options: OPTIONS,
   help: HELP,
   async run(argv, io) {

@@ -31,7 +31,6 @@ const MARKS: Record<Mark, string> = { pass: 'PASS', warn: 'WARN', fail: 'FAIL' }
 
 export const doctorCommand: Command = {
   name: 'doctor',
-  summary: 'check a database against a config, in plain sentences: tables, search, pgvector, coverage, goldens, role',
   options: OPTIONS,
   help: `ragaudit doctor [options]
 

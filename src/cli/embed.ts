@@ -44,7 +44,6 @@ function positiveInt(flag: string, v: string | undefined, dflt: number): number 
 
 export const embedCommand: Command = {
   name: 'embed',
-  summary: 'compute post and topic vectors for an embedding model or strategy into a side database',
   options: OPTIONS,
   help: `ragaudit embed --target URL [options]
 

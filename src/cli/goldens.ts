@@ -26,7 +26,6 @@ Exit codes: 0 done, 2 bad input.`;
 
 export const goldensCommand: Command = {
   name: 'goldens',
-  summary: 'widen the cases’ goldens with the pool candidates people judged relevant',
   options: OPTIONS,
   help: HELP,
   async run(argv, io) {

@@ -24,7 +24,6 @@ const OPTIONS = {
 
 export const initCommand: Command = {
   name: 'init',
-  summary: 'write a starting config for a Discourse database: the channels that can work there, commented',
   options: OPTIONS,
   help: `ragaudit init --db URL [options]
 

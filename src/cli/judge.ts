@@ -49,7 +49,6 @@ Exit codes: 0 ok, 1 some cases ended in a judge error, 2 bad input or config.`;
 
 export const judgeCommand: Command = {
   name: 'judge',
-  summary: 're-judge the answers of a stored run (no generator call) and report judge agreement',
   options: OPTIONS,
   help: HELP,
   async run(argv, io) {

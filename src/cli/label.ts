@@ -47,7 +47,6 @@ Exit codes: 130 stopped (labels kept), 2 bad input.`;
 
 export const labelCommand: Command = {
   name: 'label',
-  summary: 'label answers (blind to the judge) and pooled retrieval candidates in a local web page',
   options: OPTIONS,
   help: HELP,
   async run(argv, io) {

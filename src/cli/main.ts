@@ -40,12 +40,13 @@ export async function main(argv: string[], rawIo: CliIO): Promise<number> {
     io.out(`${TOOL_VERSION}\n`);
     return 0;
   }
-  const command: Command | undefined = COMMANDS.find((c) => c.name === name);
-  if (!command) {
+  const entry = COMMANDS.find((c) => c.name === name);
+  if (!entry) {
     io.err(`ragaudit: unknown command '${name}'\n\n${usage()}\n`);
     return 2;
   }
   try {
+    const command: Command = await entry.load();
     return await command.run(rest, io);
   } catch (e) {
     if (e instanceof RagauditError) {

@@ -25,7 +25,6 @@ const OPTIONS = {
 
 export const matrixCommand: Command = {
   name: 'matrix',
-  summary: 'run several configs on the same cases (e.g. configs/A–G) and print their comparison table',
   options: OPTIONS,
   help: `ragaudit matrix CONFIG... [options]
 

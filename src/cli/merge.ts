@@ -12,7 +12,6 @@ const OPTIONS = {
 
 export const mergeCommand: Command = {
   name: 'merge',
-  summary: "join the results of a run's shards (--shard I/N) into the results of the whole run",
   options: OPTIONS,
   help: `ragaudit merge SHARD.json… [options]
 

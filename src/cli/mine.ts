@@ -103,8 +103,6 @@ function commandLine(argv: readonly string[]): string {
 
 export const mineCommand: Command = {
   name: 'mine',
-  summary:
-    'write a question set from the database: stratified public topics, rephrased questions, ambiguous goldens flagged',
   options: OPTIONS,
   help: HELP,
   async run(argv, io) {

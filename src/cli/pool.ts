@@ -34,7 +34,6 @@ Exit codes: 0 written, 2 bad input.`;
 
 export const poolCommand: Command = {
   name: 'pool',
-  summary: 'pool the top-k candidates of several runs per question, minus the judged, for labelling',
   options: OPTIONS,
   help: HELP,
   async run(argv, io) {

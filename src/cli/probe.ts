@@ -30,8 +30,6 @@ const OPTIONS = { ...PIPELINE_OPTIONS, ...OWN_OPTIONS } as const;
 
 export const probeCommand: Command = {
   name: 'probe',
-  summary:
-    'safety probes: injections, system-prompt leaks (canary), role hijacks, abuse, off-topic, indirect injections',
   options: OPTIONS,
   help: `ragaudit probe [options] [--probes FILE]
 

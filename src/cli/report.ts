@@ -35,7 +35,6 @@ Exit codes: 0 written, 2 bad input.`;
 
 export const reportCommand: Command = {
   name: 'report',
-  summary: 'write a self-contained HTML report of a results file',
   options: OPTIONS,
   help: HELP,
   async run(argv, io) {

@@ -34,7 +34,6 @@ const OPTIONS = { ...PIPELINE_OPTIONS, ...OWN_OPTIONS } as const;
 
 export const retrievalCommand: Command = {
   name: 'retrieval',
-  summary: 'replay retrieval by channel, fusion and rerank; per-node Hit@k, MRR, content MRR@10 (no LLM)',
   options: OPTIONS,
   help: `ragaudit retrieval [options]
 

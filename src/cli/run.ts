@@ -34,7 +34,6 @@ const OPTIONS = { ...PIPELINE_OPTIONS, ...OWN_OPTIONS } as const;
 
 export const runCommand: Command = {
   name: 'run',
-  summary: 'the full audit: retrieval, rerank, zones, evidence, generation, citations, judge',
   options: OPTIONS,
   help: `ragaudit run [options]
 

@@ -56,7 +56,6 @@ A query whose judgements are all 0 is evaluated (and scores 0).
 /** `ragaudit trec QRELS RUN`: trec_eval-compatible evaluation of a run. */
 export const trecCommand: Command = {
   name: 'trec',
-  summary: 'evaluate a TREC run against qrels, exactly as trec_eval does',
   options: OPTIONS,
   help: HELP,
   async run(argv, io) {
