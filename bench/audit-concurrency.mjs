@@ -50,13 +50,27 @@ const N = Number(values.cases);
 const C = Number(values.concurrency);
 const D = Number(values.delay);
 
-/** The server process: chat completions after D ms; GET /stats returns and clears its log. */
+/**
+ * The server process: chat completions after D ms; GET /v1/models lists the model at once, as
+ * vLLM and Ollama do (a client checks the model there before its first request); GET /stats
+ * returns and clears its log of completions.
+ */
 function serve() {
   let log = [];
   let inFlight = 0;
   let maxInFlight = 0;
   const content = 'According to [[1]], yes. To go further, open the thread or ask the community in a new topic.';
   const server = http.createServer((req, res) => {
+    if (req.method === 'GET' && req.url === '/v1/models') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          object: 'list',
+          data: [{ id: 'bench-model', object: 'model', created: 0, owned_by: 'bench' }],
+        }),
+      );
+      return;
+    }
     if (req.method === 'GET') {
       res.end(JSON.stringify({ log, maxInFlight }));
       log = [];

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The side-by-side: N cases at generator concurrency C against one local OpenAI-compatible
-// server answering every request after D ms (bench/audit-concurrency.mjs --serve, its own
-// process), timed as whole processes, rounds interleaved so both see the same machine:
+// server answering every chat completion after D ms and listing its model at GET /v1/models at
+// once, as vLLM and Ollama do (bench/audit-concurrency.mjs --serve, its own process), timed as
+// whole processes, rounds interleaved so both see the same machine:
 //   ragaudit  the executable (dist/cli/ragaudit.js run) on the built-in demo graph (3 channels,
 //             2 fusions, offline rerank) with the generator pointed at the server, no judge;
 //   sdk       a bare loop over the `openai` SDK: the same N requests, C at a time, nothing else.
@@ -107,8 +108,8 @@ async function main() {
       );
       fs.rmSync(dir, { recursive: true, force: true });
       const { log } = await (await fetch(`${url}/stats`)).json();
-      // N answers, plus the one-token request of the check before the first case.
-      if (log.length !== N + 1) throw new Error(`ragaudit sent ${log.length} requests, expected ${N} + 1`);
+      // N answers (the check before the first case finds the model in the server's list).
+      if (log.length !== N) throw new Error(`ragaudit sent ${log.length} completions, expected ${N}`);
       console.log(
         `round ${round}: ragaudit ${ours.toFixed(2)} s · bare SDK loop ${sdk.toFixed(2)} s · ratio ${(ours / sdk).toFixed(2)} · load ${os.loadavg()[0].toFixed(1)}`,
       );
