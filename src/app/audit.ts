@@ -68,8 +68,10 @@ export async function auditAndWrite(
       onProgress: bar.update,
       onLedger: (file) => hooks.event({ kind: 'ledger', command: opts.kind, file }),
       onWarning: (text) => hooks.event({ kind: 'warning', text }),
-      // Nothing after the last case reads the database: its memory goes back before the read-back.
-      onCasesDone: () => ctx.close(),
+      // Nothing after the last case reads the database: it closes (its memory goes back) while
+      // the records are read back and written; a failure to close is met where the command
+      // closes the context again (closed once, however often asked).
+      onCasesDone: async () => void ctx.close().catch(() => undefined),
       ...(opts.resume ? { resume: opts.resume } : {}),
       ...(judge ? { summarisers: { judge: judge.summarise } } : {}),
     });
