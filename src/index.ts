@@ -132,7 +132,7 @@ export {
   type MeanN,
   type CountN,
 } from './model/summary.js';
-export { summariseRetrieval } from './runs/summary.js';
+export { sampleLatency, summariseRetrieval } from './runs/summary.js';
 export { summariseGeneration } from './runs/generation-summary.js';
 export { summariseProbes } from './runs/probe-summary.js';
 export { TOOL_VERSION } from './runs/header.js';

@@ -124,6 +124,10 @@ describe('ragaudit run --judge and ragaudit judge', () => {
     expect(rejudged.cases.filter((c) => c.question !== FAILING).map((c) => c.scores)).toEqual(
       result.cases.filter((c) => c.question !== FAILING).map((c) => c.scores),
     );
+    // Retrieval is not redone: the per-query latency stays the run's sample, not its records' batch shares.
+    expect(result.summary.retrieval_batch?.latency_sample).toBeGreaterThan(0);
+    expect(rejudged.summary.retrieval.latency).toEqual(result.summary.retrieval.latency);
+    expect(rejudged.summary.retrieval_batch).toEqual(result.summary.retrieval_batch);
   });
 
   it('re-judges with the offline heuristic when asked, still without the generator', async () => {

@@ -78,7 +78,7 @@ describe('ragaudit matrix configs/A–G on the demo', () => {
         const s = r.summary.retrieval as RetrievalSummary;
         expect(s.errors).toBe(0);
         for (const node of r.nodes) expect(s.latency[node.name]!.n).toBe(16);
-        expect(r.summary.retrieval_batch).toMatchObject({ latency_sample: 16, batched: 92 });
+        expect(r.summary.retrieval_batch).toMatchObject({ latency_sample: 16, batched: 108 });
         results[name] = r;
       }
       expect(readdirSync(out).filter((f) => f.endsWith('.json'))).toHaveLength(CONFIGS.length);

@@ -54,9 +54,15 @@ describe('public API (the built package entry)', { timeout: 180_000 }, () => {
         expect(r.zone, r.id).toMatch(/^(empty|weak|normal)$/);
         expect(r.scores.length, r.id).toBeGreaterThan(0);
       }
-      // The stored summary is the library's own summariser over the records.
+      // The stored summary is the library's own summariser over the records, its per-query latency
+      // that of the latency sample's timings.
       const nodes = ctx.graph.nodes.map((n) => n.name);
-      expect(audit.result.summary.retrieval).toEqual(lib.summariseRetrieval(records, nodes));
+      const timings = audit.result.summary.retrieval_batch!.latency_sample_ms!;
+      expect(timings.map((t) => t.question)).toEqual(cases.map((c) => c.value.question));
+      expect(audit.result.summary.retrieval).toEqual({
+        ...lib.summariseRetrieval(records, nodes),
+        latency: lib.sampleLatency(timings, nodes),
+      });
 
       // Written and read back through the schema, as `ragaudit compare` would read it.
       const files = lib.writeResults(outputDir, audit.result, lib.retrievalMarkdown(audit.result), {

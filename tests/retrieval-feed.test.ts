@@ -1,6 +1,7 @@
 /**
  * The retrieval feed (src/runs/retrieval-feed.ts) on the embedded demo: each distinct question is
- * retrieved once (the sample one query at a time, the rest in batches of the given size), a
+ * retrieved once, in batches of the given size (the latency sample runs a few again one query at a
+ * time, apart, and compares their lists with the batches'), a
  * batch that fails as a whole sends its questions through the per-query path, and an audit fed by
  * it writes the very records of an audit retrieving one query at a time. Calls are counted on the
  * real graph; nothing is timed.
@@ -16,7 +17,9 @@ import type { CaseRecord } from '../src/model/results.js';
 import { buildAuditSetup } from '../src/runs/audit-setup.js';
 import { runAudit } from '../src/runs/audit-run.js';
 import { createRunContext, type RunContext } from '../src/runs/context.js';
-import { RetrievalFeed } from '../src/runs/retrieval-feed.js';
+import { feedSummary, RetrievalFeed } from '../src/runs/retrieval-feed.js';
+import { baseRecord } from '../src/runs/retrieve-case.js';
+import { batchLine } from '../src/reports/retrieval-table.js';
 import { removeWorkDirs, workDir } from './fixtures/audit/harness.js';
 
 const CASES = loadCases([join(PACKAGE_ROOT, 'cases', 'demo', 'questions-core.yml')]);
@@ -48,7 +51,7 @@ describe('the retrieval feed on the embedded demo', { timeout: 240_000 }, () => 
     removeWorkDirs();
   });
 
-  it('retrieves each distinct question once: the sample per query, the rest in batches', async () => {
+  it('retrieves each distinct question once, in batches; the sample runs the last ones per query apart', async () => {
     const questions = withRepeats(CASES).map((c) => c.value.question);
     const distinct = [...new Set(questions)];
     expect(distinct.length).toBe(30);
@@ -59,14 +62,22 @@ describe('the retrieval feed on the embedded demo', { timeout: 240_000 }, () => 
       const feed = new RetrievalFeed(ctx.graph, questions, { batchSize: 8, latencySample: 4 });
       const got = await Promise.all(questions.map((q) => feed.get(q)));
       await feed.settle();
-      // 4 sample questions per query; 26 others in ceil(26 / 8) = 4 batches, each question completed once.
-      expect(run).toHaveBeenCalledTimes(4);
+      // 30 questions in ceil(30 / 8) = 4 batches, each question completed once; then the last 4
+      // distinct questions once more through the per-query path, for their latency alone.
       expect(prepare).toHaveBeenCalledTimes(4);
-      expect(prepare.mock.calls.map(([qs]) => qs.length)).toEqual([8, 8, 8, 2]);
-      expect(complete).toHaveBeenCalledTimes(26);
+      expect(prepare.mock.calls.map(([qs]) => qs.length)).toEqual([8, 8, 8, 6]);
+      expect(complete).toHaveBeenCalledTimes(30);
+      expect(run.mock.calls.map(([q]) => q)).toEqual(distinct.slice(26));
       // A repeated question gets the lists of its first asking.
       expect(got[30]).toBe(got[0]);
-      expect(feed.stats()).toMatchObject({ sample: 4, batched: 26, batches: 4, batchSize: 8, fallbacks: 0 });
+      const stats = feed.stats();
+      expect(stats).toMatchObject({ sample: 4, batched: 30, batches: 4, batchSize: 8, fallbacks: 0 });
+      // Each sample question's timing by node, and its per-query lists are those the batch gave.
+      expect(stats.sampled.map((t) => t.question)).toEqual(distinct.slice(26));
+      for (const t of stats.sampled) {
+        expect(t).toMatchObject({ same_lists: true });
+        if ('nodes' in t) expect(Object.keys(t.nodes)).toEqual(ctx.graph.nodes.map((n) => n.name));
+      }
     } finally {
       vi.restoreAllMocks();
     }
@@ -85,11 +96,52 @@ describe('the retrieval feed on the embedded demo', { timeout: 240_000 }, () => 
       });
       await Promise.all(questions.map((q) => feed.get(q)));
       await feed.settle();
-      // 27 batched questions in batches of 2, 4, 8, 8, then the 5 left.
-      expect(prepare.mock.calls.map(([qs]) => qs.length)).toEqual([2, 4, 8, 8, 5]);
+      // 30 batched questions in batches of 2, 4, 8, 8, then the 8 left.
+      expect(prepare.mock.calls.map(([qs]) => qs.length)).toEqual([2, 4, 8, 8, 8]);
       // The sample is the last 3 questions, asked one at a time after every batch's statements.
       expect(run.mock.calls.map(([q]) => q)).toEqual(questions.slice(27));
       expect(run.mock.invocationCallOrder[0]!).toBeGreaterThan(Math.max(...prepare.mock.invocationCallOrder));
+    } finally {
+      vi.restoreAllMocks();
+    }
+  });
+
+  it('a sample question that fails or whose per-query lists differ is said so; its cases keep the batch lists', async () => {
+    const cases = CASES.slice(0, 10);
+    const questions = cases.map((c) => c.value.question);
+    const original = ctx.graph.run.bind(ctx.graph);
+    // The per-query path fails for the 8th question and returns the 9th's rerank list reversed.
+    vi.spyOn(ctx.graph, 'run').mockImplementation(async (q) => {
+      if (q === questions[7]) throw new Error('statement timeout');
+      const nodes = await original(q);
+      if (q !== questions[8]) return nodes;
+      return { ...nodes, rerank: { ...nodes.rerank!, items: [...nodes.rerank!.items].reverse() } };
+    });
+    try {
+      const feed = new RetrievalFeed(ctx.graph, questions, { batchSize: 4, latencySample: 3, sampleAt: 'idle' });
+      const got = await Promise.all(questions.map((q) => feed.get(q)));
+      // Nothing of the sample ran while the cases were served: it is taken when asked.
+      expect(ctx.graph.run).not.toHaveBeenCalled();
+      await feed.takeSample();
+      await feed.settle();
+      expect(feed.stats().sampled).toEqual([
+        { question: questions[7], error: 'statement timeout' },
+        { question: questions[8], nodes: expect.any(Object), same_lists: false },
+        { question: questions[9], nodes: expect.any(Object), same_lists: true },
+      ]);
+      // The cases of the sample's questions got the batch's lists, whatever the per-query path did.
+      expect(got[8]!.rerank!.items[0]!.post_id).toBe((await original(questions[8]!)).rerank!.items[0]!.post_id);
+      const summary = feedSummary(
+        feed,
+        cases.map((c) => baseRecord(c.value)),
+        ['rerank'],
+      )!;
+      // Two timed questions; the failed one counts in no latency.
+      expect(summary.batch.latency_sample).toBe(2);
+      expect(summary.latency.rerank!.n).toBe(2);
+      expect(batchLine(summary.batch)).toContain(
+        "from 2 questions retrieved one query at a time (1 failed, lists differ from the batches' for 1 of 2); 10 cases in 3 batches",
+      );
     } finally {
       vi.restoreAllMocks();
     }
@@ -110,7 +162,7 @@ describe('the retrieval feed on the embedded demo', { timeout: 240_000 }, () => 
       await feed.settle();
       expect(got.every((n) => Object.keys(n).length === ctx.graph.nodes.length)).toBe(true);
       expect(prepare).toHaveBeenCalledTimes(3);
-      // 2 sample questions, then the 4 of the failed first batch, per query.
+      // The 4 questions of the failed first batch, then the 2 sample questions, per query.
       expect(run).toHaveBeenCalledTimes(6);
       expect(feed.stats().fallbacks).toBe(1);
     } finally {
@@ -139,7 +191,7 @@ describe('the retrieval feed on the embedded demo', { timeout: 240_000 }, () => 
       });
       expect(startedFirst).toBe(true);
       // Started before any case asked: the first batch (2 × the generator's concurrency, 4 by default) and the two after it.
-      expect(prepare.mock.calls.slice(0, 3).map(([qs]) => qs.length)).toEqual([8, 8, 6]);
+      expect(prepare.mock.calls.slice(0, 3).map(([qs]) => qs.length)).toEqual([8, 8, 8]);
       expect(result.cases).toHaveLength(24);
     } finally {
       vi.restoreAllMocks();
@@ -171,9 +223,19 @@ describe('the retrieval feed on the embedded demo', { timeout: 240_000 }, () => 
     expect(fed.result.cases.map(stable)).toEqual(single.result.cases.map(stable));
     expect(fed.result.cases.filter((c) => c.status === 'ok').length).toBeGreaterThan(25);
     const b = fed.result.summary.retrieval_batch!;
-    // An audit takes its sample last: the last 4 distinct questions (cases 26-29); the other 32
-    // cases (26 questions, the 6 repeats among them) come from batches.
-    expect(b).toMatchObject({ latency_sample: 4, batched: 32, distinct_questions: 26, fallbacks: 0 });
+    // Every case (30 questions, 6 repeats) comes from batches; the sample is the last 4 distinct
+    // questions again, per query, once the batches are done, their lists those of the batches.
+    expect(b).toMatchObject({ latency_sample: 4, batched: 36, distinct_questions: 30, fallbacks: 0 });
+    const distinct = [...new Set(cases.map((c) => c.value.question))];
+    expect(b.latency_sample_ms?.map((t) => t.question)).toEqual(distinct.slice(26));
+    expect(b.latency_sample_ms?.every((t) => 'same_lists' in t && t.same_lists)).toBe(true);
+    // The summary's per-query latency is that of those timings (median of 4: the mean of the middle two).
+    const posts = b.latency_sample_ms!.map((t) => ('nodes' in t ? t.nodes.posts! : NaN)).sort((x, y) => x - y);
+    expect(fed.result.summary.retrieval.latency.posts).toEqual({
+      median: (posts[1]! + posts[2]!) / 2,
+      p90: expect.any(Number),
+      n: 4,
+    });
     expect(b.batches).toBeGreaterThan(1);
     expect(single.result.summary.retrieval_batch).toBeUndefined();
   });

@@ -30,7 +30,7 @@ import { storedEvidenceNode, summariseCaseSets, summariseGeneration } from '../s
 import { summariseProbes } from '../src/runs/probe-summary.js';
 import { openResults, readResults, writeResults } from '../src/runs/results-file.js';
 import { LATENCY_SAMPLE } from '../src/runs/retrieval-feed.js';
-import { summariseRetrieval } from '../src/runs/summary.js';
+import { sampleLatency, summariseRetrieval } from '../src/runs/summary.js';
 import { REPO, removeWorkDirs, workDir } from './fixtures/audit/harness.js';
 
 // The whole-run test runs a few dozen cases as a large run: the threshold is read through this.
@@ -48,9 +48,9 @@ vi.mock('../src/runs/case-store.js', async (importOriginal) => {
 afterAll(() => removeWorkDirs());
 
 const REFERENCE = join(import.meta.dirname, '..', 'results', 'reference');
-const RUN = join(REFERENCE, '20261203-165521-demo.json');
-const WEAK = join(REFERENCE, '20261203-165523-demo-weak1.json');
-const PROBES = join(REFERENCE, '20261203-165526-demo-probes.json');
+const RUN = join(REFERENCE, '20261203-233004-demo.json');
+const WEAK = join(REFERENCE, '20261203-233007-demo-weak1.json');
+const PROBES = join(REFERENCE, '20261203-233012-demo-probes.json');
 
 /** The same bytes and the same values (key order included). */
 const same = (a: unknown, b: unknown) => expect(JSON.stringify(a)).toBe(JSON.stringify(b));
@@ -319,13 +319,13 @@ describe('a large run', { timeout: 300_000 }, () => {
         same(s.generation, summariseGeneration(full, evidenceNode(ctx).node));
         same(s.judge, judge!.summarise(full));
         const retrieval = summariseRetrieval(full, nodes);
-        // The latency is that of the feed's sample (the last distinct questions), the batches' share of the others.
+        // The latency is that of the feed's sample (the last distinct questions, timed apart, the
+        // timings in the summary), the batches' share that of every case's record.
         const distinct = [...new Set(full.filter((r) => r.status !== 'gated').map((r) => r.question))];
-        const sample = new Set(distinct.slice(distinct.length - Math.min(LATENCY_SAMPLE, distinct.length)));
-        const seen = new Set<string>();
-        const sampled = full.filter((r) => sample.has(r.question) && !seen.has(r.question) && seen.add(r.question));
-        const batched = full.filter((r) => r.status !== 'gated' && !sample.has(r.question));
-        same(s.retrieval, { ...retrieval, latency: summariseRetrieval(sampled, nodes).latency });
+        const timings = s.retrieval_batch?.latency_sample_ms ?? [];
+        expect(timings.map((t) => t.question)).toEqual(distinct.slice(-Math.min(LATENCY_SAMPLE, distinct.length)));
+        same(s.retrieval, { ...retrieval, latency: sampleLatency(timings, nodes) });
+        const batched = full.filter((r) => r.status !== 'gated');
         expect(s.retrieval_batch?.batched).toBe(batched.length);
         same(s.retrieval_batch?.latency_share, summariseRetrieval(batched, nodes).latency);
         // The summary written is that one, and so is the digest.

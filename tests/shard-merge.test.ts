@@ -77,6 +77,21 @@ describe.each([
     expect(merged.config_digest).toBe(whole.config_digest);
     expect(withoutTimings(merged.cases)).toEqual(withoutTimings(whole.cases));
     expect(withoutTimings(merged.summary)).toEqual(withoutTimings(whole.summary));
+    // The per-query latency is over every shard's sample timings (type-7 median by hand: the
+    // middle value, or the mean of the two middle ones), never over the records' batch shares.
+    const posts = [1, 2, 3, 4]
+      .flatMap((i) => {
+        const shard = read(join(dir, `shard${i}`), `-shard-${i}-of-4.json`).summary as Json;
+        return (shard.retrieval_batch as { latency_sample_ms: { nodes?: Record<string, number> }[] }).latency_sample_ms;
+      })
+      .flatMap((t) => (t.nodes ? [t.nodes.posts!] : []))
+      .sort((x, y) => x - y);
+    const mid = (posts.length - 1) / 2;
+    const latency = ((merged.summary as Json).retrieval as { latency: Record<string, { median: number; n: number }> })
+      .latency;
+    expect(latency.posts!.n).toBe(posts.length);
+    expect(posts.length).toBeGreaterThan(4);
+    expect(latency.posts!.median).toBeCloseTo((posts[Math.floor(mid)]! + posts[Math.ceil(mid)]!) / 2, 9);
     // The whole run's summary keys, in its order (key order is part of the file's bytes).
     const keys = Object.keys(whole.summary as Json).filter((k) => k !== 'retrieval_batch');
     expect(Object.keys(merged.summary as Json)).toEqual(keys);

@@ -237,15 +237,35 @@ export type ProbeSummary = z.infer<typeof ProbeSummarySchema>;
 /** The summary of a results file: retrieval always; generation for run and probe files; judge and probes when they ran. */
 /**
  * How a batched retrieval run spent its time (`summary.retrieval_batch`). The per-query latency is
- * `summary.retrieval.latency`, measured on `latency_sample` distinct questions, each retrieved alone once the batches are done;
- * a batched case's own `latency_ms` is its share of its batch (the embedding call and each
- * channel's statement divided by the cases of the batch, plus its own fusion and rerank time),
- * summarised here as `latency_share`.
+ * `summary.retrieval.latency`, measured on `latency_sample` distinct questions, each retrieved
+ * alone through the per-query path apart from the run's cases (their timings in
+ * `latency_sample_ms`); a batched case's own `latency_ms` is its share of its batch (the embedding
+ * call and each channel's statement divided by the cases of the batch, plus its own fusion and
+ * rerank time), summarised here as `latency_share`.
  */
 export const RetrievalBatchSummarySchema = z
   .object({
-    /** Cases retrieved one query at a time (the latency sample). */
+    /** Distinct questions whose per-query latency was measured (the latency sample). */
     latency_sample: z.number(),
+    /**
+     * The sample's raw timings: each question's latency by node, ms, and whether its per-query
+     * lists were those the batches gave (absent when no case read them), or why it failed. Older
+     * results have none (their sample was the first cases of those questions).
+     */
+    latency_sample_ms: z
+      .array(
+        z.union([
+          z
+            .object({
+              question: z.string(),
+              nodes: z.record(z.string(), z.number()),
+              same_lists: z.boolean().optional(),
+            })
+            .strict(),
+          z.object({ question: z.string(), error: z.string() }).strict(),
+        ]),
+      )
+      .optional(),
     /** Cases retrieved in batches, the distinct questions they ask, and in how many batches. */
     batched: z.number(),
     distinct_questions: z.number(),

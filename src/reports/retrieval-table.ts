@@ -47,8 +47,20 @@ export function batchLine(b: RetrievalBatchSummary): string {
   const rate = b.cases_per_s === null ? '' : `, ${b.cases_per_s} cases/s over ${b.wall_ms} ms`;
   const statements = b.statements_ms === undefined ? '' : ` (statements ${b.statements_ms} ms)`;
   const fallbacks = b.fallbacks ? `; ${b.fallbacks} failed batches retrieved one query at a time` : '';
+  const timings = b.latency_sample_ms ?? [];
+  const failed = timings.filter((t) => 'error' in t).length;
+  const differ = timings.filter((t) => 'same_lists' in t && t.same_lists === false).length;
+  const checked = timings.filter((t) => 'same_lists' in t && t.same_lists !== undefined).length;
+  const sample = [
+    ...(failed ? [`${failed} failed`] : []),
+    ...(checked
+      ? [
+          `lists ${differ ? `differ from the batches' for ${differ} of ${checked}` : `equal to the batches' for ${checked}`}`,
+        ]
+      : []),
+  ];
   return (
-    `p50/p90 are per question alone, from ${b.latency_sample} cases retrieved one query at a time; ` +
-    `the other ${b.batched} cases in ${b.batches} batches of up to ${b.batch_size} questions${rate}${statements}${fallbacks}.`
+    `p50/p90 are per question alone, from ${b.latency_sample} questions retrieved one query at a time${sample.length ? ` (${sample.join(', ')})` : ''}; ` +
+    `${b.batched} cases in ${b.batches} batches of up to ${b.batch_size} questions${rate}${statements}${fallbacks}.`
   );
 }

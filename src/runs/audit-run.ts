@@ -195,8 +195,9 @@ export async function runAudit(
     todo
       .filter((c) => !matchIntentRule(deps.intentRules, c.value.question))
       .flatMap((c) => knownQueries(condenser, c.value)),
-    // The first cases wait for nothing but a small first batch; the latency sample is taken last.
-    { firstBatch: 2 * generatorSettings.concurrency, ...opts.retrieval },
+    // The first cases wait for nothing but a small first batch; the latency sample is taken once the batches are done.
+    // A resumed run reports no batch figures (they would describe only the rest): no sample either.
+    { firstBatch: 2 * generatorSettings.concurrency, ...(opts.resume ? { latencySample: 0 } : {}), ...opts.retrieval },
   );
   // Every service is asked once before the first case. The first batches' statements start as
   // soon as retrieval's own services (embedder, reranker) answered, while the models are still
@@ -274,7 +275,10 @@ export async function runAudit(
       opts.onProgress?.(++done, cases.length);
     },
     { stop: () => breaker.tripped },
-  ).finally(() => feed.settle());
+  )
+    // The latency sample started when the last batch settled; taken now if no batch was left to start it.
+    .then(() => (breaker.tripped ? undefined : feed.takeSample()))
+    .finally(() => feed.settle());
   await opts.onCasesDone?.();
   if (breaker.tripped) {
     const left = cases.filter((c) => ledger.done.get(c.value.id)?.status !== 'ok').length;

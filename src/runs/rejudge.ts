@@ -150,10 +150,14 @@ export async function rejudgeResults(stored: StoredRun, opts: RejudgeOptions): P
     rejudged_from: opts.source,
     summary: {
       ...summary,
-      retrieval: summariseRetrieval(
-        records,
-        stored.nodes.map((n) => n.name),
-      ),
+      retrieval: {
+        ...summariseRetrieval(
+          records,
+          stored.nodes.map((n) => n.name),
+        ),
+        // A batched run's per-query latency is its sample's, not its records' (their batch shares).
+        ...(stored.summary.retrieval_batch ? { latency: stored.summary.retrieval.latency } : {}),
+      },
       ...(stored.summary.generation
         ? { generation: summariseGeneration(records, storedEvidenceNode(stored.summary)) }
         : {}),

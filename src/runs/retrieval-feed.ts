@@ -1,7 +1,9 @@
 import type { CaseRecord } from '../model/results.js';
 import type { RetrievalBatchSummary, RetrievalSummary } from '../model/summary.js';
 import { DEFAULT_BATCH_SIZE, type ChannelBatch, type NodeResult, type RetrievalGraph } from '../retrieval/graph.js';
-import { retrievalLatency } from './summary.js';
+import { redact } from '../errors.js';
+import { recordedMs } from './retrieve-case.js';
+import { retrievalLatency, sampleLatency } from './summary.js';
 
 /** How many questions are retrieved one query at a time to measure the per-query latency. */
 export const LATENCY_SAMPLE = 16;
@@ -9,17 +11,18 @@ export const LATENCY_SAMPLE = 16;
 export interface RetrievalFeedOptions {
   /** Distinct questions per batched statement (default {@link DEFAULT_BATCH_SIZE}). */
   batchSize?: number;
-  /** Distinct questions retrieved one query at a time, one after the other, apart from the batches (default {@link LATENCY_SAMPLE}). */
+  /** Distinct questions retrieved one query at a time, one after the other, apart from the batches (default {@link LATENCY_SAMPLE}; 0: none). */
   latencySample?: number;
   /** `false`: every question through the per-query path, as before batching existed. */
   batch?: boolean;
   /**
-   * Where the latency sample is taken: `end` (default), the last distinct questions, once every
-   * batch's statements are done; `start`, the first ones, before any batch. At the end, no case
-   * waits for the sample before its batch, and the sample measures the engine as the run left it
-   * (warm), so `run` and `retrieval` report the same figure measured the same way.
+   * When the latency sample is taken (the last distinct questions; the first with `start`): `end`
+   * (default), as soon as every batch's statements are done, while the batched cases are still
+   * being answered; `idle`, when the caller asks ({@link RetrievalFeed.takeSample}) once its cases
+   * are done, so nothing else runs beside it; `start`, before any batch (batches wait for it). The
+   * sample measures the engine warm in `end` and `idle`, not the first statements of the process.
    */
-  sampleAt?: 'start' | 'end';
+  sampleAt?: 'start' | 'end' | 'idle';
   /**
    * Size of the first batch; each next one doubles, up to `batchSize` (default: `batchSize`). A
    * small first batch lets consumers start at once while the larger ones are prepared.
@@ -31,6 +34,8 @@ export interface RetrievalFeedOptions {
 export interface RetrievalFeedStats {
   /** Distinct questions in the sample (per-query path, one at a time). */
   sample: number;
+  /** Each sample question's per-query latency by node, in the order taken, or why it failed. */
+  sampled: SampleTiming[];
   /** Distinct questions in batches. */
   batched: number;
   batches: number;
@@ -46,18 +51,37 @@ export interface RetrievalFeedStats {
 type Prepared = { batch: ChannelBatch } | { error: unknown };
 
 /**
+ * One question of the latency sample: each node's latency on the per-query path, ms, and whether
+ * its lists are those the batches gave the run's cases (absent when no case read them: every case
+ * asking it was stopped before retrieval). `error` instead when the per-query path failed.
+ */
+export type SampleTiming =
+  { question: string; nodes: Record<string, number>; same_lists?: boolean } | { question: string; error: string };
+
+type TimedSample = Extract<SampleTiming, { nodes: unknown }>;
+
+/** A node's list as compared between the two paths: post, topic and score of each item, in order. */
+function listsKey(nodes: Record<string, NodeResult>): string {
+  return JSON.stringify(
+    Object.entries(nodes).map(([name, n]) => [name, n.grain, n.items.map((i) => [i.post_id, i.topic_id, i.score])]),
+  );
+}
+
+/**
  * Retrieval of a run's questions, computed ahead of the stages that consume it. The questions
  * are known up front (in the order the run will ask for them); each distinct question is
- * retrieved once, however many cases ask it. A few (the latency sample: the first ones, or the
- * last ones with `sampleAt: 'end'`) go through the per-query path one at a time and apart from
- * the batches, so their latencies are those of a single question; the others in batches: one
- * embedding call and one statement per channel for a batch's questions (src/retrieval/graph.ts),
- * whose lists are exactly those of the per-query path. A batch's statements start when one of its
- * questions is first asked for, and the next two batches' start at the same time, so a consumer
- * never waits for a batch behind the one it reads (generation overlaps retrieval) while memory
- * holds about three batches of lists. A sample at the end starts as soon as the last batch has
- * settled. A batch that fails as a whole sends its questions through the
- * per-query path, so that each meets its own error.
+ * retrieved once, however many cases ask it, in batches: one embedding call and one statement per
+ * channel for a batch's questions (src/retrieval/graph.ts), whose lists are exactly those of the
+ * per-query path. A batch's statements start when one of its questions is first asked for, and
+ * the next two batches' start at the same time, so a consumer never waits for a batch behind the
+ * one it reads (generation overlaps retrieval) while memory holds about three batches of lists.
+ * A batch that fails as a whole sends its questions through the per-query path, so that each
+ * meets its own error.
+ *
+ * The latency sample is a measurement apart, not a way for cases to get their lists: a few
+ * distinct questions (the last ones; the first with `sampleAt: 'start'`) go through the per-query
+ * path one at a time, so their latencies are those of a single question, and their lists are
+ * compared with those the batches gave the cases. No case waits for it.
  */
 export class RetrievalFeed {
   private readonly sampleOf = new Set<string>();
@@ -69,14 +93,18 @@ export class RetrievalFeed {
   /** Cases still to ask for each question: the question's lists are dropped after the last. */
   private readonly remaining = new Map<string, number>();
   private readonly memo = new Map<string, Promise<Record<string, NodeResult>>>();
-  private sampleChain: Promise<unknown> | undefined;
-  private readonly sampleAtEnd: boolean;
+  private readonly sampleAt: 'start' | 'end' | 'idle';
+  /** The sample, once started; its timings in the order taken. */
+  private sampling: Promise<void> | undefined;
+  private readonly sampled: SampleTiming[] = [];
+  /**
+   * The lists of each sample question (see {@link listsKey}) from whichever path gave them first,
+   * until the other does and the two are compared (the sample's timing then says whether they agree).
+   */
+  private readonly firstLists = new Map<string, { key: string; timing?: TimedSample }>();
   /** Batches whose statements were started, and how many of those have settled. */
   private readonly started = new Set<number>();
   private settledBatches = 0;
-  private sampleLeft: number;
-  private sampleDone: Promise<void>;
-  private releaseSample!: () => void;
   private readonly size: number;
   private fallbacks = 0;
   private statementsMs = 0;
@@ -93,24 +121,20 @@ export class RetrievalFeed {
     for (const q of questions) this.remaining.set(q, (this.remaining.get(q) ?? 0) + 1);
     const distinct = [...this.remaining.keys()];
     const batching = opts.batch !== false;
-    const sample = batching ? Math.min(distinct.length, Math.max(1, opts.latencySample ?? LATENCY_SAMPLE)) : 0;
+    const sample = batching ? Math.min(distinct.length, Math.max(0, opts.latencySample ?? LATENCY_SAMPLE)) : 0;
     this.size = Math.max(1, opts.batchSize ?? DEFAULT_BATCH_SIZE);
-    this.sampleAtEnd = opts.sampleAt !== 'start';
-    const sampled = this.sampleAtEnd ? distinct.slice(distinct.length - sample) : distinct.slice(0, sample);
+    this.sampleAt = opts.sampleAt ?? 'end';
+    const sampled = this.sampleAt === 'start' ? distinct.slice(0, sample) : distinct.slice(distinct.length - sample);
     for (const q of sampled) this.sampleOf.add(q);
-    const rest = distinct.filter((q) => !this.sampleOf.has(q));
     let size = Math.min(this.size, Math.max(1, opts.firstBatch ?? this.size));
     if (batching)
-      for (let from = 0; from < rest.length; from += size, size = Math.min(this.size, size * 2)) {
+      for (let from = 0; from < distinct.length; from += size, size = Math.min(this.size, size * 2)) {
         const b = this.batchQuestions.length;
-        const list = rest.slice(from, from + size);
+        const list = distinct.slice(from, from + size);
         this.batchQuestions.push(list);
         this.batchLeft.push(list.length);
         list.forEach((q, k) => this.batchOf.set(q, { b, k }));
       }
-    this.sampleLeft = sample;
-    this.sampleDone = new Promise((resolve) => (this.releaseSample = resolve));
-    if (!sample) this.releaseSample();
   }
 
   /**
@@ -158,46 +182,45 @@ export class RetrievalFeed {
   }
 
   private compute(question: string): Promise<Record<string, NodeResult>> {
-    if (this.sampleOf.has(question)) {
-      // One at a time, and apart from the batches: a sample question's latency is that of a question alone.
-      this.sampleChain ??= this.sampleAtEnd ? this.batchesSettled() : Promise.resolve();
-      const run = this.sampleChain.then(() => this.graph.run(question));
-      this.sampleChain = run.then(
-        () => this.sampleFinished(),
-        () => this.sampleFinished(),
-      );
-      return run;
-    }
     const at = this.batchOf.get(question);
     if (at === undefined) return this.graph.run(question);
     return this.fromBatch(question, at.b, at.k);
   }
 
-  /** Starts every batch not started yet and waits until all have settled (the sample at the end). */
-  private async batchesSettled(): Promise<void> {
-    const pending = this.batchQuestions.map((_, b) => b).filter((b) => !this.started.has(b));
-    await Promise.all(pending.map((b) => this.prepare(b)));
-    while (this.settledBatches < this.started.size) await Promise.all([...this.prepared.values()]);
+  /**
+   * Takes the latency sample if it has not started yet, and waits for it: a caller with
+   * `sampleAt: 'idle'` calls it once its cases are done; any caller, before it summarises.
+   */
+  takeSample(): Promise<void> {
+    if (!this.sampling) {
+      // One question at a time, nothing of the feed's beside it: each latency is that of a question alone.
+      this.sampling = (async () => {
+        for (const question of this.sampleOf) {
+          try {
+            const nodes = await this.graph.run(question);
+            const timing: TimedSample = {
+              question,
+              nodes: Object.fromEntries(Object.entries(nodes).map(([name, n]) => [name, recordedMs(n.latencyMs)])),
+            };
+            this.compareLists(question, listsKey(nodes), timing);
+            this.sampled.push(timing);
+          } catch (e) {
+            this.sampled.push({ question, error: redact(e instanceof Error ? e.message : String(e)) });
+          }
+        }
+      })();
+      this.track(this.sampling);
+    }
+    return this.sampling;
   }
 
   /**
-   * Counts a settled batch; once the last has, a sample taken at the end starts at once, not when
-   * its first question is asked for (the last cases of the run), so it overlaps the generation of
-   * the batched cases instead of holding up the run's tail.
+   * Counts a settled batch; once the last has, a sample taken at the `end` starts at once, while
+   * the batched cases are still being answered, instead of holding up the run's tail.
    */
   private batchSettled(): void {
     this.settledBatches++;
-    if (!this.sampleAtEnd || this.settledBatches < this.batchQuestions.length) return;
-    for (const q of this.sampleOf) {
-      if (this.memo.has(q) || !this.remaining.has(q)) continue;
-      const p = this.compute(q);
-      this.memo.set(q, p);
-      this.track(p);
-    }
-  }
-
-  private sampleFinished(): void {
-    if (--this.sampleLeft === 0) this.releaseSample();
+    if (this.sampleAt === 'end' && this.settledBatches === this.batchQuestions.length) void this.takeSample();
   }
 
   private async fromBatch(question: string, b: number, k: number): Promise<Record<string, NodeResult>> {
@@ -210,7 +233,20 @@ export class RetrievalFeed {
     if ('error' in got) return this.graph.run(question);
     const nodes = await this.graph.completePrepared(question, got.batch.prepared[k]!);
     this.lastBatchedAt = performance.now();
+    if (this.sampleOf.has(question)) this.compareLists(question, listsKey(nodes));
     return nodes;
+  }
+
+  /** Keeps a sample question's lists from one path, or compares them with the other's (`timing`: the sample's). */
+  private compareLists(question: string, key: string, timing?: TimedSample): void {
+    const first = this.firstLists.get(question);
+    if (!first) {
+      this.firstLists.set(question, { key, ...(timing ? { timing } : {}) });
+      return;
+    }
+    this.firstLists.delete(question);
+    const sampled = timing ?? first.timing;
+    if (sampled) sampled.same_lists = first.key === key;
   }
 
   private prepare(b: number): Promise<Prepared> {
@@ -218,7 +254,7 @@ export class RetrievalFeed {
     if (!p) {
       // Batches wait for a sample taken first, so that its latencies are those of a question alone.
       this.started.add(b);
-      p = (this.sampleAtEnd ? Promise.resolve() : this.sampleDone).then(() => {
+      p = (this.sampleAt === 'start' ? this.takeSample() : Promise.resolve()).then(() => {
         this.firstBatchAt ??= performance.now();
         return this.graph.prepareBatch(this.batchQuestions[b]!).then(
           (batch): Prepared => {
@@ -244,11 +280,6 @@ export class RetrievalFeed {
     while (this.completions.size) await Promise.all([...this.completions]);
   }
 
-  /** Whether a question is one of the latency sample's. */
-  inSample(question: string): boolean {
-    return this.sampleOf.has(question);
-  }
-
   /** Whether a question was given to a batch. */
   inBatches(question: string): boolean {
     return this.batchOf.has(question);
@@ -258,6 +289,7 @@ export class RetrievalFeed {
     const batched = this.batchQuestions.reduce((a, l) => a + l.length, 0);
     return {
       sample: this.sampleOf.size,
+      sampled: this.sampled,
       batched,
       batches: this.batchQuestions.length,
       batchSize: this.size,
@@ -270,9 +302,10 @@ export class RetrievalFeed {
 
 /**
  * The retrieval summary's latency and batch figures of a run whose retrieval went through a
- * feed: `latency` stays the latency of one question alone (the sample's first cases), and the
- * batch block says what was batched, how fast, and each node's share of the batches' time.
- * Undefined when nothing was batched (the summary's latency is then already per question).
+ * feed: `latency` is the latency of one question alone (the sample, its raw timings kept in
+ * `latency_sample_ms` so the figure can be recomputed), and the batch block says what was
+ * batched, how fast, and each node's share of the batches' time. Undefined when nothing was
+ * batched (the summary's latency is then already per question, from the records).
  */
 export function feedSummary(
   feed: RetrievalFeed,
@@ -281,22 +314,15 @@ export function feedSummary(
 ): { latency: RetrievalSummary['latency']; batch: RetrievalBatchSummary } | undefined {
   const stats = feed.stats();
   if (!stats.batches) return undefined;
-  const seen = new Set<string>();
   // What a record's retrieval searched for: its question, or a conversation's retrieval query.
-  const query = (r: CaseRecord) => r.retrieval_query?.text ?? r.question;
-  const sample = records.filter((r) => {
-    const q = query(r);
-    if (!feed.inSample(q) || seen.has(q)) return false;
-    seen.add(q);
-    return true;
-  });
   // Cases stopped by an intent rule asked for no retrieval; a query condensed by a model was not
   // known up front and took the per-query path (and a case whose condensation failed, none).
-  const batched = records.filter((r) => r.status !== 'gated' && feed.inBatches(query(r)));
+  const batched = records.filter((r) => r.status !== 'gated' && feed.inBatches(r.retrieval_query?.text ?? r.question));
   return {
-    latency: retrievalLatency(sample, nodes),
+    latency: sampleLatency(stats.sampled, nodes),
     batch: {
-      latency_sample: sample.length,
+      latency_sample: stats.sampled.filter((s) => 'nodes' in s).length,
+      latency_sample_ms: stats.sampled,
       batched: batched.length,
       distinct_questions: stats.batched,
       batches: stats.batches,

@@ -43,9 +43,9 @@ export type RetrievalRunOptions = RetrievalFeedOptions & {
 };
 
 /**
- * Runs retrieval (and rerank) for every case through a {@link RetrievalFeed}: the first questions
- * (a sample) one query at a time, which gives the per-query latency; the others in batches whose
- * lists are exactly those of the per-query path. A batch that fails as a whole is retrieved one
+ * Runs retrieval (and rerank) for every case through a {@link RetrievalFeed}: in batches whose
+ * lists are exactly those of the per-query path, then a sample of questions one query at a time,
+ * alone, which gives the per-query latency. A batch that fails as a whole is retrieved one
  * query at a time, so each case meets its own error.
  * A case whose retrieval fails ends as an error record naming the stage; it is counted apart and
  * never scored as a miss. Every record is checked against the results schema as it will be read
@@ -83,10 +83,11 @@ export async function runRetrieval(
   const light = new LightRecords();
   const breaker = new CircuitBreaker(ctx.config.circuit_breaker);
   // A conversation whose query a model condenses is retrieved once that query is known.
+  // The latency sample is taken once every case is retrieved, with nothing else running beside it.
   const feed = new RetrievalFeed(
     ctx.graph,
     cases.flatMap((c) => knownQueries(condenser, c.value)),
-    feedOpts,
+    { sampleAt: 'idle', ...feedOpts },
   );
   // Cases that ask the same question with the same expectations share one retrieval record.
   const same = new WeakMap<Record<string, NodeResult>, Map<string, CaseRecord['retrieval']>>();
@@ -141,6 +142,7 @@ export async function runRetrieval(
       },
       { stop: () => breaker.tripped },
     );
+    if (!breaker.tripped) await feed.takeSample();
   } finally {
     // Nothing may still be reading when the caller closes the database.
     await feed.settle();

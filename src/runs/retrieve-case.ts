@@ -61,6 +61,9 @@ export async function retrieveCase(
   return { nodes, retrieval: retrievalRecord(c, nodes) };
 }
 
+/** A latency as results keep it: ms, to the hundredth. */
+export const recordedMs = (ms: number): number => Math.round(ms * 100) / 100;
+
 /** Every node's list (the first {@link KEPT_ITEMS}), metrics and latency, as a record keeps them. */
 export function retrievalRecord(c: Case, nodes: Record<string, NodeResult>): CaseRecord['retrieval'] {
   const retrieval: CaseRecord['retrieval'] = {};
@@ -73,7 +76,7 @@ export function retrievalRecord(c: Case, nodes: Record<string, NodeResult>): Cas
         ...caseRetrievalMetrics(c, res.items, res.grain),
         ...(res.indexRecall ? indexRecallMetrics(c, res.indexRecall, res.grain) : {}),
       },
-      latency_ms: Math.round(res.latencyMs * 100) / 100,
+      latency_ms: recordedMs(res.latencyMs),
       ...(res.gatedOut !== undefined ? { gated_out: res.gatedOut } : {}),
       ...(res.annShort ? { ann_short: res.annShort } : {}),
     };

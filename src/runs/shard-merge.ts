@@ -5,7 +5,7 @@ import type { RunSummary } from '../model/summary.js';
 import { storedEvidenceNode, summariseCaseSets, summariseGeneration } from './generation-summary.js';
 import { summariseProbes } from './probe-summary.js';
 import { configFromResults } from './rejudge.js';
-import { summariseRetrieval } from './summary.js';
+import { sampleLatency, summariseRetrieval } from './summary.js';
 import { batchPriced } from './batch-run.js';
 import type { CaseStore } from './case-store.js';
 
@@ -97,6 +97,14 @@ export function mergeShards(shards: readonly ShardFile[]): RunResult {
       first.nodes.map((n) => n.name),
     ),
   };
+  // Each shard timed its own latency sample apart from its cases (whose records hold their batch
+  // shares): the per-query latency of the whole run is over all the shards' timings.
+  const timings = ordered.map((s) => s.result.summary.retrieval_batch?.latency_sample_ms);
+  if (timings.every((t) => t !== undefined))
+    summary.retrieval.latency = sampleLatency(
+      timings.flat(),
+      first.nodes.map((n) => n.name),
+    );
   if (stored.generation) summary.generation = summariseGeneration(cases, storedEvidenceNode(stored));
   // The set blocks, read at the node the shards read them at (every shard ran the same config).
   const setsNode = storedEvidenceNode(stored) ?? stored.conversations?.node;

@@ -1,7 +1,7 @@
 import { quantile } from '../scoring/statistics.js';
 import { aggregateRetrieval, meanN } from '../scoring/retrieval-metrics.js';
 import type { CaseRecord } from '../model/results.js';
-import type { ConversationsSummary, RetrievalSummary } from '../model/summary.js';
+import type { ConversationsSummary, RetrievalBatchSummary, RetrievalSummary } from '../model/summary.js';
 import type { RetrievalCaseMetrics } from '../scoring/retrieval-metrics.js';
 
 function metricsOf(records: readonly CaseRecord[], node: string): Partial<RetrievalCaseMetrics>[] {
@@ -112,15 +112,27 @@ export function retrievalLatency(
   nodes: readonly string[],
 ): RetrievalSummary['latency'] {
   const out: RetrievalSummary['latency'] = {};
-  for (const node of nodes) {
-    const lat = records.filter((r) => r.retrieval[node]).map((r) => r.retrieval[node]!.latency_ms);
-    out[node] = {
-      median: lat.length ? quantile(lat, 0.5) : null,
-      p90: lat.length ? quantile(lat, 0.9) : null,
-      n: lat.length,
-    };
-  }
+  for (const node of nodes)
+    out[node] = quantiles(records.filter((r) => r.retrieval[node]).map((r) => r.retrieval[node]!.latency_ms));
   return out;
+}
+
+/**
+ * The same figures over a latency sample's raw timings (`retrieval_batch.latency_sample_ms`: each
+ * question's latency by node, ms); a question whose per-query path failed counts in none.
+ */
+export function sampleLatency(
+  timings: NonNullable<RetrievalBatchSummary['latency_sample_ms']>,
+  nodes: readonly string[],
+): RetrievalSummary['latency'] {
+  const timed = timings.flatMap((t) => ('nodes' in t ? [t.nodes] : []));
+  const out: RetrievalSummary['latency'] = {};
+  for (const node of nodes) out[node] = quantiles(timed.flatMap((t) => (node in t ? [t[node]!] : [])));
+  return out;
+}
+
+function quantiles(lat: number[]): RetrievalSummary['latency'][string] {
+  return { median: lat.length ? quantile(lat, 0.5) : null, p90: lat.length ? quantile(lat, 0.9) : null, n: lat.length };
 }
 
 /** Retrieval figures of a set of case records: only cases that completed retrieval count. */
