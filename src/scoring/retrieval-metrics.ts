@@ -68,12 +68,31 @@ export function passageCarries(passage: string, term: string): boolean {
   return termAlternatives(term).some((alt) => carriesTerm(passage, alt));
 }
 
+/** Distinct passages whose reader text is kept (about 2 KB each, raw and reader text). */
+const PASSAGE_MEMO = 2048;
+const passageTexts = new Map<string, string>();
+
+/**
+ * {@link readerText} of a retrieved passage, kept for the last {@link PASSAGE_MEMO} distinct ones:
+ * the same posts come back in several nodes' lists of a case (content recall@5 reads the first five
+ * of the ten content MRR@10 reads) and across a forum's questions.
+ */
+function passageText(text: string): string {
+  let reader = passageTexts.get(text);
+  if (reader === undefined) {
+    if (passageTexts.size >= PASSAGE_MEMO) passageTexts.clear();
+    reader = readerText(text);
+    passageTexts.set(text, reader);
+  }
+  return reader;
+}
+
 /**
  * content_recall@k: 1 if every term occurs in the passage text of some result in the first k.
  * Passage text is the post's own text (not its title or category).
  */
 export function contentRecallAt(items: readonly RetrievedItem[], terms: readonly string[], k: number): number {
-  const texts = items.slice(0, k).map((i) => readerText(i.text));
+  const texts = items.slice(0, k).map((i) => passageText(i.text));
   return terms.every((t) => texts.some((x) => passageCarries(x, t))) ? 1 : 0;
 }
 
@@ -82,7 +101,7 @@ export function contentRecallAt(items: readonly RetrievedItem[], terms: readonly
  * whose passage carries the term (0 if none); 1.0 only if every term rides the rank-1 passage.
  */
 export function contentReciprocalRankAt(items: readonly RetrievedItem[], terms: readonly string[], k = 10): number {
-  const texts = items.slice(0, k).map((i) => readerText(i.text));
+  const texts = items.slice(0, k).map((i) => passageText(i.text));
   let sum = 0;
   for (const term of terms) sum += reciprocalRank(texts, k, (x) => passageCarries(x, term));
   return terms.length ? sum / terms.length : 0;
