@@ -14,7 +14,7 @@ import { buildAuditSetup } from '../src/runs/audit-setup.js';
 import { runAudit } from '../src/runs/audit-run.js';
 import { createRunContext, type RunContext } from '../src/runs/context.js';
 import { Ledger } from '../src/runs/ledger.js';
-import { isCheckedRecord } from '../src/runs/record-check.js';
+import { checkRecord, isCheckedRecord } from '../src/runs/record-check.js';
 import { readResults, writeResults } from '../src/runs/results-file.js';
 import type { CaseRecord } from '../src/model/results.js';
 import { ledgerOf, removeWorkDirs, REPO, resultsOf, runCli, workDir } from './fixtures/audit/harness.js';
@@ -148,6 +148,25 @@ describe('a record that fails the results schema', { timeout: 120_000 }, () => {
     );
     const files = writeResults(out, result, '# digest\n', { stamp });
     expect(readResults(files.json).cases).toEqual(result.cases);
+  });
+
+  it('a checked record is what a reader of its line sees: undefined properties dropped, a Date refused', async () => {
+    const { deps } = buildAuditSetup(ctx, {});
+    const { result } = await runAudit(deps, NORMAL.slice(0, 1), [], { outputDir: join(dir, 'as-read') });
+    // A record as a stage might build it: an optional property left undefined, deep and at the top.
+    const built = structuredClone(result.cases[0]!) as CaseRecord & { probe?: unknown };
+    built.probe = undefined;
+    (built.sources![0] as { neighbours?: unknown }).neighbours = undefined;
+    const checked = checkRecord(built);
+    expect(checked.ok).toBe(true);
+    if (!checked.ok) return;
+    const read = (JSON.parse(checked.line) as { case: CaseRecord }).case;
+    expect(checked.stored).toEqual(read);
+    expect('probe' in checked.stored).toBe(false);
+    expect('neighbours' in checked.stored.sources![0]!).toBe(false);
+    // JSON would have written a Date as its text; the check refuses it instead, naming the field.
+    const dated = { ...structuredClone(result.cases[0]!), question: new Date(0) } as unknown as CaseRecord;
+    expect(checkRecord(dated)).toMatchObject({ ok: false, message: expect.stringMatching(/^question: /) });
   });
 
   it('onCasesDone runs once, after the last case finished and before the records are read back', async () => {
