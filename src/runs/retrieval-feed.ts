@@ -51,12 +51,12 @@ export interface RetrievalFeedStats {
 type Prepared = { batch: ChannelBatch } | { error: unknown };
 
 /**
- * One question of the latency sample: each node's latency on the per-query path, ms, and whether
- * its lists are those the batches gave the run's cases (absent when no case read them: every case
- * asking it was stopped before retrieval). `error` instead when the per-query path failed.
+ * One question of the latency sample, as the results keep it (`retrieval_batch.latency_sample_ms`):
+ * each node's latency on the per-query path, ms, and whether its lists are those the batches gave
+ * the run's cases (absent when no case read them: every case asking it was stopped before
+ * retrieval); `error` instead when the per-query path failed.
  */
-export type SampleTiming =
-  { question: string; nodes: Record<string, number>; same_lists?: boolean } | { question: string; error: string };
+export type SampleTiming = NonNullable<RetrievalBatchSummary['latency_sample_ms']>[number];
 
 type TimedSample = Extract<SampleTiming, { nodes: unknown }>;
 
