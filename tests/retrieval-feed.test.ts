@@ -142,6 +142,7 @@ describe('the retrieval feed on the embedded demo', { timeout: 240_000 }, () => 
       expect(batchLine(summary.batch)).toContain(
         "from 2 questions retrieved one query at a time (1 failed, lists differ from the batches' for 1 of 2); 10 cases in 3 batches",
       );
+      expect(batchLine({ ...summary.batch, batches: 1 })).toContain('10 cases in one batch of up to 4 questions');
     } finally {
       vi.restoreAllMocks();
     }

@@ -61,6 +61,6 @@ export function batchLine(b: RetrievalBatchSummary): string {
   ];
   return (
     `p50/p90 are per question alone, from ${b.latency_sample} questions retrieved one query at a time${sample.length ? ` (${sample.join(', ')})` : ''}; ` +
-    `${b.batched} cases in ${b.batches} batches of up to ${b.batch_size} questions${rate}${statements}${fallbacks}.`
+    `${b.batched} cases in ${b.batches === 1 ? 'one batch' : `${b.batches} batches`} of up to ${b.batch_size} questions${rate}${statements}${fallbacks}.`
   );
 }
