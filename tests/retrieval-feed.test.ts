@@ -18,6 +18,7 @@ import { buildAuditSetup } from '../src/runs/audit-setup.js';
 import { runAudit } from '../src/runs/audit-run.js';
 import { createRunContext, type RunContext } from '../src/runs/context.js';
 import { feedSummary, RetrievalFeed } from '../src/runs/retrieval-feed.js';
+import { runRetrieval } from '../src/runs/retrieval-run.js';
 import { baseRecord } from '../src/runs/retrieve-case.js';
 import { batchLine } from '../src/reports/retrieval-table.js';
 import { removeWorkDirs, workDir } from './fixtures/audit/harness.js';
@@ -143,6 +144,28 @@ describe('the retrieval feed on the embedded demo', { timeout: 240_000 }, () => 
         "from 2 questions retrieved one query at a time (1 failed, lists differ from the batches' for 1 of 2); 10 cases in 3 batches",
       );
       expect(batchLine({ ...summary.batch, batches: 1 })).toContain('10 cases in one batch of up to 4 questions');
+    } finally {
+      vi.restoreAllMocks();
+    }
+  });
+
+  it('retrieval.latency_sample sets the sample: 0 takes none and reports no per-query latency', async () => {
+    const cases = CASES.slice(0, 12);
+    const run = vi.spyOn(ctx.graph, 'run');
+    const sized = (n: number): RunContext => ({
+      ...ctx,
+      config: { ...ctx.config, retrieval: { ...ctx.config.retrieval, latency_sample: n } },
+    });
+    try {
+      const none = await runRetrieval(sized(0), cases, []);
+      expect(run).not.toHaveBeenCalled();
+      const b = none.summary.retrieval_batch!;
+      expect(b).toMatchObject({ latency_sample: 0, latency_sample_ms: [], batched: 12 });
+      expect(Object.values(none.summary.retrieval.latency).every((l) => l.n === 0 && l.median === null)).toBe(true);
+      expect(batchLine(b)).toMatch(/^no per-query latency sample was taken \(retrieval\.latency_sample: 0\); 12 cases/);
+      const two = await runRetrieval(sized(2), cases, []);
+      expect(run.mock.calls.map(([q]) => q)).toEqual(cases.slice(10).map((c) => c.value.question));
+      expect(two.summary.retrieval_batch!.latency_sample).toBe(2);
     } finally {
       vi.restoreAllMocks();
     }

@@ -165,6 +165,12 @@ export const ConfigSchema = z
         /** Retrieval queries run at most this many at once. */
         concurrency: z.number().int().positive().default(4),
         /**
+         * Distinct questions a batched run retrieves again one query at a time, alone, for the
+         * per-query latency (src/runs/retrieval-feed.ts; absent: 16). Each costs one more
+         * embedding call and rerank request; 0 takes none and reports no per-query latency.
+         */
+        latency_sample: z.number().int().min(0).max(1000).optional(),
+        /**
          * Index recall: every semantic channel also runs in the other search mode, and each case
          * records recall@k of `ann` against `exact` and whether a golden was lost by the index alone.
          */

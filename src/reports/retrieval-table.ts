@@ -59,8 +59,12 @@ export function batchLine(b: RetrievalBatchSummary): string {
         ]
       : []),
   ];
+  const perQuery =
+    b.latency_sample_ms && timings.length === 0
+      ? 'no per-query latency sample was taken (retrieval.latency_sample: 0)'
+      : `p50/p90 are per question alone, from ${b.latency_sample} questions retrieved one query at a time${sample.length ? ` (${sample.join(', ')})` : ''}`;
   return (
-    `p50/p90 are per question alone, from ${b.latency_sample} questions retrieved one query at a time${sample.length ? ` (${sample.join(', ')})` : ''}; ` +
+    `${perQuery}; ` +
     `${b.batched} cases in ${b.batches === 1 ? 'one batch' : `${b.batches} batches`} of up to ${b.batch_size} questions${rate}${statements}${fallbacks}.`
   );
 }

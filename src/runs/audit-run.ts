@@ -10,7 +10,7 @@ import { CircuitBreaker, RunStoppedError } from './breaker.js';
 import { resultHeader } from './header.js';
 import { caseFingerprint, fingerprintDigest, Ledger } from './ledger.js';
 import { forEachConcurrent } from './pool.js';
-import { feedSummary, RetrievalFeed, type RetrievalFeedOptions } from './retrieval-feed.js';
+import { configuredSample, feedSummary, RetrievalFeed, type RetrievalFeedOptions } from './retrieval-feed.js';
 import { matchIntentRule } from '../cases/intent-rules.js';
 import { checkServices, preflightError, retrievalServices } from './preflight.js';
 import { errorRecord, storable } from './record-check.js';
@@ -197,7 +197,12 @@ export async function runAudit(
       .flatMap((c) => knownQueries(condenser, c.value)),
     // The first cases wait for nothing but a small first batch; the latency sample is taken once the batches are done.
     // A resumed run reports no batch figures (they would describe only the rest): no sample either.
-    { firstBatch: 2 * generatorSettings.concurrency, ...(opts.resume ? { latencySample: 0 } : {}), ...opts.retrieval },
+    {
+      firstBatch: 2 * generatorSettings.concurrency,
+      ...configuredSample(deps.ctx.config),
+      ...(opts.resume ? { latencySample: 0 } : {}),
+      ...opts.retrieval,
+    },
   );
   // Every service is asked once before the first case. The first batches' statements start as
   // soon as retrieval's own services (embedder, reranker) answered, while the models are still

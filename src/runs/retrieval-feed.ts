@@ -1,3 +1,4 @@
+import type { Config } from '../config/schema.js';
 import type { CaseRecord } from '../model/results.js';
 import type { RetrievalBatchSummary, RetrievalSummary } from '../model/summary.js';
 import { DEFAULT_BATCH_SIZE, type ChannelBatch, type NodeResult, type RetrievalGraph } from '../retrieval/graph.js';
@@ -7,6 +8,12 @@ import { retrievalLatency, sampleLatency } from './summary.js';
 
 /** How many questions are retrieved one query at a time to measure the per-query latency. */
 export const LATENCY_SAMPLE = 16;
+
+/** The sample size a config asks for (`retrieval.latency_sample`), as feed options; none: the default. */
+export function configuredSample(config: Pick<Config, 'retrieval'>): Pick<RetrievalFeedOptions, 'latencySample'> {
+  const n = config.retrieval.latency_sample;
+  return n === undefined ? {} : { latencySample: n };
+}
 
 export interface RetrievalFeedOptions {
   /** Distinct questions per batched statement (default {@link DEFAULT_BATCH_SIZE}). */

@@ -7,7 +7,7 @@ import { forEachConcurrent } from './pool.js';
 import { preflightAll, retrievalServices } from './preflight.js';
 import { errorRecord, storable } from './record-check.js';
 import { baseRecord, retrievalRecord } from './retrieve-case.js';
-import { feedSummary, RetrievalFeed, type RetrievalFeedOptions } from './retrieval-feed.js';
+import { configuredSample, feedSummary, RetrievalFeed, type RetrievalFeedOptions } from './retrieval-feed.js';
 import type { RunContext } from './context.js';
 import { resultHeader } from './header.js';
 import type { CaseRecord } from '../model/results.js';
@@ -87,7 +87,7 @@ export async function runRetrieval(
   const feed = new RetrievalFeed(
     ctx.graph,
     cases.flatMap((c) => knownQueries(condenser, c.value)),
-    { sampleAt: 'idle', ...feedOpts },
+    { sampleAt: 'idle', ...configuredSample(ctx.config), ...feedOpts },
   );
   // Cases that ask the same question with the same expectations share one retrieval record.
   const same = new WeakMap<Record<string, NodeResult>, Map<string, CaseRecord['retrieval']>>();
