@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { ScoreSchema } from './scores.js';
 import { RunSummarySchema } from './summary.js';
+import { VerdictSchema } from './verdict.js';
 import { ZoneSchema } from './zones.js';
 
 /** Bumped on any incompatible change of the results file. */
@@ -150,6 +151,8 @@ export const CaseRecordSchema = z
     latency_ms: z.number().optional(),
     cached: z.boolean().optional(),
     scores: z.array(ScoreSchema).default([]),
+    /** Whether the case passed its checks (src/model/verdict.ts); absent on an errored case. */
+    verdict: VerdictSchema.optional(),
   })
   .strict();
 

@@ -3,9 +3,10 @@
  * The shapes live here (zod, with the TS types inferred); the functions that compute them stay
  * with their stage (src/runs/summary.ts, src/runs/generation-summary.ts, src/judge/summary.ts,
  * src/runs/probe-summary.ts). Key order is the order those functions write, so a stored file
- * read and written again keeps its bytes. Part of the model: imports only zod.
+ * read and written again keeps its bytes. Part of the model: imports only zod and the model beside it.
  */
 import { z } from 'zod';
+import { VerdictSummarySchema } from './verdict.js';
 import { ZoneSchema } from './zones.js';
 
 const num = z.number().nullable();
@@ -302,6 +303,8 @@ export const RunSummarySchema = z
     conversations: ConversationsSummarySchema.optional(),
     judge: JudgeSummarySchema.optional(),
     probes: ProbeSummarySchema.optional(),
+    /** Per-case verdict counts and the pass rate (src/model/verdict.ts). */
+    verdicts: VerdictSummarySchema.optional(),
   })
   .strict();
 export type RunSummary = z.infer<typeof RunSummarySchema>;
