@@ -6,7 +6,7 @@
  * Measurement, 20(1), 37–46: κ = (po − pe) / (1 − pe), po the observed share of agreement, pe the
  * agreement expected by chance, Σ_k (row_k / n)(col_k / n).
  */
-import { appendFileSync, mkdtempSync, readFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -84,6 +84,20 @@ describe('label store', () => {
       ['bob', 'no'],
     ]);
     expect(read.skipped).toEqual([`${join(dir, 'bob.jsonl')}:2: not a JSON line (an interrupted write?)`]);
+  });
+
+  it('reads the whole label a save appended onto a partial line, and names the line', () => {
+    // A file an older build left: a failed write's partial line, then a later label on the same line.
+    const dir = mkdtempSync(join(tmpdir(), 'ragaudit-labels-'));
+    const r = record('a', 1, 'answered');
+    const whole = JSON.stringify(label(r, 'ann', { faithful: 'no' }));
+    const later = JSON.stringify(label(r, 'ann', { faithful: 'yes' }));
+    writeFileSync(join(dir, 'ann.jsonl'), `${whole}\n${later.slice(0, 30)}${later}\n`);
+    const read = readLabels(dir);
+    expect(read.labels.map((l) => (l.queue === 'answer' ? l.faithful : null))).toEqual(['yes']);
+    expect(read.skipped).toEqual([
+      `${join(dir, 'ann.jsonl')}:2: a partial label (an interrupted write) precedes a whole one: the partial part is skipped`,
+    ]);
   });
 
   it('refuses a labeller name that could not name a file', () => {
