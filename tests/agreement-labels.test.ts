@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CaseRecord } from '../src/model/results.js';
 import { answerDigest, appendLabel, readLabels, type AnswerLabel, type Label } from '../src/judge/labels.js';
+import { agreementFigures } from '../src/judge/agreement.js';
 import { agreementReport, consensusReadings, pairAgreement } from '../src/judge/rater-agreement.js';
 
 /** A judged answer: faithful (1) or not (0), a stance, and per cited source whether it supports. */
@@ -205,7 +206,32 @@ describe('agreement between raters', () => {
     );
     expect(p.kappa).toBeNull();
     expect(p.accuracy).toBe(0.75);
-    expect(p.kappa_undefined).toBe('judge gave "yes" to every item: chance agreement cannot be estimated');
+    expect(p.kappa_undefined).toBe(
+      'judge gave "yes" to every item while ann\'s labels varied: chance agreement cannot be estimated',
+    );
+  });
+
+  it("names what each rater gave when kappa is undefined: each one's label, or that it varied", () => {
+    const m = (...labels: string[]) => new Map(labels.map((l, i) => [`i${i}`, l]));
+    const reason = (a: Map<string, string>, b: Map<string, string>) =>
+      pairAgreement('faithful', 'ann', a, 'judge', b).kappa_undefined;
+    // Both constant on different labels: each one's own label (the words once gave ann's to both).
+    expect(reason(m('yes', 'yes'), m('no', 'no'))).toBe(
+      'ann gave "yes" and judge "no" to every item: chance agreement cannot be estimated',
+    );
+    expect(reason(m('no', 'no'), m('no', 'no'))).toBe(
+      'ann and judge both gave "no" to every item: chance agreement cannot be estimated',
+    );
+    expect(reason(m('yes', 'yes'), m('yes', 'no'))).toBe(
+      'ann gave "yes" to every item while judge\'s labels varied: chance agreement cannot be estimated',
+    );
+    // Case-YAML agreement (people first, the judge second), on the same words.
+    expect(agreementFigures(['true', 'true', 'true'], ['false', 'false', 'false']).kappa_undefined).toBe(
+      'people gave "true" and the judge "false" to every case: chance agreement cannot be estimated',
+    );
+    expect(agreementFigures(['true', 'false'], ['false', 'false']).kappa_undefined).toBe(
+      'the judge gave "false" to every case while people\'s labels varied: chance agreement cannot be estimated',
+    );
   });
 
   it('takes the consensus of labellers by strict majority and counts the splits', () => {

@@ -252,7 +252,9 @@ describe('summary.judge from scripted verdicts', () => {
     const a = agreementFigures(human, judge);
     expect(a.accuracy).toBeCloseTo(26 / 27, 12);
     expect(a.kappa).toBeNull();
-    expect(a.kappa_undefined).toBe('every human label is "true": chance agreement cannot be estimated');
+    expect(a.kappa_undefined).toBe(
+      `people gave "true" to every case while the judge's labels varied: chance agreement cannot be estimated`,
+    );
     // TPR 26/27; TNR not applicable (no human "false"): the row of "false" is empty.
     expect(a.per_class).toEqual({ false: { agreement: null, n: 0 }, true: { agreement: 26 / 27, n: 27 } });
     expect(a.prevalence.human).toEqual({ false: 0, true: 1 });
@@ -265,7 +267,7 @@ describe('summary.judge from scripted verdicts', () => {
     expect(agreementFigures(human, judge).interval).toEqual(a.interval);
     const rows = new Map(judgeRows({ ...summaryStub, agreement: { faithful: a } }).map(([k, v]) => [k, v] as const));
     expect(rows.get("  faithful: Cohen's kappa")).toBe(
-      'undefined (every human label is "true": chance agreement cannot be estimated)',
+      `undefined (people gave "true" to every case while the judge's labels varied: chance agreement cannot be estimated)`,
     );
     expect(rows.get('  faithful: per class')).toBe('TNR n/a (n=0) · TPR 96.3 % (n=27)');
   });
