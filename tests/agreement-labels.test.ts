@@ -14,6 +14,7 @@ import type { CaseRecord } from '../src/model/results.js';
 import { answerDigest, appendLabel, readLabels, type AnswerLabel, type Label } from '../src/judge/labels.js';
 import { agreementFigures } from '../src/judge/agreement.js';
 import { agreementReport, consensusReadings, pairAgreement } from '../src/judge/rater-agreement.js';
+import { agreementHtml, agreementMarkdown, agreementText } from '../src/reports/label-agreement.js';
 
 /** A judged answer: faithful (1) or not (0), a stance, and per cited source whether it supports. */
 function record(id: string, faithful: number, stance: string, cites: Record<number, boolean> = {}): CaseRecord {
@@ -231,6 +232,25 @@ describe('agreement between raters', () => {
     );
     expect(agreementFigures(['true', 'false'], ['false', 'false']).kappa_undefined).toBe(
       'the judge gave "false" to every case while people\'s labels varied: chance agreement cannot be estimated',
+    );
+  });
+
+  it('gives accuracy n/a (null), never 0, when every item both read is unsure: terminal, markdown, page', () => {
+    // ann marked both answers unsure: 2 items read by both, none compared (n = 0).
+    const records = [record('a', 1, 'answered'), record('b', 0, 'answered')];
+    const labels = records.map((r) => label(r, 'ann', { faithful: 'unsure' }));
+    const rep = agreementReport(records, labels, { judge: 'j' });
+    const p = rep.pairs.find((x) => x.field === 'faithful')!;
+    expect([p.n, p.unsure, p.accuracy]).toEqual([0, 2, null]);
+    // The row: field, raters, n, accuracy, kappa…
+    expect(agreementText(rep)).toMatch(
+      /faithful +ann × judge +0 \(\+2 unsure\) +n\/a +undefined \(no comparable item\)/,
+    );
+    expect(agreementMarkdown(rep)).toContain(
+      '| faithful | ann × judge | 0 (+2 unsure) | n/a | undefined (no comparable item) |',
+    );
+    expect(agreementHtml(rep)).toContain(
+      '<td>0 (+2 unsure)</td><td>n/a</td><td>undefined (no comparable item)</td><td>n/a</td><td>n/a</td>',
     );
   });
 

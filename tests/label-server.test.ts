@@ -166,6 +166,20 @@ describe('ragaudit label server', () => {
     });
   });
 
+  it('shows accuracy n/a (never 0 %) on the agreement page when every item both read is unsure', async () => {
+    const w = setup();
+    const s = await start(w);
+    const first = await item(s, 'ann', 0);
+    const saved = await http(s, '/api/label', {
+      body: { labeller: 'ann', queue: 'answer', key: first.item.key, faithful: 'unsure' },
+    });
+    expect(saved.status).toBe(200);
+    const page = await http(s, '/agreement');
+    expect(page.status).toBe(200);
+    // ann × judge on faithful: one item read by both, unsure, so n = 0 and no accuracy.
+    expect(page.text).toContain('<td>faithful</td><td>ann × judge</td><td>0 (+1 unsure)</td><td>n/a</td>');
+  });
+
   it('shuffles the order per labeller (the same name, the same order) and resumes after a restart', async () => {
     const w = setup();
     let s = await start(w);

@@ -62,8 +62,8 @@ export function agreementFigures(
   });
   return {
     n: k.n,
-    // n = 0 (every labelled case excluded) has no accuracy; report 0 items rather than NaN.
-    accuracy: k.n ? k.accuracy : 0,
+    // n = 0 (every labelled case excluded, or every pair unsure) has no accuracy: n/a, never 0.
+    accuracy: k.n ? k.accuracy : null,
     kappa: k.kappa,
     ...(k.kappa === null ? { kappa_undefined: kappaReason(k.undefinedReason, human, judge, raters) } : {}),
     labels: k.labels,
