@@ -6,13 +6,15 @@
  * Measurement, 20(1), 37–46: κ = (po − pe) / (1 − pe), po the observed share of agreement, pe the
  * agreement expected by chance, Σ_k (row_k / n)(col_k / n).
  */
-import { appendFileSync, mkdtempSync, readFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CaseRecord } from '../src/model/results.js';
 import { answerDigest, appendLabel, readLabels, type AnswerLabel, type Label } from '../src/judge/labels.js';
+import { agreementFigures } from '../src/judge/agreement.js';
 import { agreementReport, consensusReadings, pairAgreement } from '../src/judge/rater-agreement.js';
+import { agreementHtml, agreementMarkdown, agreementText } from '../src/reports/label-agreement.js';
 
 /** A judged answer: faithful (1) or not (0), a stance, and per cited source whether it supports. */
 function record(id: string, faithful: number, stance: string, cites: Record<number, boolean> = {}): CaseRecord {
@@ -84,6 +86,20 @@ describe('label store', () => {
       ['bob', 'no'],
     ]);
     expect(read.skipped).toEqual([`${join(dir, 'bob.jsonl')}:2: not a JSON line (an interrupted write?)`]);
+  });
+
+  it('reads the whole label a save appended onto a partial line, and names the line', () => {
+    // A file an older build left: a failed write's partial line, then a later label on the same line.
+    const dir = mkdtempSync(join(tmpdir(), 'ragaudit-labels-'));
+    const r = record('a', 1, 'answered');
+    const whole = JSON.stringify(label(r, 'ann', { faithful: 'no' }));
+    const later = JSON.stringify(label(r, 'ann', { faithful: 'yes' }));
+    writeFileSync(join(dir, 'ann.jsonl'), `${whole}\n${later.slice(0, 30)}${later}\n`);
+    const read = readLabels(dir);
+    expect(read.labels.map((l) => (l.queue === 'answer' ? l.faithful : null))).toEqual(['yes']);
+    expect(read.skipped).toEqual([
+      `${join(dir, 'ann.jsonl')}:2: a partial label (an interrupted write) precedes a whole one: the partial part is skipped`,
+    ]);
   });
 
   it('refuses a labeller name that could not name a file', () => {
@@ -191,7 +207,51 @@ describe('agreement between raters', () => {
     );
     expect(p.kappa).toBeNull();
     expect(p.accuracy).toBe(0.75);
-    expect(p.kappa_undefined).toBe('judge gave "yes" to every item: chance agreement cannot be estimated');
+    expect(p.kappa_undefined).toBe(
+      'judge gave "yes" to every item while ann\'s labels varied: chance agreement cannot be estimated',
+    );
+  });
+
+  it("names what each rater gave when kappa is undefined: each one's label, or that it varied", () => {
+    const m = (...labels: string[]) => new Map(labels.map((l, i) => [`i${i}`, l]));
+    const reason = (a: Map<string, string>, b: Map<string, string>) =>
+      pairAgreement('faithful', 'ann', a, 'judge', b).kappa_undefined;
+    // Both constant on different labels: each one's own label (the words once gave ann's to both).
+    expect(reason(m('yes', 'yes'), m('no', 'no'))).toBe(
+      'ann gave "yes" and judge "no" to every item: chance agreement cannot be estimated',
+    );
+    expect(reason(m('no', 'no'), m('no', 'no'))).toBe(
+      'ann and judge both gave "no" to every item: chance agreement cannot be estimated',
+    );
+    expect(reason(m('yes', 'yes'), m('yes', 'no'))).toBe(
+      'ann gave "yes" to every item while judge\'s labels varied: chance agreement cannot be estimated',
+    );
+    // Case-YAML agreement (people first, the judge second), on the same words.
+    expect(agreementFigures(['true', 'true', 'true'], ['false', 'false', 'false']).kappa_undefined).toBe(
+      'people gave "true" and the judge "false" to every case: chance agreement cannot be estimated',
+    );
+    expect(agreementFigures(['true', 'false'], ['false', 'false']).kappa_undefined).toBe(
+      'the judge gave "false" to every case while people\'s labels varied: chance agreement cannot be estimated',
+    );
+  });
+
+  it('gives accuracy n/a (null), never 0, when every item both read is unsure: terminal, markdown, page', () => {
+    // ann marked both answers unsure: 2 items read by both, none compared (n = 0).
+    const records = [record('a', 1, 'answered'), record('b', 0, 'answered')];
+    const labels = records.map((r) => label(r, 'ann', { faithful: 'unsure' }));
+    const rep = agreementReport(records, labels, { judge: 'j' });
+    const p = rep.pairs.find((x) => x.field === 'faithful')!;
+    expect([p.n, p.unsure, p.accuracy]).toEqual([0, 2, null]);
+    // The row: field, raters, n, accuracy, kappa…
+    expect(agreementText(rep)).toMatch(
+      /faithful +ann × judge +0 \(\+2 unsure\) +n\/a +undefined \(no comparable item\)/,
+    );
+    expect(agreementMarkdown(rep)).toContain(
+      '| faithful | ann × judge | 0 (+2 unsure) | n/a | undefined (no comparable item) |',
+    );
+    expect(agreementHtml(rep)).toContain(
+      '<td>0 (+2 unsure)</td><td>n/a</td><td>undefined (no comparable item)</td><td>n/a</td><td>n/a</td>',
+    );
   });
 
   it('takes the consensus of labellers by strict majority and counts the splits', () => {

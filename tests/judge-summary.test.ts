@@ -8,10 +8,11 @@ import { findScore } from '../src/model/scores.js';
 import { describe, expect, it } from 'vitest';
 import { agreementFigures } from '../src/judge/agreement.js';
 import { judgeRecord } from '../src/judge/case-scores.js';
-import { judgeRows } from '../src/reports/judge-digest.js';
+import { judgeMarkdown, judgeRows } from '../src/reports/judge-digest.js';
+import { agreementHtml } from '../src/reports/html-agreement.js';
 import type { CitationVerdict, FaithfulnessVerdict, Judge, JudgeOutcome, StanceVerdict } from '../src/judge/schemas.js';
 import { estimateCost, summariseJudge } from '../src/judge/summary.js';
-import type { CaseRecord } from '../src/model/results.js';
+import type { CaseRecord, RunResult } from '../src/model/results.js';
 
 const summaryStub = summariseJudge([], { judge: { id: 'openai:judge-model', offline: false, promptVersions: {} } });
 const CTA = 'To go further, open the thread or ask the community in a new topic.';
@@ -252,7 +253,9 @@ describe('summary.judge from scripted verdicts', () => {
     const a = agreementFigures(human, judge);
     expect(a.accuracy).toBeCloseTo(26 / 27, 12);
     expect(a.kappa).toBeNull();
-    expect(a.kappa_undefined).toBe('every human label is "true": chance agreement cannot be estimated');
+    expect(a.kappa_undefined).toBe(
+      `people gave "true" to every case while the judge's labels varied: chance agreement cannot be estimated`,
+    );
     // TPR 26/27; TNR not applicable (no human "false"): the row of "false" is empty.
     expect(a.per_class).toEqual({ false: { agreement: null, n: 0 }, true: { agreement: 26 / 27, n: 27 } });
     expect(a.prevalence.human).toEqual({ false: 0, true: 1 });
@@ -265,9 +268,24 @@ describe('summary.judge from scripted verdicts', () => {
     expect(agreementFigures(human, judge).interval).toEqual(a.interval);
     const rows = new Map(judgeRows({ ...summaryStub, agreement: { faithful: a } }).map(([k, v]) => [k, v] as const));
     expect(rows.get("  faithful: Cohen's kappa")).toBe(
-      'undefined (every human label is "true": chance agreement cannot be estimated)',
+      `undefined (people gave "true" to every case while the judge's labels varied: chance agreement cannot be estimated)`,
     );
     expect(rows.get('  faithful: per class')).toBe('TNR n/a (n=0) · TPR 96.3 % (n=27)');
+  });
+
+  it('accuracy of no compared case is n/a (null), never 0, in the rows, the digest and the HTML report', () => {
+    // Two cases labelled by people, neither with a judge verdict to compare: n = 0, 2 excluded.
+    const a = agreementFigures([], [], 2);
+    expect(a.n).toBe(0);
+    expect(a.accuracy).toBeNull();
+    const judge = { ...summaryStub, agreement: { faithful: a } };
+    const rows = new Map(judgeRows(judge).map(([k, v]) => [k, v] as const));
+    expect(rows.get('agreement with humans: faithful')).toBe('accuracy n/a (n=0, 2 not comparable)');
+    expect(rows.get('  faithful: per class')).toBe('n/a');
+    expect(rows.get('  faithful: prevalence')).toBe('n/a');
+    const result = { summary: { judge }, cases: [] } as unknown as RunResult;
+    expect(judgeMarkdown(result)).toContain('- accuracy n/a\n');
+    expect(agreementHtml(result)).toContain('<tr><th>accuracy</th><td>n/a</td></tr>');
   });
 
   it('perfect agreement on both labels has an accuracy interval of exactly [1, 1]', () => {

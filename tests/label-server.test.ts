@@ -1,9 +1,10 @@
 /**
  * The labelling server over real HTTP: loopback bind, the token on every request, the Host
  * check, labels appended to the labeller's file with provenance, the judge's verdict hidden until
- * the answer is labelled, a shuffled order per labeller, and resuming after a restart.
+ * the answer is labelled, a shuffled order per labeller, resuming after a restart, and a label
+ * never acknowledged unless written (a full disk, a partial line left by a crash).
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, writeSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startLabelServer, type LabelServer } from '../src/app/label.js';
 import { runPool } from '../src/app/pool.js';
 import { InputError } from '../src/errors.js';
+import type { WriteFn } from '../src/io/jsonl.js';
 import { fileDigest } from '../src/judge/labels.js';
 import { PACKAGE_ROOT } from '../src/paths.js';
 
@@ -27,8 +29,13 @@ function setup() {
   return { dir, pool, labels: join(dir, 'labels') };
 }
 
-async function start(w: ReturnType<typeof setup>, token = 'secret-token-0123456789'): Promise<LabelServer> {
+async function start(
+  w: ReturnType<typeof setup>,
+  token = 'secret-token-0123456789',
+  extra: { warn?: (m: string) => void; write?: WriteFn } = {},
+): Promise<LabelServer> {
   const s = await startLabelServer({
+    ...extra,
     results: [RESULTS],
     pool: w.pool,
     labels: w.labels,
@@ -159,6 +166,20 @@ describe('ragaudit label server', () => {
     });
   });
 
+  it('shows accuracy n/a (never 0 %) on the agreement page when every item both read is unsure', async () => {
+    const w = setup();
+    const s = await start(w);
+    const first = await item(s, 'ann', 0);
+    const saved = await http(s, '/api/label', {
+      body: { labeller: 'ann', queue: 'answer', key: first.item.key, faithful: 'unsure' },
+    });
+    expect(saved.status).toBe(200);
+    const page = await http(s, '/agreement');
+    expect(page.status).toBe(200);
+    // ann × judge on faithful: one item read by both, unsure, so n = 0 and no accuracy.
+    expect(page.text).toContain('<td>faithful</td><td>ann × judge</td><td>0 (+1 unsure)</td><td>n/a</td>');
+  });
+
   it('shuffles the order per labeller (the same name, the same order) and resumes after a restart', async () => {
     const w = setup();
     let s = await start(w);
@@ -192,5 +213,72 @@ describe('ragaudit label server', () => {
     expect(state.queues.answer).toMatchObject({ done: 3, first_open: 3 });
     expect(state.queues.pool.done).toBe(1);
     expect(readFileSync(join(w.labels, 'ann.jsonl'), 'utf8').trim().split('\n')).toHaveLength(4);
+  });
+
+  it('answers a write that fails half-way (a full disk) as an error, keeps no partial line, and the next save survives a restart', async () => {
+    const w = setup();
+    const warnings: string[] = [];
+    // A disk with `room` bytes left, as the kernel shows it: a short write of what fits, then ENOSPC.
+    let room = Number.POSITIVE_INFINITY;
+    const write: WriteFn = (fd, data, offset, length, position) => {
+      if (room <= 0) throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+      const n = writeSync(fd, data, offset, Math.min(length, room), position);
+      room -= n;
+      return n;
+    };
+    let s = await start(w, undefined, { write, warn: (m) => warnings.push(m) });
+    const first = await item(s, 'ann', 0);
+    const save = (faithful: string) =>
+      http(s, '/api/label', { body: { labeller: 'ann', queue: 'answer', key: first.item.key, faithful } });
+    expect((await save('no')).status).toBe(200);
+    const file = join(w.labels, 'ann.jsonl');
+    const before = readFileSync(file, 'utf8');
+    room = 40;
+    const failed = await save('yes');
+    expect(failed.status).toBe(507);
+    expect((failed.data as { error: string }).error).toMatch(/^the label was not saved: .*ann\.jsonl: ENOSPC/);
+    expect(warnings).toEqual([(failed.data as { error: string }).error]);
+    // Nothing of the failed label is left, and the item is still as last saved.
+    expect(readFileSync(file, 'utf8')).toBe(before);
+    expect((await item(s, 'ann', 0)).item.label).toMatchObject({ faithful: 'no' });
+    room = Number.POSITIVE_INFINITY;
+    expect((await save('yes')).status).toBe(200);
+    await s.close();
+    open.splice(0);
+    warnings.length = 0;
+    s = await start(w, 'another-token-0123456789', { warn: (m) => warnings.push(m) });
+    expect((await item(s, 'ann', 0)).item.label).toMatchObject({ faithful: 'yes' });
+    expect(warnings).toEqual([]);
+  });
+
+  it('warns of a partial last line at start, cuts it off before the next save, and that save survives a restart', async () => {
+    const w = setup();
+    let s = await start(w);
+    const first = await item(s, 'ann', 0);
+    const save = (faithful: string) =>
+      http(s, '/api/label', { body: { labeller: 'ann', queue: 'answer', key: first.item.key, faithful } });
+    expect((await save('no')).status).toBe(200);
+    await s.close();
+    open.splice(0);
+    // The machine died mid-write: half a line, no newline.
+    const file = join(w.labels, 'ann.jsonl');
+    appendFileSync(file, '{"v":1,"labeller":"ann","at":"2026-');
+    const warnings: string[] = [];
+    s = await start(w, undefined, { warn: (m) => warnings.push(m) });
+    expect(warnings).toEqual([`${file}:2: not a JSON line (an interrupted write?)`]);
+    expect((await item(s, 'ann', 0)).item.label).toMatchObject({ faithful: 'no' });
+    expect((await save('yes')).status).toBe(200);
+    expect(warnings[1]).toBe(
+      `${file}:2: a partial last line (35 bytes, an interrupted write) was cut off before appending`,
+    );
+    const lines = readFileSync(file, 'utf8').split('\n');
+    expect(lines).toHaveLength(3); // two labels and the empty string after the last newline
+    expect(lines.slice(0, 2).map((l) => (JSON.parse(l) as { faithful: string }).faithful)).toEqual(['no', 'yes']);
+    await s.close();
+    open.splice(0);
+    warnings.length = 0;
+    s = await start(w, undefined, { warn: (m) => warnings.push(m) });
+    expect((await item(s, 'ann', 0)).item.label).toMatchObject({ faithful: 'yes' });
+    expect(warnings).toEqual([]);
   });
 });

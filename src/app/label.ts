@@ -2,7 +2,8 @@
  * `label`: a local web server over one or more results files (the Answers queue) and a pool file
  * (the Retrieval pool queue). Loopback only unless asked otherwise, every request carries the
  * random token of the printed URL, and labels go to the label store (appended, fsynced) as they
- * are given, so closing the page or killing the server loses nothing saved.
+ * are given, so closing the page or killing the server loses nothing saved; a label that could
+ * not be written is answered as an error, never as saved.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -10,12 +11,14 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { InputError } from '../errors.js';
+import type { WriteFn } from '../io/jsonl.js';
 import {
   answerDigest,
   appendLabel,
   fileDigest,
   labelKey,
   LABELLER_PATTERN,
+  LabelWriteError,
   readLabels,
   Relevance,
   StanceLabel,
@@ -42,6 +45,10 @@ export interface LabelServerInputs {
   cwd: string;
   /** The token (tests); default 24 random bytes. */
   token?: string;
+  /** Told of label lines skipped at start and partial lines cut off before a save (file:line). */
+  warn?: (message: string) => void;
+  /** The label store's write call (tests: a full disk); default `fs.writeSync`. */
+  write?: WriteFn;
 }
 
 export interface LabelServer {
@@ -197,7 +204,9 @@ export async function startLabelServer(inputs: LabelServerInputs): Promise<Label
     mine.set(labelKey(l), l);
     given.set(l.labeller, mine);
   };
-  for (const l of readLabels(labelsDir).labels) remember(l);
+  const start = readLabels(labelsDir);
+  for (const w of start.skipped) inputs.warn?.(w);
+  for (const l of start.labels) remember(l);
 
   const itemLabelKey = (it: AnswerItem | PoolItem) =>
     it.queue === 'answer'
@@ -360,7 +369,7 @@ export async function startLabelServer(inputs: LabelServerInputs): Promise<Label
           ...(note ? { note } : {}),
         };
       }
-      remember(appendLabel(labelsDir, label));
+      remember(appendLabel(labelsDir, label, { write: inputs.write, warn: inputs.warn }));
       const p = progress(labeller, queue);
       return json(res, 200, { ok: true, ...p, judge: item.queue === 'answer' ? judgeOf(item.record) : null });
     }
@@ -369,7 +378,9 @@ export async function startLabelServer(inputs: LabelServerInputs): Promise<Label
 
   const server: Server = createServer((req, res) => {
     handle(req, res).catch((e: unknown) => {
-      const status = e instanceof HttpError ? e.status : 500;
+      // A label not written is an error to the page (the item stays unsaved) and to the console.
+      if (e instanceof LabelWriteError) inputs.warn?.(e.message);
+      const status = e instanceof HttpError ? e.status : e instanceof LabelWriteError && e.diskFull ? 507 : 500;
       if (!res.headersSent) json(res, status, { error: e instanceof Error ? e.message : String(e) });
       else res.end();
     });

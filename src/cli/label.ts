@@ -37,7 +37,8 @@ must carry). Two queues:
   - Retrieval pool (from --pool): each pooled passage with its thread title; relevant, partly or not.
 Keyboard first (the keys are on the page), progress shown, each labeller by name with their own
 shuffled order; every label is appended and fsynced to <labels>/<labeller>.jsonl at once, so
-stopping the server (Ctrl-C) loses nothing and running it again resumes. Figures: ragaudit
+stopping the server (Ctrl-C) loses nothing and running it again resumes. A label that cannot be
+written (a full disk) is not saved: the page says so and the item stays open. Figures: ragaudit
 agreement (docs/labelling.md).
 
 Options:
@@ -66,6 +67,7 @@ export const labelCommand: Command = {
       port,
       allowRemote: Boolean(values['allow-remote']),
       cwd: io.cwd,
+      warn: (m) => io.err(`warning: ${m}\n`),
     });
     const where = displayPath(server.labelsDir, io.cwd);
     setResumeHint(`labels are saved in ${where}; run the same command to go on where you stopped`);

@@ -103,15 +103,36 @@ export class LineReader {
   }
 }
 
+/** The write call of {@link appendLine}: `fs.writeSync`'s shape (a test passes one that fails as a full disk does). */
+export type WriteFn = (fd: number, data: Buffer, offset: number, length: number, position: number) => number;
+
 /**
- * Appends `text` and a newline to the open file `fd` in one write call; returns the byte offset
- * the text starts at and its byte length (for {@link LineReader}). The offset is the file's size
- * before the write, so lines appended by others in between are counted.
+ * Appends `text` and a newline to the open file `fd`, writing again after a short write; returns
+ * the byte offset the text starts at and its byte length (for {@link LineReader}). The offset is
+ * the file's size before the write, so lines appended by others in between are counted.
  */
-export function appendLine(fd: number, text: string): { offset: number; bytes: number } {
+export function appendLine(fd: number, text: string, write: WriteFn = writeSync): { offset: number; bytes: number } {
   const offset = fstatSync(fd).size;
   const data = Buffer.from(`${text}\n`, 'utf8');
   let written = 0;
-  while (written < data.length) written += writeSync(fd, data, written, data.length - written, offset + written);
+  while (written < data.length) written += write(fd, data, written, data.length - written, offset + written);
   return { offset, bytes: data.length - 1 };
+}
+
+/**
+ * The last line of `file` when no newline ends it (a write cut short), else null. Only the last
+ * byte is read unless the line is unended; then the file is read through for its line number.
+ */
+export function unendedLastLine(file: string): JsonlLine | null {
+  const fd = openSync(file, 'r');
+  try {
+    const size = fstatSync(fd).size;
+    const last = Buffer.alloc(1);
+    if (size === 0 || (readSync(fd, last, 0, 1, size - 1) === 1 && last[0] === NEWLINE)) return null;
+  } finally {
+    closeSync(fd);
+  }
+  let line: JsonlLine | null = null;
+  for (const l of jsonlLines(file)) line = l;
+  return line && !line.ended ? line : null;
 }

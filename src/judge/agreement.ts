@@ -14,21 +14,28 @@ export interface RaterNames {
   b: string;
 }
 
+/**
+ * Why kappa is undefined, naming what each rater gave: its one label, or that its labels varied
+ * (the words once named the people's label for both raters, when the judge's was another).
+ */
 function kappaReason(
   reason: string | undefined,
   human: readonly string[],
   judge: readonly string[],
   raters?: RaterNames,
 ): string {
-  if (reason === 'no items') return 'no comparable case';
-  if (raters) {
-    if (reason === 'both raters constant') return `${raters.a} and ${raters.b} gave "${human[0]}" to every item`;
-    const [who, label] = reason === 'rater A constant' ? [raters.a, human[0]] : [raters.b, judge[0]];
-    return `${who} gave "${label}" to every item: chance agreement cannot be estimated`;
-  }
-  if (reason === 'both raters constant') return `people and judge gave "${human[0]}" to every case`;
-  if (reason === 'rater A constant') return `every human label is "${human[0]}": chance agreement cannot be estimated`;
-  return `the judge said "${judge[0]}" every time: chance agreement cannot be estimated`;
+  const unit = raters ? 'item' : 'case';
+  if (reason === 'no items') return `no comparable ${unit}`;
+  const [a, b] = raters ? [raters.a, raters.b] : ['people', 'the judge'];
+  const x = human[0];
+  const y = judge[0];
+  const tail = 'chance agreement cannot be estimated';
+  if (reason === 'both raters constant')
+    return x === y
+      ? `${a} and ${b} both gave "${x}" to every ${unit}: ${tail}`
+      : `${a} gave "${x}" and ${b} "${y}" to every ${unit}: ${tail}`;
+  if (reason === 'rater A constant') return `${a} gave "${x}" to every ${unit} while ${b}'s labels varied: ${tail}`;
+  return `${b} gave "${y}" to every ${unit} while ${a}'s labels varied: ${tail}`;
 }
 
 /**
@@ -55,8 +62,8 @@ export function agreementFigures(
   });
   return {
     n: k.n,
-    // n = 0 (every labelled case excluded) has no accuracy; report 0 items rather than NaN.
-    accuracy: k.n ? k.accuracy : 0,
+    // n = 0 (every labelled case excluded, or every pair unsure) has no accuracy: n/a, never 0.
+    accuracy: k.n ? k.accuracy : null,
     kappa: k.kappa,
     ...(k.kappa === null ? { kappa_undefined: kappaReason(k.undefinedReason, human, judge, raters) } : {}),
     labels: k.labels,

@@ -31,7 +31,8 @@ export const CalibratedFieldSchema = z
     /** Who the judge was compared with: `people` (the labellers' consensus) or the one labeller. */
     rater: z.string(),
     n: z.number().int().nonnegative(),
-    accuracy: z.number(),
+    /** Null when n = 0. */
+    accuracy: num,
     kappa: num,
     kappa_undefined: z.string().optional(),
     per_class: z.record(z.string(), z.object({ agreement: num, n: z.number() }).strict()),

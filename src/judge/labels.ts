@@ -3,18 +3,30 @@
  * plain JSON Lines files, one file per labeller (`<dir>/<labeller>.jsonl`), one line per label.
  *
  * - A label is appended and the file is fsynced before the page is told it was saved: a crash
- *   loses nothing already acknowledged. A torn last line (the machine died mid-write) is skipped
- *   and reported, never fatal.
+ *   loses nothing already acknowledged. A failed write is undone and answered as an error. A torn
+ *   last line (the machine died mid-write) is skipped and reported when read, never fatal, and
+ *   cut off before the next append so that label does not join it.
  * - One file per labeller keeps git merges trivial: two people labelling the same week never
  *   touch the same file, and each file only grows at its end.
  * - A later label of the same item by the same labeller replaces the earlier one (corrections,
  *   going back with "previous"); the earlier line stays in the file as history.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fstatSync,
+  fsyncSync,
+  ftruncateSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { InputError } from '../errors.js';
+import { appendLine, unendedLastLine, type WriteFn } from '../io/jsonl.js';
 import type { CaseRecord } from '../model/results.js';
 
 /** A labeller's name: also the label file's name, so a slug. */
@@ -98,14 +110,70 @@ export function labelFile(dir: string, labeller: string): string {
   return join(dir, `${labeller}.jsonl`);
 }
 
-/** Appends one label to its labeller's file and fsyncs it; returns the label as stored. */
-export function appendLabel(dir: string, label: Label): Label {
+export interface AppendOptions {
+  /** The write call (a test passes one that fails as a full disk does); default `fs.writeSync`. */
+  write?: WriteFn;
+  /** Told when a partial last line is cut off before the append (file:line and what was done). */
+  warn?: (message: string) => void;
+}
+
+/** A label that could not be written: nothing of it was kept (or, if `cut` is false, a partial line may be). */
+export class LabelWriteError extends Error {
+  constructor(
+    readonly file: string,
+    /** The system error code (ENOSPC: the disk is full), when there is one. */
+    readonly code: string | undefined,
+    reason: string,
+    cut: boolean,
+  ) {
+    super(
+      `the label was not saved: ${file}: ${reason}${cut ? '' : '; the file may end in a partial line, which the next save cuts off'}`,
+    );
+  }
+
+  /** No room left (HTTP 507 to the page). */
+  get diskFull(): boolean {
+    return this.code === 'ENOSPC' || this.code === 'EDQUOT';
+  }
+}
+
+/**
+ * Appends one label to its labeller's file and fsyncs it; returns the label as stored. A write
+ * that fails (a full disk) is undone (the file is cut back to its size before) and thrown as a
+ * {@link LabelWriteError}, so the next label never lands on the end of a partial line. A partial
+ * last line already there (a crash mid-write) is cut off first, with a warning; an unended last
+ * line that is a whole label (an edited file) is kept and ended instead, as reading counts it.
+ */
+export function appendLabel(dir: string, label: Label, opts: AppendOptions = {}): Label {
   const parsed = LabelSchema.parse(label);
   mkdirSync(dir, { recursive: true });
-  const fd = openSync(labelFile(dir, parsed.labeller), 'a');
+  const file = labelFile(dir, parsed.labeller);
+  const tail = existsSync(file) ? unendedLastLine(file) : null;
+  const fd = openSync(file, 'a');
+  let keep = fstatSync(fd).size;
   try {
-    writeSync(fd, `${JSON.stringify(parsed)}\n`);
+    if (tail) {
+      if (parseLabelLine(tail.text).label) appendLine(fd, '', opts.write);
+      else {
+        ftruncateSync(fd, tail.offset);
+        opts.warn?.(
+          `${file}:${tail.no}: a partial last line (${tail.bytes} bytes, an interrupted write) was cut off before appending`,
+        );
+      }
+      keep = fstatSync(fd).size;
+    }
+    appendLine(fd, JSON.stringify(parsed), opts.write);
     fsyncSync(fd);
+  } catch (e) {
+    let cut = true;
+    try {
+      ftruncateSync(fd, keep);
+      fsyncSync(fd);
+    } catch {
+      cut = false;
+    }
+    const err = e as NodeJS.ErrnoException;
+    throw new LabelWriteError(file, err.code, err.message, cut);
   } finally {
     closeSync(fd);
   }
@@ -119,28 +187,48 @@ export interface LabelRead {
   skipped: string[];
 }
 
+/** Where a label line starts: JSON.stringify writes `v` first, and inside a string its quotes would be escaped. */
+const LINE_START = '{"v":1,';
+
+/** One line as a label, or why not. */
+function parseLabelLine(line: string): { label: Label; error?: undefined } | { label?: undefined; error: string } {
+  let data: unknown;
+  try {
+    data = JSON.parse(line);
+  } catch {
+    return { error: 'not a JSON line (an interrupted write?)' };
+  }
+  const parsed = LabelSchema.safeParse(data);
+  if (parsed.success) return { label: parsed.data };
+  const issue = parsed.error.issues[0];
+  return { error: issue ? `${issue.path.join('.') || '(line)'}: ${issue.message}` : 'invalid' };
+}
+
 /** Parses one label file's text: later lines of the same item replace earlier ones. */
 export function parseLabelLines(file: string, text: string): LabelRead {
   const latest = new Map<string, Label>();
   const skipped: string[] = [];
   text.split('\n').forEach((line, i) => {
     if (!line.trim()) return;
-    let data: unknown;
-    try {
-      data = JSON.parse(line);
-    } catch {
-      skipped.push(`${file}:${i + 1}: not a JSON line (an interrupted write?)`);
+    let r = parseLabelLine(line);
+    // A save appended onto a partial line (before saves were undone on failure): the label after it is whole.
+    const at = r.label ? -1 : line.lastIndexOf(LINE_START);
+    if (at > 0) {
+      const rest = parseLabelLine(line.slice(at));
+      if (rest.label) {
+        skipped.push(
+          `${file}:${i + 1}: a partial label (an interrupted write) precedes a whole one: the partial part is skipped`,
+        );
+        r = rest;
+      }
+    }
+    if (!r.label) {
+      skipped.push(`${file}:${i + 1}: ${r.error}`);
       return;
     }
-    const parsed = LabelSchema.safeParse(data);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      skipped.push(`${file}:${i + 1}: ${issue ? `${issue.path.join('.') || '(line)'}: ${issue.message}` : 'invalid'}`);
-      return;
-    }
-    const key = labelKey(parsed.data);
+    const key = labelKey(r.label);
     latest.delete(key);
-    latest.set(key, parsed.data);
+    latest.set(key, r.label);
   });
   return { labels: [...latest.values()], skipped };
 }

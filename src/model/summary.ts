@@ -125,7 +125,8 @@ export type AgreementInterval = z.infer<typeof AgreementIntervalSchema>;
 export const AgreementFiguresSchema = z
   .object({
     n: z.number(),
-    accuracy: z.number(),
+    /** Share of the compared cases on which the judge gives the human label; null when n = 0. */
+    accuracy: num,
     /** Cohen's kappa; null when undefined (no case, or a rater gave one label to every case). */
     kappa: num,
     /** Why kappa is undefined, in words (present exactly when kappa is null). */

@@ -1,7 +1,6 @@
 import type { AgreementFigures } from '../model/summary.js';
-import { kappaText, perClassText, prevalenceText } from '../reports/judge-digest.js';
+import { accuracyText, kappaText, perClassText, prevalenceText } from '../reports/judge-digest.js';
 import type { RunResult } from '../model/results.js';
-import { pct } from './format.js';
 import { esc } from './html-escape.js';
 
 /**
@@ -12,10 +11,9 @@ import { esc } from './html-escape.js';
  */
 
 function fieldHtml(field: string, a: AgreementFigures): string {
-  const ci = a.interval?.accuracy ? ` [95 % CI ${pct(a.interval.accuracy[0])} – ${pct(a.interval.accuracy[1])}]` : '';
   const rows: [string, string][] = [
     ['compared cases', `${a.n}${a.excluded ? ` (${a.excluded} labelled cases not comparable)` : ''}`],
-    ['accuracy', `${pct(a.accuracy)}${ci}`],
+    ['accuracy', accuracyText(a)],
     ["Cohen's kappa", kappaText(a)],
     ...(a.per_class ? ([['per-class agreement', perClassText(a)]] as [string, string][]) : []),
     ...(a.prevalence ? ([['label prevalence', prevalenceText(a)]] as [string, string][]) : []),

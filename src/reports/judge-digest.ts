@@ -38,7 +38,7 @@ export function judgeRows(j: JudgeSummary): string[][] {
   for (const [field, a] of Object.entries(j.agreement ?? {})) {
     rows.push([
       `agreement with humans: ${field}`,
-      `accuracy ${pct(a.accuracy)}${interval(a.interval?.accuracy, pct)} (n=${a.n}${a.excluded ? `, ${a.excluded} not comparable` : ''})`,
+      `accuracy ${accuracyText(a)} (n=${a.n}${a.excluded ? `, ${a.excluded} not comparable` : ''})`,
     ]);
     rows.push([`  ${field}: Cohen's kappa`, kappaText(a)]);
     if (a.per_class) rows.push([`  ${field}: per class`, perClassText(a)]);
@@ -50,6 +50,13 @@ export function judgeRows(j: JudgeSummary): string[][] {
   return rows;
 }
 
+/** Accuracy with its interval; n/a when nothing was compared (n = 0), never a 0 % that reads as no agreement. */
+export function accuracyText(
+  a: Pick<AgreementFigures, 'accuracy'> & { interval?: AgreementFigures['interval'] },
+): string {
+  return a.accuracy === null ? NOT_APPLICABLE : `${pct(a.accuracy)}${interval(a.interval?.accuracy, pct)}`;
+}
+
 /** Kappa with its interval, or "undefined" with the reason (never a 0 that reads as chance). */
 export function kappaText(a: AgreementFigures): string {
   if (a.kappa === null) return `undefined (${a.kappa_undefined ?? 'a rater gave one label to every case'})`;
@@ -58,6 +65,7 @@ export function kappaText(a: AgreementFigures): string {
 
 /** Per-class agreement: for yes/no fields TPR (people yes → judge yes) and TNR (no → no). */
 export function perClassText(a: AgreementFigures): string {
+  if (!a.n) return NOT_APPLICABLE;
   const name = (l: string) => (l === 'true' ? 'TPR' : l === 'false' ? 'TNR' : `"${l}"`);
   return Object.entries(a.per_class ?? {})
     .map(([l, c]) => `${name(l)} ${c.agreement === null ? NOT_APPLICABLE : pct(c.agreement)} (n=${c.n})`)
@@ -67,6 +75,7 @@ export function perClassText(a: AgreementFigures): string {
 /** Label prevalence among the compared cases, for people and for the judge. */
 export function prevalenceText(a: AgreementFigures): string {
   if (!a.prevalence) return '';
+  if (!a.n) return NOT_APPLICABLE;
   const side = (p: Record<string, number>) =>
     Object.entries(p)
       .map(([l, v]) => `${l} ${pct(v)}`)
@@ -83,7 +92,7 @@ function agreementMarkdown(j: JudgeSummary): string[] {
       '',
     );
     out.push(
-      `- accuracy ${pct(a.accuracy)}${interval(a.interval?.accuracy, pct)}`,
+      `- accuracy ${accuracyText(a)}`,
       `- Cohen's kappa ${kappaText(a)}`,
       ...(a.per_class ? [`- per class: ${perClassText(a)}`] : []),
       ...(a.prevalence ? [`- prevalence: ${prevalenceText(a)}`] : []),

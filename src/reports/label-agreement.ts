@@ -2,6 +2,7 @@
 import type { AgreementReport, PairAgreement } from '../judge/rater-agreement.js';
 import { NOT_APPLICABLE } from '../scoring/definitions.js';
 import { fmt, markdownTable, pct, textTable } from './format.js';
+import { accuracyText } from './judge-digest.js';
 import { esc } from './html-escape.js';
 
 const interval = (b: [number, number] | null | undefined, f: (v: number) => string) =>
@@ -12,7 +13,9 @@ function kappa(p: PairAgreement): string {
   return `${fmt(p.kappa)}${interval(p.interval.kappa, (v) => fmt(v))}`;
 }
 
+// n = 0: no class and no prevalence to show, so n/a rather than an empty cell.
 function perClass(p: PairAgreement): string {
+  if (!p.n) return NOT_APPLICABLE;
   const name = (l: string) => (l === 'yes' ? 'TPR' : l === 'no' ? 'TNR' : `"${l}"`);
   return Object.entries(p.per_class)
     .map(([l, c]) => `${name(l)} ${c.agreement === null ? NOT_APPLICABLE : pct(c.agreement)} (n=${c.n})`)
@@ -20,6 +23,7 @@ function perClass(p: PairAgreement): string {
 }
 
 function prevalence(p: PairAgreement): string {
+  if (!p.n) return NOT_APPLICABLE;
   return Object.entries(p.prevalence)
     .map(
       ([who, v]) =>
@@ -37,7 +41,7 @@ function rows(r: AgreementReport): string[][] {
     p.field,
     `${p.a} × ${p.b}`,
     `${p.n}${p.unsure ? ` (+${p.unsure} unsure)` : ''}`,
-    `${pct(p.accuracy)}${interval(p.interval.accuracy, pct)}`,
+    accuracyText(p),
     kappa(p),
     perClass(p),
     prevalence(p),
