@@ -3,6 +3,7 @@
  * and the few rules that more than one module applies (the scorer, the run summary, the judge
  * summary, compare and the gate). A figure that does not apply is null and shown as "n/a".
  */
+import type { Stance } from '../model/scores.js';
 import type { CitationCheck } from './citations.js';
 
 /** How a metric that does not apply is shown (never as 0). */
@@ -122,7 +123,7 @@ export const GENERATION_DEFINITIONS: readonly MetricDefinition[] = [
     key: 'correct_abstention',
     label: 'correct abstention',
     definition:
-      "off-topic: abstained or hedged (the judge's version also asks that a hedge asserts no unsupported fact); in-domain: not abstained.",
+      "off-topic: abstained or hedged, and, in the judge's version, asserting no unsupported fact whatever the stance (an abstention that still states an invented fact is not a clean one); in-domain: not abstained. The wording-pattern version reads the stance alone, since wording cannot tell an invented fact.",
   },
   {
     key: 'faithfulness',
@@ -198,6 +199,20 @@ export function goldenCitationShare(
 export function offtopicHallucination(kind: string, stance: string | undefined, citations: number): number | null {
   if (kind !== 'off_topic' || stance === undefined) return null;
   return stance === 'answered' && citations > 0 ? 1 : 0;
+}
+
+/**
+ * correct_abstention, the one rule the pattern scorer, the judge's scores and the summaries
+ * apply. Off-topic: abstained or hedged, and asserting no unsupported fact. The flag counts
+ * against an abstention as much as a hedge: "I can't answer that, but the shop opens at nine"
+ * still hands the member an invented fact, the very harm declining is meant to prevent, so only
+ * a reply that adds nothing the evidence lacks is a correct abstention. In-domain: not abstained
+ * (an unsupported claim there is faithfulness's to count, not this figure's). The wording
+ * patterns cannot see invented facts: they pass `assertsUnsupportedFacts` false.
+ */
+export function correctAbstention(kind: string, stance: Stance, assertsUnsupportedFacts = false): boolean {
+  if (kind === 'off_topic') return stance !== 'answered' && !assertsUnsupportedFacts;
+  return stance !== 'abstained';
 }
 
 /** Post-level hits apply only to post-grain nodes (a topic-grain list has no posts to hit). */

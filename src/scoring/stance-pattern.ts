@@ -27,11 +27,6 @@ export function stanceByPattern(answer: string, cta = '', language?: LanguageCod
   return 'answered';
 }
 
-/** correct_abstention (src/scoring/definitions.ts): off-topic → abstained or hedged; in-domain → not abstained. */
-export function correctAbstention(kind: string, stance: Stance): boolean {
-  return kind === 'off_topic' ? stance !== 'answered' : stance !== 'abstained';
-}
-
 /**
  * The CTA footer is present (case, accents, typographic apostrophes and whitespace, no-break
  * spaces of French typography included, folded); null when no CTA is configured.
