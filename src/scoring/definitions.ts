@@ -3,6 +3,7 @@
  * and the few rules that more than one module applies (the scorer, the run summary, the judge
  * summary, compare and the gate). A figure that does not apply is null and shown as "n/a".
  */
+import { KEPT_ITEMS } from '../model/results.js';
 import type { Stance } from '../model/scores.js';
 import type { CitationCheck } from './citations.js';
 
@@ -64,8 +65,7 @@ export const RETRIEVAL_DEFINITIONS: readonly MetricDefinition[] = [
   {
     key: 'forbidden_hits',
     label: 'forbidden hits',
-    definition:
-      "on a case that names forbidden_post_ids, forbidden_topic_ids or must_not_contain: how many results of the node's whole list are a forbidden post, lie in a forbidden topic, or carry a forbidden term in their passage (matched as content terms are); absent on other cases. The node figure is the mean over the cases that name something.",
+    definition: `on a case that names forbidden_post_ids, forbidden_topic_ids or must_not_contain: how many of the node's first ${KEPT_ITEMS} results (the items its record keeps, whatever top_k is) are a forbidden post, lie in a forbidden topic, or carry a forbidden term in their passage (matched as content terms are); absent on other cases. The node figure is the mean over the cases that name something.`,
   },
   {
     key: 'aggregates',
