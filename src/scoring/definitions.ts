@@ -55,7 +55,7 @@ export const RETRIEVAL_DEFINITIONS: readonly MetricDefinition[] = [
     key: 'content_matching',
     label: 'content matching',
     definition:
-      'passage text is the post\'s own text as a reader sees it: markdown and HTML markup stripped (emphasis, links, quotes, code fences, tags), all whitespace including line breaks collapsed, case and accents folded; a term, normalised the same way, matches on word boundaries ("horse" does not match "horsehair").',
+      'passage text is the post\'s own text as a reader sees it: markdown and HTML markup stripped (emphasis, links, quotes, code fences, tags), all whitespace including line breaks collapsed, case and accents folded, every apostrophe form (’ ‘ ʼ ′ and the like) read as the plain one; a term, normalised the same way, matches on word boundaries ("horse" does not match "horsehair").',
   },
   {
     key: 'pollution_at_5',
