@@ -56,7 +56,7 @@ export {
 export { buildSources, systemPrompt } from './evidence/block.js';
 export * from './scoring/retrieval-metrics.js';
 export { checkCitations, citationMarkers, citationValidity } from './scoring/citations.js';
-export { stanceByPattern, correctAbstention, hasCta } from './scoring/stance-pattern.js';
+export { stanceByPattern, hasCta } from './scoring/stance-pattern.js';
 export { checkSafety } from './scoring/safety.js';
 export {
   calibrate,
@@ -79,6 +79,7 @@ export {
   GENERATION_DEFINITIONS,
   AGREEMENT_DEFINITIONS,
   NOT_APPLICABLE,
+  correctAbstention,
   metricsMarkdown,
   type MetricDefinition,
 } from './scoring/definitions.js';

@@ -2,12 +2,21 @@ import { ENGLISH } from './model/languages/en.js';
 import type { LanguagePack } from './model/languages/types.js';
 
 /**
+ * The marks typed for an apostrophe: ’ ‘ ‛ (typographic), ʼ (modifier letter), ʹ ′ (primes), ´
+ * (spacing acute, which NFKD would turn into a space) and ＇ (full width). Folding makes each a
+ * plain ', so "don’t" and "don't" are one spelling wherever text is compared.
+ */
+const APOSTROPHES = /[\u2019\u2018\u201B\u02BC\u02B9\u2032\u00B4\uFF07]/g;
+
+/**
  * Text normalisation shared by content matching, the offline stand-ins and the title gate.
- * Folding: lower case, accents removed (NFKD then combining marks dropped), so "Calcéophilie"
- * matches "calceophilie", as content matching asks (src/scoring/definitions.ts).
+ * Folding: apostrophes made plain ({@link APOSTROPHES}), lower case, accents removed (NFKD then
+ * combining marks dropped), so "Calcéophilie" matches "calceophilie" and "don’t" matches
+ * "don't", as content matching asks (src/scoring/definitions.ts).
  */
 export function fold(text: string): string {
   return text
+    .replace(APOSTROPHES, "'")
     .normalize('NFKD')
     .replace(/\p{M}+/gu, '')
     .toLowerCase();
@@ -17,7 +26,7 @@ export function fold(text: string): string {
 export function tokenize(text: string): string[] {
   return (
     fold(text)
-      .replace(/['’]/g, '')
+      .replace(/'/g, '')
       .match(/[\p{L}\p{N}]+/gu) ?? []
   );
 }
@@ -35,12 +44,11 @@ export function contentTokens(text: string): string[] {
 }
 
 /**
- * Folding in a language: case and accents as {@link fold}, then the language's own rules
- * (French: œ → oe, whitespace collapsed), then typographic apostrophes made plain. What the
- * stance patterns read.
+ * Folding in a language: apostrophes, case and accents as {@link fold}, then the language's own
+ * rules (French: œ → oe, whitespace collapsed). What the stance patterns read.
  */
 export function foldIn(text: string, language: LanguagePack): string {
-  return language.foldExtra(fold(text)).replace(/[’‘]/g, "'");
+  return language.foldExtra(fold(text));
 }
 
 /**
@@ -49,7 +57,7 @@ export function foldIn(text: string, language: LanguagePack): string {
  */
 export function contentTokensIn(text: string, language: LanguagePack): string[] {
   if (language === ENGLISH) return contentTokens(text);
-  let folded = language.foldExtra(fold(text)).replace(/[’‘ʼ]/g, "'");
+  let folded = foldIn(text, language);
   if (language.elisions.length)
     folded = folded.replace(new RegExp(`(?<![\\p{L}\\p{N}])(?:${language.elisions.join('|')})'`, 'gu'), ' ');
   const tokens = folded.replace(/'/g, '').match(/[\p{L}\p{N}]+/gu) ?? [];
@@ -71,10 +79,10 @@ export function stem(token: string): string {
 /**
  * Passage text as a reader sees it (content_matching in src/scoring/definitions.ts): markdown and
  * HTML markup stripped (code fences, inline code ticks, links and images keep their text, quote
- * and heading markers, emphasis), HTML entities for spaces, quotes, angle brackets and ampersands
- * decoded, then folded (case, accents) and every run of whitespace, line breaks included,
- * collapsed to one space. Content terms are normalised the same way, so a term split by a line
- * break or by emphasis still matches.
+ * and heading markers, emphasis), HTML entities for spaces, quotes, apostrophes, angle brackets
+ * and ampersands decoded, then folded (apostrophes, case, accents) and every run of whitespace,
+ * line breaks included, collapsed to one space. Content terms are normalised the same way, so a
+ * term split by a line break or by emphasis still matches, and "don’t" meets "don't".
  */
 export function readerText(text: string): string {
   const stripped = text
@@ -84,8 +92,11 @@ export function readerText(text: string): string {
     .replace(/<\/?[a-z][^>]*>/gi, ' ') // HTML tags
     .replace(/&nbsp;|&#160;/gi, ' ')
     .replace(
-      /&(lt|gt|quot|#39|apos);/gi,
-      (_, e: string) => ({ lt: '<', gt: '>', quot: '"', '#39': "'", apos: "'" })[e.toLowerCase()] ?? ' ',
+      /&(lt|gt|quot|#39|apos|rsquo|lsquo|#8217|#8216);/gi,
+      (_, e: string) =>
+        ({ lt: '<', gt: '>', quot: '"', '#39': "'", apos: "'", rsquo: "'", lsquo: "'", '#8217': "'", '#8216': "'" })[
+          e.toLowerCase()
+        ] ?? ' ',
     )
     .replace(/&amp;/gi, '&')
     .replace(/^[ \t]*(?:>[ \t]?)+/gm, '') // quote markers

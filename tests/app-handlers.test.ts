@@ -65,16 +65,17 @@ describe('app handlers', () => {
   it('trec: evaluates two files and returns the report text', async () => {
     writeFileSync(join(dir, 'q.qrels'), 'q1 0 d1 1\nq1 0 d2 0\n');
     writeFileSync(join(dir, 'r.run'), 'q1 Q0 d2 1 2.0 t\nq1 Q0 d1 2 1.0 t\n');
-    const text = [
-      ...(await evaluateTrecFiles({
-        cwd: dir,
-        qrels: 'q.qrels',
-        run: 'r.run',
-        measures: ['recip_rank'],
-        complete: false,
-        perQuery: false,
-      })),
-    ].join('');
+    const outcome = await evaluateTrecFiles({
+      cwd: dir,
+      qrels: 'q.qrels',
+      run: 'r.run',
+      measures: ['recip_rank'],
+      complete: false,
+      perQuery: false,
+    });
+    const text = [...outcome.report].join('');
+    // One query, both results in its qrels.
+    expect(outcome.coverage).toEqual({ queries: 1, unjudgedQueries: 0, judgedRetrieved: 2 });
     expect(text).toMatch(/^recip_rank\s+all\s+0\.5000$/m);
   });
 

@@ -14,7 +14,7 @@ import type { Case } from '../src/cases/schema.js';
 import { loadConfig } from '../src/config/load.js';
 import { InputError } from '../src/errors.js';
 import { findScore } from '../src/model/scores.js';
-import type { RunResult } from '../src/model/results.js';
+import { KEPT_ITEMS, type RunResult } from '../src/model/results.js';
 import { compareRuns } from '../src/reports/compare.js';
 import { evaluateReleaseGate, loadReleaseGate } from '../src/reports/release-gate.js';
 import { buildAuditSetup } from '../src/runs/audit-setup.js';
@@ -72,9 +72,11 @@ describe('forbidden content', { timeout: 180_000 }, () => {
 
     for (const result of [perQuery, batched]) {
       for (const [node, res] of Object.entries(lists)) {
-        // By hand: an item is forbidden when it is the planted post or its text has the word "binder".
-        const expected = res.items.filter((i) => i.post_id === first.post_id || /\bbinder\b/i.test(i.text)).length;
-        const byTopic = res.items.filter((i) => i.topic_id === first.topic_id).length;
+        // By hand, among the items the record keeps (a fusion's list can be longer): an item is
+        // forbidden when it is the planted post or its text has the word "binder".
+        const kept = res.items.slice(0, KEPT_ITEMS);
+        const expected = kept.filter((i) => i.post_id === first.post_id || /\bbinder\b/i.test(i.text)).length;
+        const byTopic = kept.filter((i) => i.topic_id === first.topic_id).length;
         for (const id of ['planted', 'planted-again'])
           expect(result.cases.find((r) => r.id === id)!.retrieval[node]!.metrics.forbidden_hits, `${id} ${node}`).toBe(
             expected,
@@ -125,6 +127,46 @@ describe('forbidden content', { timeout: 180_000 }, () => {
       { label: 'b', file: 'b.json', result: baseline },
     ]);
     expect(evaluateReleaseGate(loadReleaseGate(gate), self).passed).toBe(true);
+  });
+
+  it('with top_k 40 counts only the 25 items a record keeps, so the file supports every hit', async () => {
+    const loaded = loadConfig(undefined, {}, [
+      { path: ['cache_dir'], flag: 'cache_dir', value: 'cache' },
+      { path: ['output_dir'], flag: 'output_dir', value: 'results' },
+      { path: ['retrieval', 'top_k'], flag: 'top_k', value: 40 },
+    ]);
+    const wide = await createRunContext(loaded, { env: {}, cwd: dir });
+    try {
+      const lists = await wide.graph.run(QUESTION);
+      // A node whose list runs past the stored items, and a word that its passages carry only past them.
+      const word = (text: string) => text.toLowerCase().match(/[a-z]{6,}/g) ?? [];
+      const [node, res] = Object.entries(lists).find(([, r]) => r.items.length > KEPT_ITEMS + 5)!;
+      const keptText = res.items.slice(0, KEPT_ITEMS).map((i) => i.text.toLowerCase());
+      // The word comes from past rank 26, whose post is forbidden too: two different late hits.
+      const late = res.items
+        .slice(KEPT_ITEMS + 1)
+        .flatMap((i) => word(i.text))
+        .find((w) => !keptText.some((t) => new RegExp(`\\b${w}\\b`).test(t)))!;
+      expect(late).toBeDefined();
+      const c: Case = {
+        ...base('wide'),
+        forbidden_post_ids: [res.items[KEPT_ITEMS]!.post_id],
+        must_not_contain: [late],
+      };
+      const result = await runRetrieval(wide, [located(c)], [], undefined, { batch: false });
+      const stored = result.cases[0]!.retrieval[node]!;
+      expect(stored.items).toHaveLength(KEPT_ITEMS);
+      // By hand over the whole list: the post at rank 26 and at least one passage past rank 25 carry something.
+      const whole = res.items.filter(
+        (i) => i.post_id === res.items[KEPT_ITEMS]!.post_id || new RegExp(`\\b${late}\\b`, 'i').test(i.text),
+      );
+      expect(whole.length).toBeGreaterThanOrEqual(2);
+      // Among the stored 25, neither the post nor the word occurs: 0, which the stored ids confirm.
+      expect(stored.items.some((i) => i.post_id === res.items[KEPT_ITEMS]!.post_id)).toBe(false);
+      expect(stored.metrics.forbidden_hits).toBe(0);
+    } finally {
+      await wide.close();
+    }
   });
 
   it('scores an answered case 1 when its evidence or answer holds something forbidden, with the reason', async () => {

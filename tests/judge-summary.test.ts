@@ -12,6 +12,8 @@ import { judgeMarkdown, judgeRows } from '../src/reports/judge-digest.js';
 import { agreementHtml } from '../src/reports/html-agreement.js';
 import type { CitationVerdict, FaithfulnessVerdict, Judge, JudgeOutcome, StanceVerdict } from '../src/judge/schemas.js';
 import { estimateCost, summariseJudge } from '../src/judge/summary.js';
+import { HeuristicJudge } from '../src/judge/heuristic-judge.js';
+import { correctAbstention, GENERATION_DEFINITIONS } from '../src/scoring/definitions.js';
 import type { CaseRecord, RunResult } from '../src/model/results.js';
 
 const summaryStub = summariseJudge([], { judge: { id: 'openai:judge-model', offline: false, promptVersions: {} } });
@@ -324,5 +326,70 @@ describe('summary.judge from scripted verdicts', () => {
   it('estimates cost only with a price', () => {
     expect(estimateCost({ input: 2_000_000, output: 500_000 }, { input: 0.15, output: 0.6 })).toBeCloseTo(0.6, 12); // 2 × 0.15 + 0.5 × 0.6
     expect(estimateCost({ input: 10, output: 10 }, undefined)).toBeNull();
+  });
+});
+
+describe('correct abstention: one rule for every stance × unsupported-facts flag', () => {
+  // The rule (src/scoring/definitions.ts): off-topic → stance not answered AND no unsupported fact
+  // asserted, whatever the stance; in-domain → not abstained, the flag aside. Expected by hand:
+  const TABLE: [kind: 'in_domain' | 'off_topic', stance: StanceVerdict['stance'], asserts: boolean, correct: 0 | 1][] =
+    [
+      ['off_topic', 'abstained', false, 1],
+      ['off_topic', 'abstained', true, 0], // declines, yet states an invented fact: not a clean abstention
+      ['off_topic', 'hedged', false, 1],
+      ['off_topic', 'hedged', true, 0],
+      ['off_topic', 'answered', false, 0],
+      ['off_topic', 'answered', true, 0],
+      ['in_domain', 'abstained', false, 0],
+      ['in_domain', 'abstained', true, 0],
+      ['in_domain', 'hedged', false, 1],
+      ['in_domain', 'hedged', true, 1],
+      ['in_domain', 'answered', false, 1],
+      ['in_domain', 'answered', true, 1],
+    ];
+  const id = (k: string, s: string, a: boolean) => `${k}-${s}-${a ? 'asserts' : 'clean'}`;
+
+  it.each(TABLE)('%s, judge stance %s, asserts_unsupported_facts %s → %d', async (kind, stance, asserts, correct) => {
+    expect(correctAbstention(kind, stance, asserts)).toBe(correct === 1);
+    // The judge's score goes through the same rule.
+    const script = { [id(kind, stance, asserts)]: { claims: [], stance, asserts } satisfies Script };
+    const [r] = await judged([rec(id(kind, stance, asserts), kind, 0)], [scripted(script)]);
+    expect(findScore(r!.scores, 'correct_abstention')?.value).toBe(correct);
+  });
+
+  it('the summary figures over the twelve cases follow the table', async () => {
+    const script = Object.fromEntries(
+      TABLE.map(([k, s, a]) => [id(k, s, a), { claims: [], stance: s, asserts: a } satisfies Script]),
+    );
+    const records = await judged(
+      TABLE.map(([k, s, a]) => rec(id(k, s, a), k, 0)),
+      [scripted(script)],
+    );
+    const s = summariseJudge(records, { judge: scripted(script) });
+    // Correct: off-topic abstained/clean and hedged/clean (2) + in-domain hedged and answered, both flags (4) = 6 of 12.
+    expect(s.correct_abstention).toEqual({ mean: 0.5, n: 12, judge_errors: 0 });
+    // Wrong abstentions: the two in-domain abstentions, of the six in-domain cases.
+    expect(s.wrong_abstentions).toEqual({ count: 2, n: 6, judge_errors: 0 });
+  });
+
+  it('the offline heuristic judge scores an off-topic abstention that invents a fact 0, a clean one 1', async () => {
+    const heuristic = new HeuristicJudge();
+    const off = (answer: string) => ({ ...rec('h', 'off_topic', 0), answer: `${answer}\n\n${CTA}`, sources: [] });
+    // The abstain pattern reads the first sentence; the second is a claim no source supports.
+    const invented = off("I couldn't find anything on the forum about this. Steel taps cost nothing at every cobbler.");
+    const clean = off("I couldn't find anything on the forum about this, so I won't guess.");
+    const inventedScores = await judgeRecord(invented, { judges: [heuristic], cta: CTA });
+    expect(findScore(inventedScores, 'judge_stance')?.details).toMatchObject({
+      stance: 'abstained',
+      asserts_unsupported_facts: true,
+    });
+    expect(findScore(inventedScores, 'correct_abstention')?.value).toBe(0);
+    expect(findScore(await judgeRecord(clean, { judges: [heuristic], cta: CTA }), 'correct_abstention')?.value).toBe(1);
+  });
+
+  it('the written definition states the flag for every off-topic stance, not for hedges only', () => {
+    const d = GENERATION_DEFINITIONS.find((x) => x.key === 'correct_abstention')!.definition;
+    expect(d).toContain('asserting no unsupported fact whatever the stance');
+    expect(d).not.toMatch(/a hedge asserts no unsupported fact/);
   });
 });

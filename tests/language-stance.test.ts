@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { LANGUAGES } from '../src/model/languages/index.js';
-import { correctAbstention, hasCta, stanceByPattern } from '../src/scoring/stance-pattern.js';
+import { correctAbstention } from '../src/scoring/definitions.js';
+import { hasCta, stanceByPattern } from '../src/scoring/stance-pattern.js';
 import { contentTokensIn, foldIn } from '../src/text.js';
 
 const CTA_FR = 'Pour aller plus loin, ouvrez le fil ou posez la question à la communauté dans un nouveau sujet.';

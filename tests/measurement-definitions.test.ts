@@ -72,6 +72,28 @@ describe('content matching on the passage as a reader sees it', () => {
     // snake_case survives; _emphasis_ does not.
     expect(readerText('set _keep_ max_tokens')).toBe('set keep max_tokens');
   });
+  it('every apostrophe form folds alike: "don’t" in a post matches the term "don\'t" and the reverse', () => {
+    // ’ U+2019, ‘ U+2018, ‛ U+201B, ʼ U+02BC, ʹ U+02B9, ′ U+2032, ´ U+00B4, ＇ U+FF07, and &rsquo; in HTML.
+    const forms = ['\u2019', '\u2018', '\u201B', '\u02BC', '\u02B9', '\u2032', '\u00B4', '\uFF07', '&rsquo;'];
+    for (const a of forms) {
+      // The post spells it with the form, the term plainly: content recall@5 1, content MRR@10 1/1.
+      const post = [item(1, `Don${a}t use saddle soap on suede.`)];
+      expect(contentRecallAt(post, ["don't use saddle soap"], 5), a).toBe(1);
+      expect(contentReciprocalRankAt(post, ["don't use saddle soap"], 10), a).toBe(1);
+      // The reverse: a plain post, the term with the form.
+      expect(contentRecallAt([item(1, "Don't use saddle soap.")], [`don${a}t use`], 5), a).toBe(1);
+      expect(readerText(`Don${a}t`), a).toBe("don't");
+    }
+    // The same rule for forbidden terms: one hit among the one passage.
+    const m = caseRetrievalMetrics(
+      { expected_topic_ids: [], expected_post_ids: [], expected_content: [], must_not_contain: ["won't close"] },
+      [item(1, 'The seam won\u2019t close again.')],
+      'post',
+    );
+    expect(m.forbidden_hits).toBe(1);
+    // An apostrophe is still not a letter: "don't" does not match "dont".
+    expect(contentRecallAt([item(1, 'Dont use it.')], ["don't"], 5)).toBe(0);
+  });
   it('alternatives a|b each follow the same rule', () => {
     expect(contentRecallAt([item(1, 'It cracks at the crease.')], ['crack|cracks'], 5)).toBe(1);
     expect(contentRecallAt([item(1, 'It cracks at the crease.')], ['crack'], 5)).toBe(0);

@@ -12,6 +12,9 @@ import {
   meanN,
 } from '../src/scoring/retrieval-metrics.js';
 import { rrf } from '../src/retrieval/rrf.js';
+import type { Case } from '../src/cases/schema.js';
+import { KEPT_ITEMS } from '../src/model/results.js';
+import { retrievalRecord } from '../src/runs/retrieve-case.js';
 
 let nextId = 1;
 function item(topic: number, text: string, extra: Partial<RetrievedItem> = {}): RetrievedItem {
@@ -169,5 +172,46 @@ describe('summaries', () => {
     expect(s.breakdown['difficulty:easy']!.posts!.hit_at_5).toEqual({ mean: 1, n: 1 });
     expect(s.breakdown['kind:off_topic']!.posts!.hit_at_5).toEqual({ mean: null, n: 0 });
     expect(s.latency.posts).toEqual({ median: 2, p90: 2, n: 3 });
+  });
+});
+
+describe('forbidden hits count what the record keeps', () => {
+  // top_k 40: a node returns 40 items, the record keeps the first KEPT_ITEMS (25).
+  // Forbidden: the term "mink oil" (ranks 12 and 31) and post of rank 26.
+  // Among the first 25: rank 12 only → 1. Over all 40 it would be 3 (12, 26, 31), of which the
+  // file could support only the one at rank 12.
+  const list = Array.from({ length: 40 }, (_, i) =>
+    item(200 + i, i === 11 || i === 30 ? 'Rub in a little mink oil.' : 'Brush the welt.'),
+  );
+  const c: Case = {
+    id: 'f',
+    question: 'q',
+    kind: 'in_domain',
+    difficulty: 'easy',
+    tags: [],
+    expected_topic_ids: [],
+    expected_post_ids: [],
+    expected_content: [],
+    forbidden_post_ids: [list[25]!.post_id],
+    must_not_contain: ['mink oil'],
+  };
+
+  it('counts among the first 25 of a 40-item list', () => {
+    expect(caseRetrievalMetrics(c, list, 'post').forbidden_hits).toBe(1);
+    expect(KEPT_ITEMS).toBe(25);
+  });
+
+  it('the stored figure is recomputed from the stored items alone', () => {
+    const node = { name: 'posts', kind: 'semantic' as const, grain: 'post' as const, items: list, latencyMs: 1 };
+    const stored = retrievalRecord(c, { posts: node }).posts!;
+    expect(stored.items).toHaveLength(25);
+    // Recheck from the file: a stored item is a hit when its post is forbidden or its post's
+    // text (looked up by id) carries the term.
+    const text = new Map(list.map((i) => [i.post_id, i.text]));
+    const recomputed = stored.items.filter(
+      (i) => c.forbidden_post_ids!.includes(i.post_id) || /\bmink oil\b/i.test(text.get(i.post_id)!),
+    ).length;
+    expect(stored.metrics.forbidden_hits).toBe(recomputed);
+    expect(recomputed).toBe(1);
   });
 });

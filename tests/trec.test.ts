@@ -77,7 +77,11 @@ q6 Q0 B 1 1.0 runA
 q6 Q0 a 2 1.0 runA
 `;
 
-function evaluate(opts: { measures?: string[]; complete?: boolean } = {}, qrels = QRELS, run = RUN) {
+function evaluate(
+  opts: { measures?: string[]; complete?: boolean; maxRetrieved?: number } = {},
+  qrels = QRELS,
+  run = RUN,
+) {
   return evaluateTrec(parseQrels(qrels, 'qrels.txt'), parseRun(run, 'run.txt'), opts);
 }
 
@@ -254,6 +258,53 @@ describe('trec evaluation (trec_eval semantics)', () => {
     expect(() => evaluate({}, 'q1 0 d1 1\n', `q1 Q0 d1 1 1 r\nq9 Q0 z 1 1 r\nq9 Q0 z 2 1 r\n`)).not.toThrow();
   });
 
+  it('-M N evaluates only the first N results after ranking (trec_eval -M)', () => {
+    // trec_eval (form_res_rels.c) ranks by score desc, docno desc, then keeps the first N
+    // ("-M <num>: Max number of docs per topic to use in evaluation (discard rest)", trec_eval -h).
+    // Fixture rankings (header comment): q1 d2(0) dX(-) d3(1) d4(2) d1(3) d5(-); q2 e1(0) e3(-);
+    // q4 g2(-) g1(1); q6 a(1) B(-).
+    const m3 = evaluate({ maxRetrieved: 3 });
+    const q1 = perQuery(m3, 'q1');
+    // -M 3 keeps d2 dX d3: rank of d3 is 3 → 1/3; P_5 1/5 (divided by 5 though 3 were kept);
+    // recall_5 1 of 4 relevant = .25; DCG@5 = 1/log2(4) = .5, IDCG@5 5.192536 → .096292.
+    expect(q1.recip_rank).toBeCloseTo(1 / 3, 12);
+    expect(q1.P_5).toBeCloseTo(0.2, 12);
+    expect(q1.recall_5).toBeCloseTo(0.25, 12);
+    expect(q1.ndcg_cut_5).toBeCloseTo(0.5 / 5.192536, 6);
+    // -M 1 keeps the top result only: q1 d2 (grade 0) → 0, q2 0, q4 g2 (the tie is broken
+    // before the cut: 'g2' > 'g1', so g1 is dropped) → 0, q6 a → 1; mean (0 + 0 + 0 + 1) / 4.
+    const m1 = evaluate({ maxRetrieved: 1, measures: ['recip_rank', 'success.1'] });
+    expect(trecMeans(m1)).toEqual({ num_q: 4, recip_rank: 0.25, success_1: 0.25 });
+    // -M larger than any list changes nothing.
+    expect(Array.from(evaluate({ maxRetrieved: 1000 }).perQuery)).toEqual(Array.from(evaluate().perQuery));
+  });
+
+  it('-M N checks for a repeated docno among the first N only, as trec_eval does', () => {
+    // d1 at scores 3 and 1: ranked d1, d2, d1. trec_eval checks duplicates after the cut.
+    const run = 'q1 Q0 d1 1 3 r\nq1 Q0 d2 2 2 r\nq1 Q0 d1 3 1 r\n';
+    expect(trecMeans(evaluate({ maxRetrieved: 2, measures: ['recip_rank'] }, 'q1 0 d1 1\n', run))).toEqual({
+      num_q: 1,
+      recip_rank: 1,
+    });
+    expect(thrown(() => evaluate({ maxRetrieved: 3 }, 'q1 0 d1 1\n', run)).message).toBe(
+      "run.txt:3: query 'q1' retrieves docno 'd1' twice (also line 1); trec_eval refuses duplicate docs",
+    );
+  });
+
+  it('counts the evaluated queries none of whose results is in the qrels, and the results that are', () => {
+    // Fixture: every evaluated query retrieves a judged docno (q1 d2 d3 d4 d1, q2 e1, q4 g1, q6 a) = 7.
+    expect(evaluate()).toMatchObject({ unjudgedQueries: 0, judgedRetrieved: 7 });
+    // -c adds q3, which retrieves nothing: it is missing, not unjudged.
+    expect(evaluate({ complete: true })).toMatchObject({ unjudgedQueries: 0, judgedRetrieved: 7 });
+    // -M 1 keeps q1 d2, q2 e1, q4 g2, q6 a: q4's only kept result is not in its qrels.
+    expect(evaluate({ maxRetrieved: 1 })).toMatchObject({ unjudgedQueries: 1, judgedRetrieved: 3 });
+    // A judgement of another query does not count: q1's docno judged only for q2.
+    expect(evaluate({}, 'q1 0 a 1\nq2 0 b 1\n', 'q1 Q0 b 1 1 r\nq2 Q0 b 1 1 r\n')).toMatchObject({
+      unjudgedQueries: 1,
+      judgedRetrieved: 1,
+    });
+  });
+
   it('refuses a docno judged twice in one query of the qrels', () => {
     const e = thrown(() => evaluate({}, 'q1 0 d1 1\nq1 0 d1 0\n', 'q1 Q0 d1 1 1 r\n'));
     expect(e.message).toContain("qrels.txt:2: query 'q1' judges docno 'd1' twice (also line 1)");
@@ -332,11 +383,14 @@ describe('trec evaluation (trec_eval semantics)', () => {
     }
     const measures = ['recip_rank', 'P.1,3,10', 'recall.2,30', 'ndcg_cut.3,10,50', 'success.1,2'];
     for (const complete of [false, true]) {
-      const fast = evaluate({ measures, complete }, qrels.join('\n'), run.join('\n'));
-      const slow = naiveTrecEval(qrels, run, complete, fast.names);
-      expect(fast.qids).toEqual(slow.qids);
-      expect(Array.from(fast.perQuery)).toEqual(slow.perQuery);
-      expect(fast.numQ).toBe(slow.qids.length);
+      for (const maxRetrieved of [undefined, 1, 7]) {
+        const opts = { measures, complete, ...(maxRetrieved ? { maxRetrieved } : {}) };
+        const fast = evaluate(opts, qrels.join('\n'), run.join('\n'));
+        const slow = naiveTrecEval(qrels, run, complete, fast.names, maxRetrieved);
+        expect(fast.qids).toEqual(slow.qids);
+        expect(Array.from(fast.perQuery)).toEqual(slow.perQuery);
+        expect(fast.numQ).toBe(slow.qids.length);
+      }
     }
   });
 });
@@ -367,7 +421,13 @@ describe('trec ranking sort', () => {
 });
 
 /** Straightforward trec_eval definitions over strings, to check the fast path against. */
-function naiveTrecEval(qrelsLines: string[], runLines: string[], complete: boolean, names: string[]) {
+function naiveTrecEval(
+  qrelsLines: string[],
+  runLines: string[],
+  complete: boolean,
+  names: string[],
+  maxRetrieved = Infinity,
+) {
   const judged = new Map<string, Map<string, number>>();
   for (const l of qrelsLines) {
     const [q, , d, r] = l.split(/\s+/) as [string, string, string, string];
@@ -384,7 +444,9 @@ function naiveTrecEval(qrelsLines: string[], runLines: string[], complete: boole
   const perQuery: number[] = [];
   for (const q of qids) {
     const j = judged.get(q)!;
-    const list = (ranked.get(q) ?? []).sort((a, b) => b.s - a.s || Buffer.compare(Buffer.from(b.d), Buffer.from(a.d)));
+    const list = (ranked.get(q) ?? [])
+      .sort((a, b) => b.s - a.s || Buffer.compare(Buffer.from(b.d), Buffer.from(a.d)))
+      .slice(0, maxRetrieved); // -M: cut after the ranking
     const grades = list.map((x) => j.get(x.d) ?? -1);
     const numRel = [...j.values()].filter((g) => g >= 1).length;
     const ideal = [...j.values()].filter((g) => g > 0).sort((a, b) => b - a);
@@ -553,11 +615,45 @@ describe('ragaudit trec', () => {
     expect(text.endsWith('recip_rank            \tall\t0.3667\nsuccess_1             \tall\t0.2000\n')).toBe(true);
   });
 
+  it('-M N (and -MN, as trec_eval writes it) cuts each query after ranking; a bad N is exit 2', async () => {
+    for (const args of [['-M', '1'], ['-M1'], ['--max-retrieved', '1']]) {
+      const { io, out, err } = fakeIO(dir);
+      expect(await trecCommand.run([...args, '-m', 'recip_rank', 'qrels.txt', 'run.txt'], io)).toBe(0);
+      // (0 + 0 + 0 + 1) / 4, see the -M test above; q4 keeps only g2, which its qrels do not list.
+      expect(out.join('')).toBe('recip_rank            \tall\t0.2500\n');
+      expect(err.join('')).toBe(
+        'warning: 1 of 4 evaluated queries retrieve no document that qrels.txt judges for them (they score 0)\n',
+      );
+    }
+    for (const bad of ['0', '-3', '2.5', 'ten']) {
+      const { io } = fakeIO(dir);
+      const e = await trecCommand.run([`-M${bad}`, 'qrels.txt', 'run.txt'], io).catch((x: unknown) => x);
+      expect(e, bad).toBeInstanceOf(InputError);
+      expect((e as InputError).message).toContain(`-M ${bad}: expected a whole number`);
+    }
+  });
+
+  it('exits 1, after the report, when no result of the run is in the qrels (a mismatched pair)', async () => {
+    // The run names posts by number, the qrels by "post-N": nothing matches, every figure is 0.
+    await writeFile(path.join(dir, 'other.qrels'), 'q1 0 post-1 1\nq2 0 post-2 1\n');
+    await writeFile(path.join(dir, 'numbers.run'), 'q1 Q0 1 1 2 r\nq2 Q0 2 1 2 r\n');
+    const { io, out, err } = fakeIO(dir);
+    expect(await trecCommand.run(['-m', 'recip_rank', 'other.qrels', 'numbers.run'], io)).toBe(1);
+    expect(out.join('')).toBe('recip_rank            \tall\t0.0000\n');
+    expect(err.join('')).toBe(
+      'trec: no result of numbers.run is in other.qrels, so every figure is 0: check that both files use the same docnos and query ids\n',
+    );
+    // The fixture pair, where every evaluated query has a judged result, prints no warning.
+    const quiet = fakeIO(dir);
+    expect(await trecCommand.run(['qrels.txt', 'run.txt'], quiet.io)).toBe(0);
+    expect(quiet.err).toEqual([]);
+  });
+
   it('prints --help listing the measures', async () => {
     const { io, out } = fakeIO(dir);
     expect(await trecCommand.run(['--help'], io)).toBe(0);
     expect(out.join('')).toBe(trecCommand.help);
-    for (const m of ['recip_rank', 'success.K', 'P.K', 'recall.K', 'ndcg_cut.K', 'num_q', '-c'])
+    for (const m of ['recip_rank', 'success.K', 'P.K', 'recall.K', 'ndcg_cut.K', 'num_q', '-c', '-M N'])
       expect(trecCommand.help).toContain(m);
   });
 

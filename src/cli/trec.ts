@@ -13,6 +13,12 @@ const OPTIONS = {
 (default: only queries in both files; RUN queries absent from QRELS
 are always ignored)`,
   },
+  'max-retrieved': {
+    type: 'string',
+    short: 'M',
+    value: 'N',
+    doc: "evaluate only each query's first N results, after ranking (trec_eval -M)",
+  },
   measure: {
     type: 'string',
     short: 'm',
@@ -23,7 +29,7 @@ are always ignored)`,
   help: { type: 'boolean', short: 'h', doc: 'this text' },
 } as const satisfies OptionSpecs;
 
-const HELP = `Usage: ragaudit trec QRELS RUN [-q] [-c] [-m MEASURE]...
+const HELP = `Usage: ragaudit trec QRELS RUN [-q] [-c] [-M N] [-m MEASURE]...
 
 Evaluate a TREC run against relevance judgements with trec_eval's semantics, and print
 trec_eval's report (measure, qid, value separated by tabs).
@@ -35,7 +41,7 @@ Files:
   in one query, is an error naming file:line.
 
 Options:
-${optionsHelp(OPTIONS, 22)}
+${optionsHelp(OPTIONS, 26)}
 
 Measures (printed in trec_eval's order: num_q, recip_rank, P, recall, ndcg_cut, success):
   num_q          number of queries averaged over
@@ -49,9 +55,23 @@ Measures (printed in trec_eval's order: num_q, recip_rank, P, recall, ndcg_cut, 
   1,5,10, as trec_eval does.
   Default: ${DEFAULT_TREC_MEASURES.map((m) => `-m ${m}`).join(' ')}
 
-Ranking: by score descending, ties broken by docno descending (byte order), as trec_eval.
+Ranking: by score descending, ties broken by docno descending (byte order), as trec_eval;
+-M N then keeps each query's first N (a docno twice past them is not checked, as trec_eval).
 A query whose judgements are all 0 is evaluated (and scores 0).
+
+A query none of whose results (within -M) is in its qrels scores 0 whatever its ranking:
+their count is a warning on stderr. When no result of the whole run is in the qrels, the
+files do not belong together (other docnos or query ids): the report is printed and the
+exit code is 1.
 `;
+
+/** -M N: a whole number from 1 (trec_eval reads any integer; 0 or less would evaluate nothing). */
+function maxRetrievedFlag(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value) || Number(value) < 1)
+    throw new InputError(`trec: -M ${value}: expected a whole number of results per query, at least 1`);
+  return Number(value);
+}
 
 /** `ragaudit trec QRELS RUN`: trec_eval-compatible evaluation of a run. */
 export const trecCommand: Command = {
@@ -71,16 +91,28 @@ export const trecCommand: Command = {
     }
     const measures = values.measure ?? [];
     parseTrecMeasures(measures); // a bad -m fails before the files are read
+    const maxRetrieved = maxRetrievedFlag(values['max-retrieved']);
     const [qrels, run] = positionals as [string, string];
-    const chunks = await evaluateTrecFiles({
+    const { report, coverage } = await evaluateTrecFiles({
       cwd: io.cwd,
       qrels,
       run,
       measures,
       complete: values.complete === true,
       perQuery: values['per-query'] === true,
+      ...(maxRetrieved !== undefined ? { maxRetrieved } : {}),
     });
-    for (const text of chunks) io.out(text);
+    for (const text of report) io.out(text);
+    if (coverage.judgedRetrieved === 0) {
+      io.err(
+        `trec: no result of ${run} is in ${qrels}, so every figure is 0: check that both files use the same docnos and query ids\n`,
+      );
+      return 1;
+    }
+    if (coverage.unjudgedQueries > 0)
+      io.err(
+        `warning: ${coverage.unjudgedQueries} of ${coverage.queries} evaluated queries retrieve no document that ${qrels} judges for them (they score 0)\n`,
+      );
     return 0;
   },
 };

@@ -2,7 +2,7 @@
  * Per-case judge scores (names are a contract other modules read):
  *   faithfulness        supported / claims; null when the answer makes no claim (never 1.0)
  *   judge_stance        value null; details {stance, asserts_unsupported_facts}
- *   correct_abstention  1/0: off_topic → abstained or hedged and no unsupported facts; in_domain → not abstained
+ *   correct_abstention  1/0 by correctAbstention (src/scoring/definitions.ts), with the judge's unsupported-facts flag
  *   citation_relevance  share of [[n]] markers whose source supports the citing sentence; null without markers
  *   judge_error         value null; one per verdict the judge could not give (details.judge names it)
  *   judge_safety        probes only: value null; details {verdict: refused | complied | leaked}
@@ -13,7 +13,8 @@ import type { CaseRecord } from '../model/results.js';
 import type { ScoreRecord, VerdictName } from '../model/scores.js';
 import type { Usage } from '../llm/types.js';
 import { citationItems } from './materials.js';
-import type { Judge, JudgeInput, JudgeOutcome, StanceVerdict } from './schemas.js';
+import { correctAbstention } from '../scoring/definitions.js';
+import type { Judge, JudgeInput, JudgeOutcome } from './schemas.js';
 
 /** Every score name the judge writes (a re-judge removes these before judging again). */
 export const JUDGE_SCORE_NAMES = [
@@ -44,11 +45,6 @@ const tokensOf = (usages: readonly Usage[]) => ({
   input: usages.reduce((a, u) => a + u.inputTokens, 0),
   output: usages.reduce((a, u) => a + u.outputTokens, 0),
 });
-
-/** Correct abstention (src/scoring/definitions.ts) from the judge's stance verdict. */
-export function correctAbstentionOf(kind: string, v: StanceVerdict): boolean {
-  return kind === 'off_topic' ? v.stance !== 'answered' && !v.asserts_unsupported_facts : v.stance !== 'abstained';
-}
 
 /**
  * Runs one verdict on every judge (first scored, the others repeats) and builds its scores.
@@ -127,7 +123,7 @@ export async function judgeRecord(record: CaseRecord, opts: CaseJudgeOptions): P
         },
         {
           name: 'correct_abstention',
-          value: correctAbstentionOf(record.kind, v) ? 1 : 0,
+          value: correctAbstention(record.kind, v.stance, v.asserts_unsupported_facts) ? 1 : 0,
           details: { kind: record.kind, stance: v.stance },
         },
       ],

@@ -6,7 +6,7 @@
 import type { CaseRecord } from '../model/results.js';
 import { findScore, scoresNamed, type ScoreName, type VerdictName } from '../model/scores.js';
 import type { JudgeSummary } from '../model/summary.js';
-import { offtopicHallucination } from '../scoring/definitions.js';
+import { correctAbstention, offtopicHallucination } from '../scoring/definitions.js';
 import { meanN } from '../scoring/retrieval-metrics.js';
 import { humanAgreement, selfConsistency } from './agreement.js';
 
@@ -110,7 +110,8 @@ export function summariseJudge(records: readonly CaseRecord[], opts: JudgeSummar
       judge_errors: failures('citation_relevance'),
     },
     wrong_abstentions: {
-      count: inDomain.filter((r) => stanceOf(r)!.stance === 'abstained').length,
+      // A wrong abstention is an in-domain case failing correct abstention (the one rule).
+      count: inDomain.filter((r) => !correctAbstention(r.kind, stanceOf(r)!.stance)).length,
       n: inDomain.length,
       judge_errors: stanceErrors.in_domain,
     },

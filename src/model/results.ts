@@ -12,6 +12,13 @@ import { ZoneSchema } from './zones.js';
 /** Bumped on any incompatible change of the results file. */
 export const SCHEMA_VERSION = 1;
 
+/**
+ * How many items of each node's list a record keeps (enough for every metric cutoff and for TREC
+ * runs). A figure counted over a node's list counts within these, so it can be checked against
+ * the file whatever `top_k` was.
+ */
+export const KEPT_ITEMS = 25;
+
 export const ItemRefSchema = z
   .object({ post_id: z.number(), topic_id: z.number(), post_number: z.number(), score: z.number() })
   .strict();

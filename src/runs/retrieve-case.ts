@@ -1,10 +1,7 @@
 import type { Case } from '../cases/schema.js';
 import type { NodeResult, RetrievalGraph } from '../retrieval/graph.js';
 import { caseRetrievalMetrics, indexRecallMetrics } from '../scoring/retrieval-metrics.js';
-import type { CaseRecord } from '../model/results.js';
-
-/** How many items of each node a record keeps (enough for every metric and TREC runs). */
-export const KEPT_ITEMS = 25;
+import { KEPT_ITEMS, type CaseRecord } from '../model/results.js';
 
 /** What identifies a case in its record: a case, or a stored record of one. */
 export type CaseIdentity = Pick<

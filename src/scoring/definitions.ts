@@ -3,6 +3,8 @@
  * and the few rules that more than one module applies (the scorer, the run summary, the judge
  * summary, compare and the gate). A figure that does not apply is null and shown as "n/a".
  */
+import { KEPT_ITEMS } from '../model/results.js';
+import type { Stance } from '../model/scores.js';
 import type { CitationCheck } from './citations.js';
 
 /** How a metric that does not apply is shown (never as 0). */
@@ -53,7 +55,7 @@ export const RETRIEVAL_DEFINITIONS: readonly MetricDefinition[] = [
     key: 'content_matching',
     label: 'content matching',
     definition:
-      'passage text is the post\'s own text as a reader sees it: markdown and HTML markup stripped (emphasis, links, quotes, code fences, tags), all whitespace including line breaks collapsed, case and accents folded; a term, normalised the same way, matches on word boundaries ("horse" does not match "horsehair").',
+      'passage text is the post\'s own text as a reader sees it: markdown and HTML markup stripped (emphasis, links, quotes, code fences, tags), all whitespace including line breaks collapsed, case and accents folded, every apostrophe form (’ ‘ ʼ ′ and the like) read as the plain one; a term, normalised the same way, matches on word boundaries ("horse" does not match "horsehair").',
   },
   {
     key: 'pollution_at_5',
@@ -63,8 +65,7 @@ export const RETRIEVAL_DEFINITIONS: readonly MetricDefinition[] = [
   {
     key: 'forbidden_hits',
     label: 'forbidden hits',
-    definition:
-      "on a case that names forbidden_post_ids, forbidden_topic_ids or must_not_contain: how many results of the node's whole list are a forbidden post, lie in a forbidden topic, or carry a forbidden term in their passage (matched as content terms are); absent on other cases. The node figure is the mean over the cases that name something.",
+    definition: `on a case that names forbidden_post_ids, forbidden_topic_ids or must_not_contain: how many of the node's first ${KEPT_ITEMS} results (the items its record keeps, whatever top_k is) are a forbidden post, lie in a forbidden topic, or carry a forbidden term in their passage (matched as content terms are); absent on other cases. The node figure is the mean over the cases that name something.`,
   },
   {
     key: 'aggregates',
@@ -122,7 +123,7 @@ export const GENERATION_DEFINITIONS: readonly MetricDefinition[] = [
     key: 'correct_abstention',
     label: 'correct abstention',
     definition:
-      "off-topic: abstained or hedged (the judge's version also asks that a hedge asserts no unsupported fact); in-domain: not abstained.",
+      "off-topic: abstained or hedged, and, in the judge's version, asserting no unsupported fact whatever the stance (an abstention that still states an invented fact is not a clean one); in-domain: not abstained. The wording-pattern version reads the stance alone, since wording cannot tell an invented fact.",
   },
   {
     key: 'faithfulness',
@@ -198,6 +199,20 @@ export function goldenCitationShare(
 export function offtopicHallucination(kind: string, stance: string | undefined, citations: number): number | null {
   if (kind !== 'off_topic' || stance === undefined) return null;
   return stance === 'answered' && citations > 0 ? 1 : 0;
+}
+
+/**
+ * correct_abstention, the one rule the pattern scorer, the judge's scores and the summaries
+ * apply. Off-topic: abstained or hedged, and asserting no unsupported fact. The flag counts
+ * against an abstention as much as a hedge: "I can't answer that, but the shop opens at nine"
+ * still hands the member an invented fact, the very harm declining is meant to prevent, so only
+ * a reply that adds nothing the evidence lacks is a correct abstention. In-domain: not abstained
+ * (an unsupported claim there is faithfulness's to count, not this figure's). The wording
+ * patterns cannot see invented facts: they pass `assertsUnsupportedFacts` false.
+ */
+export function correctAbstention(kind: string, stance: Stance, assertsUnsupportedFacts = false): boolean {
+  if (kind === 'off_topic') return stance !== 'answered' && !assertsUnsupportedFacts;
+  return stance !== 'abstained';
 }
 
 /** Post-level hits apply only to post-grain nodes (a topic-grain list has no posts to hit). */

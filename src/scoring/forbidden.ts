@@ -40,7 +40,10 @@ export function forbiddenIn(c: ForbiddenSpec, p: Passage): string[] {
   return found;
 }
 
-/** forbidden_hits: how many passages of the list carry something forbidden (null when the case names nothing). */
+/**
+ * How many passages of `items` carry something forbidden (null when the case names nothing);
+ * forbidden_hits passes a node's first KEPT_ITEMS (src/scoring/retrieval-metrics.ts).
+ */
 export function forbiddenHits(c: ForbiddenSpec, items: readonly Passage[]): number | null {
   if (!namesForbidden(c)) return null;
   return items.filter((i) => forbiddenIn(c, i).length > 0).length;

@@ -3,6 +3,7 @@ import { termAlternatives } from '../cases/load.js';
 import type { RetrievedItem } from '../corpus/discourse.js';
 import { carriesTerm, readerText } from '../text.js';
 import { z } from 'zod';
+import { KEPT_ITEMS } from '../model/results.js';
 import type { MeanN } from '../model/summary.js';
 import { postHitApplies } from './definitions.js';
 import { forbiddenHits, type ForbiddenSpec } from './forbidden.js';
@@ -28,8 +29,9 @@ export const RetrievalCaseMetricsSchema = z
     /** 1-based rank of the first result with an expected topic (no cutoff), null if none. */
     first_topic_rank: num,
     /**
-     * Passages of the node's whole list that carry a forbidden post, topic or term; present only
-     * on a case that names something forbidden (src/scoring/forbidden.ts).
+     * Passages among the node's first KEPT_ITEMS (those its record keeps) that carry a forbidden
+     * post, topic or term; present only on a case that names something forbidden
+     * (src/scoring/forbidden.ts).
      */
     forbidden_hits: num.optional(),
     /**
@@ -113,7 +115,9 @@ export function caseRetrievalMetrics(
   items: readonly RetrievedItem[],
   grain: 'post' | 'topic',
 ): RetrievalCaseMetrics {
-  const forbidden = forbiddenHits(c, items);
+  // Counted over the items the record keeps, so the figure can be rechecked from the file and
+  // does not grow with top_k alone (forbidden_hits in src/scoring/definitions.ts).
+  const forbidden = forbiddenHits(c, items.slice(0, KEPT_ITEMS));
   const topics = new Set(c.expected_topic_ids);
   const posts = new Set(c.expected_post_ids);
   const hasTopics = topics.size > 0;

@@ -11,8 +11,8 @@ import type { SourceRecord } from '../model/results.js';
 import type { LanguageCode } from '../model/languages/index.js';
 import { citationValidity, type CitationCheck } from './citations.js';
 import { forbiddenIn, forbiddenTermsIn, namesForbidden, type ForbiddenSpec } from './forbidden.js';
-import { goldenCitationShare, offtopicHallucination } from './definitions.js';
-import { correctAbstention, hasCta, stanceByPattern } from './stance-pattern.js';
+import { correctAbstention, goldenCitationShare, offtopicHallucination } from './definitions.js';
+import { hasCta, stanceByPattern } from './stance-pattern.js';
 
 /** What the deterministic scorers read of one answered case. */
 export interface AnswerFacts {

@@ -20,16 +20,11 @@ function readingOrder(language: LanguageCode | undefined): LanguagePack[] {
  */
 export function stanceByPattern(answer: string, cta = '', language?: LanguageCode): Stance {
   const raw = cta ? answer.replace(cta, '') : answer;
-  // Typographic apostrophes (don’t, n’ai) read as plain ones, so the patterns need only one spelling.
+  // Folding makes typographic apostrophes (don’t, n’ai) plain, so the patterns need only one spelling.
   const texts = readingOrder(language).map((l) => ({ l, text: foldIn(raw, l) }));
   if (texts.some(({ l, text }) => l.abstain.some((re) => re.test(text)))) return 'abstained';
   if (texts.some(({ l, text }) => l.hedge.some((re) => re.test(text)))) return 'hedged';
   return 'answered';
-}
-
-/** correct_abstention (src/scoring/definitions.ts): off-topic → abstained or hedged; in-domain → not abstained. */
-export function correctAbstention(kind: string, stance: Stance): boolean {
-  return kind === 'off_topic' ? stance !== 'answered' : stance !== 'abstained';
 }
 
 /**
@@ -37,7 +32,7 @@ export function correctAbstention(kind: string, stance: Stance): boolean {
  * spaces of French typography included, folded); null when no CTA is configured.
  */
 export function hasCta(answer: string, cta: string): boolean | null {
-  const norm = (s: string) => fold(s).replace(/[’‘ʼ]/g, "'").replace(/\s+/g, ' ').trim();
+  const norm = (s: string) => fold(s).replace(/\s+/g, ' ').trim();
   if (!norm(cta)) return null;
   return norm(answer).includes(norm(cta));
 }

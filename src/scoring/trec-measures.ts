@@ -137,7 +137,7 @@ export class TrecScratch {
 
 /**
  * Computes one query's values into out[offset...] in trecValueNames order.
- * `rels[0..n)` are the grades of the ranked results (-1 for a docno not in the qrels),
+ * `rels[0..n)` are the grades of the ranked results (a large negative for a docno not in the qrels),
  * `numRel` the judged-relevant count (grade ≥ 1), `ideal` the positive grades, descending.
  *
  * As in trec_eval: P_k divides by k even when fewer than k were retrieved; recall_k is 0 for

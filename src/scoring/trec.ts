@@ -17,6 +17,10 @@
  *   missing from the run scores 0 on every measure ("Missing queries will contribute a value
  *   of 0 to all evaluation measures", trec_eval -h). trec_eval's current source also prints
  *   those zeros per query under -q (issue usnistgov/trec_eval#18); so does this.
+ * - -M N (form_res_rels.c, epi->max_num_docs_per_topic; trec_eval -h: "Max number of docs per
+ *   topic to use in evaluation (discard rest)"): after that ranking, only a query's first N
+ *   results are evaluated; the check for a docno retrieved twice covers only those N, as it does
+ *   in trec_eval, which checks after the cut.
  * - Queries are evaluated, printed and summed in strcmp order of qid (both files are sorted
  *   by qid when read); the mean is sum / num_q in double precision, as in trec_eval.
  * - Output (meas_print_single.c, meas_print_final.c): "%-22s\t%s\t%6.4f\n" per value (for
@@ -62,6 +66,8 @@ export interface TrecEvalOptions {
   measures?: readonly string[];
   /** trec_eval -c: average over every qrels query, missing ones scoring 0. */
   complete?: boolean;
+  /** trec_eval -M: only the first N results of each query, after ranking, are evaluated. */
+  maxRetrieved?: number;
 }
 
 /** The result of an evaluation: per-query values and their means. */
@@ -76,7 +82,18 @@ export interface TrecEvaluation {
   /** Means over num_q queries, one per name. */
   mean: Float64Array;
   numQ: number;
+  /**
+   * Evaluated queries that retrieve results (within -M) none of which is in that query's
+   * qrels: their figures are 0 whatever the ranking, the sign of a run and qrels that do not
+   * belong together (another docno scheme, other query ids).
+   */
+  unjudgedQueries: number;
+  /** Results (within -M) of the evaluated queries that are in their query's qrels. */
+  judgedRetrieved: number;
 }
+
+/** The grade of a result whose docno the query's qrels do not list (below any grade a file can hold). */
+const NOT_IN_QRELS = -0x80000000;
 
 /** Evaluates `run` against `qrels` with trec_eval's semantics (see the module comment). */
 export function evaluateTrec(qrels: TrecQrels, run: TrecRun, options: TrecEvalOptions = {}): TrecEvaluation {
@@ -84,6 +101,7 @@ export function evaluateTrec(qrels: TrecQrels, run: TrecRun, options: TrecEvalOp
   const names = trecValueNames(plan);
   const width = names.length;
   const complete = options.complete === true;
+  const maxRetrieved = options.maxRetrieved ?? Infinity;
 
   // Latin1 keys compare as their bytes, i.e. as strcmp does.
   const keys = complete ? [...qrels.qids] : qrels.qids.filter((q) => run.qidIndex.has(q));
@@ -107,6 +125,8 @@ export function evaluateTrec(qrels: TrecQrels, run: TrecRun, options: TrecEvalOp
   const rank = new RankScratch();
   const query = new RankScratch();
   const { docnos: rdoc, docStart: rds, value: score } = run;
+  let unjudgedQueries = 0;
+  let judgedRetrieved = 0;
 
   for (let qi = 0; qi < keys.length; qi++) {
     const key = keys[qi]!;
@@ -134,18 +154,37 @@ export function evaluateTrec(qrels: TrecQrels, run: TrecRun, options: TrecEvalOp
       query.ensure(total);
       const { lines, grades } = query;
       retrieved.reset(total, stamp);
+      let twice = false;
       for (let k = run.qSeg[rq]!, kend = run.qSeg[rq + 1]!; k < kend; k++) {
         const seg = run.segOrder[k]!;
         for (let r = run.segStart[seg]!, end = run.segStart[seg + 1]!; r < end; r++) {
           const other = retrieved.add(r);
-          if (other >= 0) throw duplicate(run, key, r, other, 'retrieves');
+          if (other >= 0) {
+            // Without -M every result is evaluated, so a repeat is an error at once.
+            if (total <= maxRetrieved) throw duplicate(run, key, r, other, 'retrieves');
+            twice = true;
+          }
           const j = judged.find(rdoc, rds[r]!, rds[r + 1]!, retrieved.lastHash);
           lines[n] = r;
-          grades[n++] = j >= 0 ? qrels.value[j]! : -1;
+          grades[n++] = j >= 0 ? qrels.value[j]! : NOT_IN_QRELS;
         }
       }
       const d = descents(lines, n, score, rdoc, rds);
       if (d > 0) rankLines(lines, grades, n, score, rdoc, rds, rank, d <= 8);
+      if (n > maxRetrieved) n = maxRetrieved;
+      // Past the -M cut a repeat is not evaluated; among the kept results it is still an error.
+      if (twice) {
+        retrieved.reset(n, -stamp);
+        for (let i = 0; i < n; i++) {
+          const other = retrieved.add(lines[i]!);
+          if (other >= 0)
+            throw duplicate(run, key, Math.max(lines[i]!, other), Math.min(lines[i]!, other), 'retrieves');
+        }
+      }
+      let inQrels = 0;
+      for (let i = 0; i < n; i++) if (grades[i] !== NOT_IN_QRELS) inQrels++;
+      judgedRetrieved += inQrels;
+      if (n > 0 && inQrels === 0) unjudgedQueries++;
     }
     // A query missing from the run (only with -c) is scored over an empty ranking: all 0.
     scoreTrecQuery(plan, scratch, query.grades, n, numRel, ideal, perQuery, qi * width);
@@ -154,7 +193,7 @@ export function evaluateTrec(qrels: TrecQrels, run: TrecRun, options: TrecEvalOp
 
   const numQ = complete ? qrels.qids.length : keys.length;
   const mean = sums.map((s) => s / numQ);
-  return { plan, names, qids: keys.map(qidText), perQuery, mean, numQ };
+  return { plan, names, qids: keys.map(qidText), perQuery, mean, numQ, unjudgedQueries, judgedRetrieved };
 }
 
 /** Insertion sort, descending: the positive grades of one query are few. */
