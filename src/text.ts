@@ -11,16 +11,27 @@ const APOSTROPHES = /[\u2019\u2018\u201B\u02BC\u02B9\u2032\u00B4\uFF07]/g;
 /**
  * Text normalisation shared by content matching, the offline stand-ins and the title gate.
  * Folding: apostrophes made plain ({@link APOSTROPHES}), lower case, accents removed (NFKD then
- * combining marks dropped), so "Calcéophilie" matches "calceophilie" and "don’t" matches
- * "don't", as content matching asks (src/scoring/definitions.ts).
+ * combining marks dropped, ligatures written out: {@link UNDECOMPOSED_AS}), so "Calcéophilie"
+ * matches "calceophilie", "bœuf" "boeuf" and "don’t" "don't", as content matching asks
+ * (src/scoring/definitions.ts).
  */
 export function fold(text: string): string {
   return text
     .replace(APOSTROPHES, "'")
     .normalize('NFKD')
     .replace(/\p{M}+/gu, '')
-    .toLowerCase();
+    .toLowerCase()
+    .replace(UNDECOMPOSED, (c) => UNDECOMPOSED_AS[c]!);
 }
+
+/**
+ * Letters NFKD leaves whole although a reader takes them for plain ones: the ligatures œ and æ
+ * (written out, so "bœuf" matches "boeuf" and "encyclopædia" "encyclopaedia"), ß, and the
+ * letters with a stroke (ø, ł, đ), read as their base letter like any other accent. Applied after
+ * lower-casing, so only the lower-case forms are listed.
+ */
+const UNDECOMPOSED_AS: Record<string, string> = { œ: 'oe', æ: 'ae', ß: 'ss', ø: 'o', ł: 'l', đ: 'd' };
+const UNDECOMPOSED = /[œæßøłđ]/g;
 
 /** Word tokens of folded text: letters and digits, apostrophes dropped. */
 export function tokenize(text: string): string[] {

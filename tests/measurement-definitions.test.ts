@@ -94,6 +94,22 @@ describe('content matching on the passage as a reader sees it', () => {
     // An apostrophe is still not a letter: "don't" does not match "dont".
     expect(contentRecallAt([item(1, 'Dont use it.')], ["don't"], 5)).toBe(0);
   });
+  it('ligatures are written out and stroked letters read plain, in every language: "bœuf" matches "boeuf"', () => {
+    // NFKD leaves œ æ ß ø ł đ whole; content matching reads them as oe ae ss o l d (definitions.ts).
+    const pairs: [string, string][] = [
+      ['bœuf braisé', 'boeuf braise'],
+      ['Encyclopædia', 'encyclopaedia'],
+      ['Straße in Łódź', 'strasse in lodz'],
+      ['Ørsted Đakovo', 'orsted dakovo'],
+    ];
+    for (const [written, plain] of pairs) {
+      expect(contentRecallAt([item(1, `A note on ${written}.`)], [plain], 5), written).toBe(1);
+      // and the reverse: the term with the ligature, the post written plainly
+      expect(contentRecallAt([item(1, `A note on ${plain}.`)], [written], 5), written).toBe(1);
+    }
+    // Capitals too: Œ and Æ lower-case to œ and æ first.
+    expect(readerText('ŒUVRE ÆON')).toBe('oeuvre aeon');
+  });
   it('alternatives a|b each follow the same rule', () => {
     expect(contentRecallAt([item(1, 'It cracks at the crease.')], ['crack|cracks'], 5)).toBe(1);
     expect(contentRecallAt([item(1, 'It cracks at the crease.')], ['crack'], 5)).toBe(0);

@@ -55,12 +55,13 @@ export const RETRIEVAL_DEFINITIONS: readonly MetricDefinition[] = [
     key: 'content_matching',
     label: 'content matching',
     definition:
-      'passage text is the post\'s own text as a reader sees it: markdown and HTML markup stripped (emphasis, links, quotes, code fences, tags), all whitespace including line breaks collapsed, case and accents folded, every apostrophe form (’ ‘ ʼ ′ and the like) read as the plain one; a term, normalised the same way, matches on word boundaries ("horse" does not match "horsehair").',
+      'passage text is the post\'s own text as a reader sees it: markdown and HTML markup stripped (emphasis, links, quotes, code fences, tags), all whitespace including line breaks collapsed, case and accents folded (the ligatures œ, æ and ß written out as oe, ae and ss; ø, ł and đ read as o, l and d), every apostrophe form (’ ‘ ʼ ′ and the like) read as the plain one; a term, normalised the same way, matches on word boundaries ("horse" does not match "horsehair").',
   },
   {
     key: 'pollution_at_5',
     label: 'pollution@5',
-    definition: 'distinct topics among the first 5 results, and the share of the most frequent topic.',
+    definition:
+      'distinct topics among the first 5 results, and the share of the most frequent topic; n/a (null) on an empty list, where no share exists.',
   },
   {
     key: 'forbidden_hits',

@@ -24,7 +24,7 @@ export const FRENCH: LanguagePack = {
     ).split(/\s+/),
   ),
   elisions: ['l', 'd', 'n', 'j', 'm', 't', 's', 'c', 'qu', 'jusqu', 'lorsqu', 'puisqu', 'quoiqu'],
-  foldExtra: (s) => s.replace(/œ/g, 'oe').replace(/æ/g, 'ae').replace(/\s+/g, ' '),
+  foldExtra: (s) => s.replace(/\s+/g, ' '),
   abstain: [
     // "Je n'ai rien trouvé", "j'ai rien trouvé", "je n'ai trouvé aucun message", "je ne trouve rien"
     /\b(je n'|j')ai (rien|pas|aucune? \w+) trouve/,

@@ -17,7 +17,7 @@ export interface LanguagePack {
   stopwords: ReadonlySet<string>;
   /** Elided words before an apostrophe (French l', d', qu'…), dropped from tokens: "l'essaim" → "essaim". */
   elisions: readonly string[];
-  /** Folding beyond case and accents (ligatures such as œ → oe), applied after them. */
+  /** Folding beyond case, accents and ligatures (src/text.ts fold), applied after them: French collapses whitespace. */
   foldExtra: (folded: string) => string;
   /** Wording of an abstention, on folded text with plain apostrophes. */
   abstain: readonly RegExp[];
