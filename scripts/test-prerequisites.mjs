@@ -6,19 +6,20 @@
  *     are checked in a real browser;
  *   - pgvector in that server: the semantic channels and the database checks run against a real
  *     PostgreSQL with the extension, as production has it. Debian 12 packages no pgvector, so it is
- *     built from Debian's own source package (pool/main/p/pgvector, checksum pinned, or the
- *     version Debian's testing suite lists when the pinned one has left the pool) against
- *     postgresql-server-dev-<version>, and installed with `make install`.
+ *     built from Debian's own source package, fetched from the archive apt is configured with
+ *     (scripts/pgvector-source.mjs: checksum pinned, or the version a suite's Sources index lists
+ *     when the pinned one has left the pool), against postgresql-server-dev-<version>, and
+ *     installed with `make install`.
  * When something is missing and we are root on Debian/Ubuntu, it is installed with apt-get;
  * otherwise the exact command to run is printed and the tests do not start (exit 1), so a fresh
  * machine never reports skipped or failed suites for a missing tool.
  */
 import { accessSync, constants, existsSync, readdirSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pgvectorSource } from './pgvector-source.mjs';
 
 const CHROMIUM = process.env.RAGAUDIT_CHROMIUM || '/usr/bin/chromium';
 
@@ -50,13 +51,6 @@ function missing() {
   return out;
 }
 
-const DEBIAN = 'https://deb.debian.org/debian';
-/** Debian's pgvector source tarball, and its SHA-256 from Debian's Sources index. */
-const PGVECTOR = {
-  version: '0.8.0',
-  sha256: '867a2c328d4928a5a9d6f052cd3bc78c7d60228a9b914ad32aa3db88e9de27b0',
-};
-
 function postgresVersions() {
   const root = '/usr/lib/postgresql';
   if (!existsSync(root)) return [];
@@ -67,53 +61,6 @@ function hasPgvector(version) {
   return existsSync(`/usr/share/postgresql/${version}/extension/vector.control`);
 }
 
-async function download(url) {
-  const res = await fetch(url, { signal: AbortSignal.timeout(60_000) });
-  if (!res.ok) throw new Error(`${url}: HTTP ${res.status}`);
-  return Buffer.from(await res.arrayBuffer());
-}
-
-/** The pinned tarball, else the version a Debian suite lists now (its checksum from the suite's index). */
-async function pgvectorSource() {
-  const tried = [];
-  const fetchChecked = async (file, sha256) => {
-    const url = `${DEBIAN}/pool/main/p/pgvector/${file}`;
-    try {
-      const body = await download(url);
-      if (createHash('sha256').update(body).digest('hex') === sha256) return body;
-      tried.push(`${url}: checksum mismatch`);
-    } catch (e) {
-      tried.push(e.message);
-    }
-    return undefined;
-  };
-  const pinned = await fetchChecked(`pgvector_${PGVECTOR.version}.orig.tar.gz`, PGVECTOR.sha256);
-  if (pinned) return pinned;
-  for (const suite of ['stable', 'testing']) {
-    try {
-      const index = await download(`${DEBIAN}/dists/${suite}/main/source/Sources.xz`);
-      const xz = spawnSync('xz', ['-dc'], { input: index, maxBuffer: 1 << 30 });
-      if (xz.status !== 0) throw new Error('cannot decompress Sources.xz (is xz-utils installed?)');
-      const entry = xz.stdout
-        .toString('utf8')
-        .split('\n\n')
-        .find((p) => p.startsWith('Package: pgvector\n'));
-      const m =
-        entry &&
-        /^ ([0-9a-f]{64}) \d+ (pgvector_[^ ]+\.orig\.tar\.gz)$/m.exec(entry.split('Checksums-Sha256:')[1] ?? '');
-      if (!m) {
-        tried.push(`Debian ${suite} lists no pgvector source tarball`);
-        continue;
-      }
-      const body = await fetchChecked(m[2], m[1]);
-      if (body) return body;
-    } catch (e) {
-      tried.push(`Debian ${suite}: ${e.message}`);
-    }
-  }
-  throw new Error(`no pgvector source could be fetched: ${tried.join('; ')}`);
-}
-
 /** Builds and installs pgvector for each PostgreSQL version that lacks it (root only). */
 async function ensurePgvector() {
   const versions = postgresVersions().filter((v) => !hasPgvector(v));
@@ -122,7 +69,7 @@ async function ensurePgvector() {
     process.stderr.write(
       [
         `npm test: pgvector is not installed for PostgreSQL ${versions.join(', ')}; the real-server suites need it.`,
-        'Install it (e.g. postgresql-<version>-pgvector from apt.postgresql.org, or build it from source with',
+        "Install it (e.g. postgresql-<version>-pgvector from PostgreSQL's own apt repository, or build it from source with",
         'postgresql-server-dev-<version>: make && sudo make install), then run npm test again.',
         '',
       ].join('\n'),
@@ -130,7 +77,7 @@ async function ensurePgvector() {
     process.exit(1);
   }
   process.stderr.write(
-    `npm test: building pgvector for PostgreSQL ${versions.join(', ')} from Debian's source package\n`,
+    `npm test: building pgvector for PostgreSQL ${versions.join(', ')} from Debian's source package (apt's configured archive)\n`,
   );
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   const pkgs = ['make', 'gcc', 'xz-utils', ...versions.map((v) => `postgresql-server-dev-${v}`)];
@@ -144,7 +91,7 @@ async function ensurePgvector() {
   }
   const dir = mkdtempSync(join(tmpdir(), 'ragaudit-pgvector-'));
   try {
-    writeFileSync(join(dir, 'src.tar.gz'), await pgvectorSource());
+    writeFileSync(join(dir, 'src.tar.gz'), (await pgvectorSource()).body);
     const steps = [['tar', ['xzf', 'src.tar.gz', '--strip-components=1']]];
     for (const v of versions) {
       const pgConfig = `PG_CONFIG=/usr/lib/postgresql/${v}/bin/pg_config`;

@@ -9,7 +9,14 @@
 export * from './errors.js';
 export { loadConfig, validateConfig, resolveFrom, type LoadedConfig, type ConfigOverride } from './config/load.js';
 export { ConfigSchema, type Config } from './config/schema.js';
-export { loadCases, loadProbes, loadIntentRules, termAlternatives, type Located } from './cases/load.js';
+export {
+  loadCases,
+  loadProbes,
+  loadIntentRules,
+  termAlternatives,
+  type Located,
+  type LoadOptions,
+} from './cases/load.js';
 export { probeToCase } from './cases/probes.js';
 export { CaseSchema, ProbeSchema, type Case, type Probe } from './cases/schema.js';
 export { connectPostgres, pgliteClient, type SqlClient } from './corpus/sql-client.js';

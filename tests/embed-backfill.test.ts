@@ -92,6 +92,24 @@ describe('embedding backfill into a side database', () => {
     ]);
   });
 
+  it("refuses PostgreSQL's own schemas before connecting, and creates nothing there", async () => {
+    // Port 1 has no server: an InputError (not a DatabaseError) shows the check came first.
+    for (const schema of ['information_schema', 'pg_catalog', 'pg_toast', 'pg_temp_1'])
+      await expect(
+        backfillEmbeddings(base('postgres://127.0.0.1:1/x', { target: { url: 'postgres://127.0.0.1:1/x', schema } })),
+      ).rejects.toMatchObject({
+        name: 'InputError',
+        message: `--target-schema ${schema}: a system schema of PostgreSQL; give the vectors a schema of their own (e.g. ragaudit_vectors)`,
+      });
+    // On the forum's own database, information_schema was accepted and got the tables.
+    await expect(
+      backfillEmbeddings(base(sourceUrl, { target: { url: sourceUrl, schema: 'information_schema' } })),
+    ).rejects.toBeInstanceOf(InputError);
+    expect(
+      await rows(sourceUrl, "SELECT to_regclass('information_schema.ai_posts_embeddings') IS NULL AS none"),
+    ).toEqual([{ none: true }]);
+  });
+
   it('fills strategies 1 and 2 with the texts each strategy defines, and resumes after a crash', async () => {
     const target = await freshDatabase('embed_dst');
     await target.close();

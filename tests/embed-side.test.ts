@@ -149,3 +149,25 @@ describe('embed into a side schema, then measure native against enriched from it
     expect(missing.err).toMatch(/table ai_posts_embeddings does not exist/);
   }, 120_000);
 });
+
+describe("embed refuses PostgreSQL's own schemas", () => {
+  it('--target-schema information_schema, pg_catalog, pg_toast or any pg_*: exit 2 before connecting', async () => {
+    // Nothing listens on port 1: a message about connecting would mean the check came too late.
+    const nowhere = 'postgres://127.0.0.1:1/forum';
+    for (const schema of ['information_schema', 'pg_catalog', 'pg_toast', 'pg_vectors']) {
+      const r = await runCli(workDir('embed-system'), [
+        'embed',
+        '--db',
+        nowhere,
+        '--target',
+        nowhere,
+        '--target-schema',
+        schema,
+      ]);
+      expect(r.code).toBe(2);
+      expect(r.err).toContain(
+        `ragaudit embed: --target-schema ${schema}: a system schema of PostgreSQL; give the vectors a schema of their own (e.g. ragaudit_vectors)\n`,
+      );
+    }
+  });
+});

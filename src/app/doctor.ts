@@ -27,6 +27,7 @@ export async function runDoctor(inputs: DoctorInputs, hooks: AppHooks): Promise<
   const dbUrl = inputs.db ?? inputs.env.DATABASE_URL;
   const paths = inputs.cases?.length ? [...inputs.cases] : casePaths(inputs.loaded).filter((p) => existsSync(p));
   const cases: Located<Case>[] = paths.length ? loadCases(paths) : [];
+  for (const text of cases.flatMap((c) => c.warnings ?? [])) hooks.event({ kind: 'warning', text });
   const db = await openDatabase(inputs.loaded.config, {
     ...(dbUrl ? { dbUrl } : {}),
     cwd: inputs.cwd,

@@ -1,5 +1,5 @@
 import type { LoadedConfig } from '../config/load.js';
-import { backfillEmbeddings, type BackfillReport } from '../corpus/embed-backfill.js';
+import { backfillEmbeddings, checkTargetSchema, type BackfillReport } from '../corpus/embed-backfill.js';
 import { KNOWN_STRATEGIES } from '../corpus/embedding-text.js';
 import { InputError } from '../errors.js';
 import { demoForum, describeComponent, openDatabase } from '../runs/context.js';
@@ -21,6 +21,8 @@ export interface EmbedInputs extends AppEnv {
 
 /** Embeds the forum's public posts (and topics) with the config's embedder into the target. */
 export async function runEmbed(inputs: EmbedInputs, hooks: AppHooks): Promise<BackfillReport> {
+  // Bad input is told before any database is opened.
+  if (inputs.targetSchema !== undefined) checkTargetSchema(inputs.targetSchema);
   const unknown = inputs.strategies.filter((s) => !KNOWN_STRATEGIES.includes(s));
   if (unknown.length)
     throw new InputError(

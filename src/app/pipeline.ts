@@ -61,7 +61,7 @@ export async function openContext(
   return { ctx, warnings };
 }
 
-/** Loads the cases, opens the context and adds the golden warnings. */
+/** Loads the cases, opens the context and adds the loader's and the golden warnings. */
 export async function openPipeline(
   inputs: PipelineInputs,
   hooks: AppHooks,
@@ -76,9 +76,12 @@ export async function openPipeline(
       kind: 'warning',
       text: `shard ${shard.index}/${shard.count} holds none of the ${shard.total} cases`,
     });
+  // What loading changed (a golden or a term listed twice, counted once): on the console and in the results.
+  const loadWarnings = cases.flatMap((c) => c.warnings ?? []);
+  for (const text of loadWarnings) hooks.event({ kind: 'warning', text });
   const { ctx, warnings } = await openContext(inputs, hooks);
   try {
-    warnings.unshift(...(await goldenWarnings(ctx.profile, cases)));
+    warnings.unshift(...loadWarnings, ...(await goldenWarnings(ctx.profile, cases)));
     return { ctx, cases, warnings, ...(shard ? { shard } : {}) };
   } catch (e) {
     await ctx.close();

@@ -5,6 +5,22 @@ const slug = z
   .regex(/^[a-z0-9][a-z0-9_-]*$/, 'must be a slug: lowercase letters, digits, - and _');
 const nonEmpty = z.string().refine((s) => s.trim().length > 0, 'must not be empty');
 
+/** C0 controls but tab, newline and carriage return; DEL; C1 controls. */
+const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
+
+/**
+ * Text sent to the retrieval and the models: a control character (a NUL, an escape) is refused
+ * here, at its line, rather than failing later at the database or the provider.
+ */
+const message = nonEmpty.superRefine((s, ctx) => {
+  const m = CONTROL.exec(s);
+  if (m)
+    ctx.addIssue({
+      code: 'custom',
+      message: `holds the control character U+${m[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')} (character ${m.index + 1}): remove it`,
+    });
+});
+
 /**
  * What must never come back for a case or probe: posts, topics, and terms (matched as content
  * terms are, `a|b` alternatives). Any appearance in a node's results, the evidence shown or the
@@ -36,7 +52,7 @@ const postIds = z.array(z.number().int().positive());
 export const TurnSchema = z
   .object({
     role: z.enum(['user', 'assistant']),
-    content: nonEmpty,
+    content: message,
     expected_topic_ids: postIds.optional(),
     expected_post_ids: postIds.optional(),
   })
@@ -69,7 +85,7 @@ export const CaseSchema = z
   .object({
     id: slug,
     /** The question; in a conversation case, the final user message. */
-    question: nonEmpty,
+    question: message,
     /**
      * A conversation case: the messages before the final question, alternating user and
      * assistant, starting with a user message and ending with an assistant one.
@@ -131,7 +147,7 @@ export type HumanLabels = z.infer<typeof HumanLabelsSchema>;
 export const ProbeSchema = z
   .object({
     id: slug,
-    prompt: nonEmpty,
+    prompt: message,
     attack: z.enum(['injection', 'leak', 'role', 'abuse', 'off_topic', 'indirect']),
     expect: z.enum(['refuse', 'abstain', 'no_leak', 'answer']),
     notes: z.string().optional(),

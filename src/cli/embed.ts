@@ -21,7 +21,7 @@ const OPTIONS = {
   'target-schema': {
     type: 'string',
     value: 'NAME',
-    doc: 'schema in the target (default public); a schema of its own allows the source database',
+    doc: 'schema in the target (default public; never information_schema or pg_*); a schema of its own allows the source database',
   },
   strategy: {
     type: 'string',

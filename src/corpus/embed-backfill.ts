@@ -98,11 +98,24 @@ interface PostRow {
   parent_raw: string | null;
 }
 
+/**
+ * Checks a target schema before any connection: a name the SQL can quote, and not one of
+ * PostgreSQL's own schemas (information_schema, and pg_catalog, pg_toast and every other pg_*
+ * name, which PostgreSQL reserves), where tables must never be created.
+ */
+export function checkTargetSchema(schema: string): void {
+  if (!SCHEMA_NAME.test(schema))
+    throw new InputError(`--target-schema ${schema}: a schema name is lowercase letters, digits and _`);
+  if (schema === 'information_schema' || schema.startsWith('pg_'))
+    throw new InputError(
+      `--target-schema ${schema}: a system schema of PostgreSQL; give the vectors a schema of their own (e.g. ragaudit_vectors)`,
+    );
+}
+
 /** Fills the target; returns what it wrote. */
 export async function backfillEmbeddings(o: BackfillOptions): Promise<BackfillReport> {
   const schema = o.target.schema ?? 'public';
-  if (!SCHEMA_NAME.test(schema))
-    throw new InputError(`--target-schema ${schema}: a schema name is lowercase letters, digits and _`);
+  checkTargetSchema(schema);
   for (const s of o.strategies)
     if (!Number.isInteger(s) || s < 1) throw new InputError(`--strategy ${s}: a strategy id is a positive integer`);
   const batchSize = o.batch_size ?? 256;

@@ -1,10 +1,9 @@
-import { quantile } from '../scoring/statistics.js';
 import { meanN } from '../scoring/retrieval-metrics.js';
 import { noZoneCounts } from '../model/zones.js';
 import type { CaseRecord } from '../model/results.js';
 import { findScore } from '../model/scores.js';
 import type { GenerationSummary, RunSummary } from '../model/summary.js';
-import { caseSetGroups, summariseConversations } from './summary.js';
+import { caseSetGroups, latencyFigures, summariseConversations } from './summary.js';
 
 /** The evidence node a stored run recorded (older files did not record it). */
 export function storedEvidenceNode(summary: RunSummary): string | undefined {
@@ -74,11 +73,7 @@ export function summariseGeneration(records: readonly CaseRecord[], evidenceNode
       input: answered.reduce((a, r) => a + (r.usage?.input_tokens ?? 0), 0),
       output: answered.reduce((a, r) => a + (r.usage?.output_tokens ?? 0), 0),
     },
-    latency_ms: {
-      median: lat.length ? quantile(lat, 0.5) : null,
-      p90: lat.length ? quantile(lat, 0.9) : null,
-      n: lat.length,
-    },
+    latency_ms: latencyFigures(lat),
     cached: answered.filter((r) => r.cached).length,
   };
 }

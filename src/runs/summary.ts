@@ -1,7 +1,12 @@
 import { quantile } from '../scoring/statistics.js';
 import { aggregateRetrieval, meanN } from '../scoring/retrieval-metrics.js';
 import type { CaseRecord } from '../model/results.js';
-import type { ConversationsSummary, RetrievalBatchSummary, RetrievalSummary } from '../model/summary.js';
+import type {
+  ConversationsSummary,
+  LatencySummary,
+  RetrievalBatchSummary,
+  RetrievalSummary,
+} from '../model/summary.js';
 import type { RetrievalCaseMetrics } from '../scoring/retrieval-metrics.js';
 
 function metricsOf(records: readonly CaseRecord[], node: string): Partial<RetrievalCaseMetrics>[] {
@@ -113,7 +118,7 @@ export function retrievalLatency(
 ): RetrievalSummary['latency'] {
   const out: RetrievalSummary['latency'] = {};
   for (const node of nodes)
-    out[node] = quantiles(records.filter((r) => r.retrieval[node]).map((r) => r.retrieval[node]!.latency_ms));
+    out[node] = latencyFigures(records.filter((r) => r.retrieval[node]).map((r) => r.retrieval[node]!.latency_ms));
   return out;
 }
 
@@ -127,11 +132,12 @@ export function sampleLatency(
 ): RetrievalSummary['latency'] {
   const timed = timings.flatMap((t) => ('nodes' in t ? [t.nodes] : []));
   const out: RetrievalSummary['latency'] = {};
-  for (const node of nodes) out[node] = quantiles(timed.flatMap((t) => (node in t ? [t[node]!] : [])));
+  for (const node of nodes) out[node] = latencyFigures(timed.flatMap((t) => (node in t ? [t[node]!] : [])));
   return out;
 }
 
-function quantiles(lat: number[]): RetrievalSummary['latency'][string] {
+/** Median and p90 of latencies, ms, by the one quantile definition (type 7); null when there are none. */
+export function latencyFigures(lat: readonly number[]): LatencySummary {
   return { median: lat.length ? quantile(lat, 0.5) : null, p90: lat.length ? quantile(lat, 0.9) : null, n: lat.length };
 }
 
