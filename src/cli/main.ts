@@ -26,10 +26,16 @@ Exit codes: 0 ok · 1 failed cases or a failed gate · 2 bad input, config or da
 
 /**
  * Runs the CLI; returns the exit code. Only here do errors become messages, and only through
- * here does text reach the console: answers and server messages carry no terminal control.
+ * here does text reach the console: answers and server messages carry no terminal control, and
+ * no credential.
  */
 export async function main(argv: string[], rawIo: CliIO): Promise<number> {
-  const io: CliIO = { ...rawIo, out: (t) => rawIo.out(inertText(t)), err: (t) => rawIo.err(inertText(t)) };
+  // Masked like every output (src/errors.ts `redact`): progress lines and tables name URLs and cases.
+  const io: CliIO = {
+    ...rawIo,
+    out: (t) => rawIo.out(inertText(redact(t, 'content'))),
+    err: (t) => rawIo.err(inertText(redact(t, 'content'))),
+  };
   const [name, ...rest] = argv;
   const verbose = rest.includes('--verbose') || rest.includes('-v');
   if (!name || name === '--help' || name === '-h' || name === 'help') {

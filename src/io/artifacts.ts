@@ -6,6 +6,9 @@
  *   temp file is removed;
  * - secret-scanned: text carrying a secret value (registered with `rememberSecrets`, or passed in)
  *   is refused before it reaches the disk, by the one rule in `carriesSecret`;
+ * - masked: what is left of credentials by form (a URL's password, a credential query parameter,
+ *   a value shaped like a token) is masked by `redact` on its way to the disk, so a results file
+ *   read back from an older version or a forum passage quoting a token is written without it;
  * - for JSON, stamped and validated: the document carries `schema_version` and `kind`, and is
  *   checked against a zod schema when one is given.
  * Errors name the path. Imports nothing but node, zod and the error classes, so every layer can use it.
@@ -13,7 +16,7 @@
 import { closeSync, existsSync, linkSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { z } from 'zod';
-import { carriesSecret, RagauditError } from '../errors.js';
+import { carriesSecret, RagauditError, redact } from '../errors.js';
 
 export interface ArtifactOptions {
   /** Secret values to refuse besides those registered with `rememberSecrets`. */
@@ -27,7 +30,7 @@ export interface ArtifactOptions {
   alternative?: (n: number) => string;
 }
 
-/** Appends text to the artifact being written (checked for secrets before it is kept). */
+/** Appends text to the artifact being written (checked for secrets and masked before it is kept). */
 export type ArtifactWrite = (text: string) => void;
 
 /** Bytes gathered before one write call. */
@@ -46,12 +49,14 @@ export function refuseSecrets(file: string, text: string, secrets: ArtifactOptio
 
 /**
  * Writes an artifact whose body is produced piece by piece: `body` calls `write` with each piece,
- * so no single string needs to hold the whole document. Returns the path written (which differs
- * from `file` only with `alternative`).
+ * so no single string needs to hold the whole document. A piece masked already (a checked case
+ * record, src/runs/record-check.ts) may go through `writeMasked` instead: checked for secrets,
+ * not scanned a second time. Returns the path written (which differs from `file` only with
+ * `alternative`).
  */
 export function writeArtifactStream(
   file: string,
-  body: (write: ArtifactWrite) => void,
+  body: (write: ArtifactWrite, writeMasked: ArtifactWrite) => void,
   opts: ArtifactOptions = {},
 ): string {
   const tmp = tempPathFor(file);
@@ -68,13 +73,23 @@ export function writeArtifactStream(
         writeAll(fd, buf, size);
         size = 0;
       };
-      body((text) => {
-        refuseSecrets(file, text, opts.secrets);
+      const put = (text: string) => {
         const bytes = Buffer.byteLength(text);
         if (size + bytes > CHUNK) flush();
         if (bytes > CHUNK) writeAll(fd, Buffer.from(text), bytes);
         else size += buf.write(text, size);
-      });
+      };
+      body(
+        (piece) => {
+          refuseSecrets(file, piece, opts.secrets);
+          // Content rules only: they never cross a quote, so a JSON or HTML piece stays well formed.
+          put(redact(piece, 'content'));
+        },
+        (piece) => {
+          refuseSecrets(file, piece, opts.secrets);
+          put(piece);
+        },
+      );
       flush();
     } finally {
       closeSync(fd);

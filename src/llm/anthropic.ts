@@ -5,7 +5,7 @@
  */
 import type Anthropic from '@anthropic-ai/sdk';
 import { z } from 'zod';
-import { ConfigError, JudgeParseError, redactSecretValues, rememberSecrets } from '../errors.js';
+import { ConfigError, JudgeParseError, redact, rememberSecrets } from '../errors.js';
 import type { ChatModel, Completion, CompletionRequest, RemoteModelOptions } from './types.js';
 import { answerError, sdkModule } from './faults.js';
 import { splitQuery } from './http.js';
@@ -167,7 +167,7 @@ export class AnthropicChatModel implements ChatModel {
     );
 
     // A key the server echoes back leaves the client as *** (no ledger, cache or judge sees it).
-    const prose = redactSecretValues(textOf(res));
+    const prose = redact(textOf(res), 'content');
     const completion: Completion<T> = {
       text: prose,
       usage: { inputTokens: res.usage?.input_tokens ?? 0, outputTokens: res.usage?.output_tokens ?? 0 },
@@ -182,7 +182,7 @@ export class AnthropicChatModel implements ChatModel {
           prose,
         );
       }
-      const raw = redactSecretValues(JSON.stringify(call.input));
+      const raw = redact(JSON.stringify(call.input), 'content');
       completion.text = raw;
       completion.json = parseStructured(req.schema, JSON.parse(raw) as unknown, raw, wire.wrapped);
     }

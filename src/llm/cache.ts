@@ -20,6 +20,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
+import { redactDeep } from '../errors.js';
 import { appendLine, jsonlLines, LineReader } from '../io/jsonl.js';
 import type { ChatModel, Completion, CompletionRequest } from './types.js';
 import { wireSchema } from './openai.js';
@@ -199,7 +200,8 @@ export class ResponseCache {
     // Never store a failure: an empty answer would be replayed to every later run.
     if (!completion.text.trim() && completion.json === undefined) return;
     const { cached: _c, ...stored } = completion;
-    const data: CacheLine = { key, version: 1, createdAt: new Date().toISOString(), completion: stored };
+    // Masked like every output (a token-shaped value in an answer): a cache file is one too.
+    const data: CacheLine = { key, version: 1, createdAt: new Date().toISOString(), completion: redactDeep(stored) };
     this.store.append(key, JSON.stringify(data));
   }
 }

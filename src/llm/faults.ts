@@ -220,7 +220,8 @@ function serverDetail(e: unknown): string {
     text = bodyMessage((e as { error?: unknown }).error) ?? e.message.replace(/^\d{3}\s*/, '');
     if (/status code \(no body\)/.test(text)) text = '';
   }
-  text = text.replace(/\s+/g, ' ').trim();
+  // Masked before it is cut short: half a token no longer has a token's shape.
+  text = redact(text.replace(/\s+/g, ' ').trim());
   return text.length > 200 ? `${text.slice(0, 200)}…` : text;
 }
 

@@ -5,7 +5,7 @@
  */
 import type OpenAI from 'openai';
 import { z } from 'zod';
-import { ConfigError, JudgeParseError, redactSecretValues, rememberSecrets } from '../errors.js';
+import { ConfigError, JudgeParseError, redact, rememberSecrets } from '../errors.js';
 import type { ChatModel, Completion, CompletionRequest, RemoteModelOptions } from './types.js';
 import { answerError, sdkModule } from './faults.js';
 import { splitQuery } from './http.js';
@@ -252,7 +252,7 @@ export class OpenAIChatModel implements ChatModel {
     );
 
     // A key the server echoes back leaves the client as *** (no ledger, cache or judge sees it).
-    const text = redactSecretValues(res.choices[0]!.message.content ?? '');
+    const text = redact(res.choices[0]!.message.content ?? '', 'content');
     const completion: Completion<T> = {
       text,
       usage: { inputTokens: res.usage?.prompt_tokens ?? 0, outputTokens: res.usage?.completion_tokens ?? 0 },

@@ -26,7 +26,8 @@ export function resultHeader(
     tool: { name: 'ragaudit', version: TOOL_VERSION },
     kind,
     name: ctx.config.name,
-    note: ctx.config.note,
+    // Free text a user wrote, masked like the config that holds it.
+    note: config.note as string,
     created_at: new Date().toISOString(),
     config_source: ctx.loaded.source,
     config,

@@ -3,9 +3,11 @@
  * file), exactly as a reader will see it after JSON: a record that would not read back (a NaN
  * or Infinity score, which JSON turns into null; a citation id beyond the id type; any field out
  * of shape) is stored as that case's error record, naming the stage and the field, so one bad
- * case can never make a run unwritable or its ledger unreadable.
+ * case can never make a run unwritable or its ledger unreadable. Every string of a record is
+ * masked here (`redactDeep`: URL credentials, credential query parameters, token shapes), the
+ * one point every record passes before a ledger, a spool or a results file holds it.
  */
-import { redact } from '../errors.js';
+import { redact, redactDeep } from '../errors.js';
 import { CaseRecordSchema, type CaseRecord } from '../model/results.js';
 import { baseRecord, type CaseIdentity } from './retrieve-case.js';
 
@@ -77,8 +79,19 @@ export function isCheckedRecord(record: CaseRecord): boolean {
   return checked.has(record);
 }
 
+/**
+ * `record` with every string masked (`redactDeep`) but its id: the id is the case's name
+ * everywhere (ledger, resume, compare), a slug the user chose, never rewritten.
+ */
+export function maskedRecord(record: CaseRecord): CaseRecord {
+  const masked = redactDeep(record);
+  return masked.id === record.id ? masked : { ...masked, id: record.id };
+}
+
 /** The record as a reader will see it and its JSON line, or why it cannot be stored (stage, field, problem). */
-export function checkRecord(record: CaseRecord): Checked {
+export function checkRecord(given: CaseRecord): Checked {
+  // Masked first, so the ledger line, the record kept in memory and the results file are one text.
+  const record = maskedRecord(given);
   const bad = nonFinitePath(record);
   if (bad)
     return {

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
-import { InputError, redact, SECRET_PARAMS } from '../errors.js';
+import { InputError, isSecretParam, redact } from '../errors.js';
 import { refuseSecrets, writeArtifact, writeArtifactStream, type ArtifactWrite } from '../io/artifacts.js';
 import type { Config } from '../config/schema.js';
 import {
@@ -14,7 +14,7 @@ import {
 } from '../model/results.js';
 import { jsonlLines } from '../io/jsonl.js';
 import { arrayStore, LARGE_RUN_CASES, LightRecords, type CaseStore } from './case-store.js';
-import { isCheckedRecord } from './record-check.js';
+import { isCheckedRecord, maskedRecord } from './record-check.js';
 
 /** `YYYYMMDD-HHMMSS` in UTC. */
 export function timestamp(d = new Date()): string {
@@ -38,7 +38,7 @@ export function scrubUrl(text: string): string {
     return /@|[?&]/.test(text) ? '(unparseable URL, not shown)' : text;
   }
   if (u.password) u.password = '***';
-  for (const k of [...u.searchParams.keys()]) if (SECRET_PARAMS.includes(k.toLowerCase())) u.searchParams.set(k, '***');
+  for (const k of [...u.searchParams.keys()]) if (isSecretParam(k)) u.searchParams.set(k, '***');
   // redact also masks a token given as a web URL's user name, and every registered secret value.
   return redact(u.toString());
 }
@@ -141,9 +141,9 @@ function nestedJson(value: unknown, depth: number): string {
 }
 
 /**
- * A case record as it will be written, or an internal error naming the case and field. A record
- * this process checked before storing it (src/runs/record-check.ts) is frozen since: it is written
- * as it is, not checked twice.
+ * A case record as it will be written, masked, or an internal error naming the case and field. A
+ * record this process checked before storing it (src/runs/record-check.ts) is frozen and masked
+ * since: it is written as it is, not checked twice. Another (read from a file) is masked here.
  */
 function validCase(c: CaseRecord): CaseRecord {
   if (isCheckedRecord(c)) return c;
@@ -156,7 +156,7 @@ function validCase(c: CaseRecord): CaseRecord {
         .join('; ')}`,
     );
   }
-  return parsed.data;
+  return maskedRecord(parsed.data);
 }
 
 /**
@@ -203,7 +203,7 @@ export function writeResults(
     // Without one, two runs of the same name in the same second must not replace each other.
     json = writeArtifactStream(
       `${base}.json`,
-      (write) => streamResults(write, header, cases.records()),
+      (write, writeMasked) => streamResults(write, writeMasked, header, cases.records()),
       opts.stamp !== undefined ? artifact : { ...artifact, alternative: (n) => `${base}-${n}.json` },
     );
   }
@@ -235,9 +235,9 @@ function writeJsonlResults(
   let count = 0;
   writeArtifactStream(
     casesFile,
-    (put) => {
+    (_put, putMasked) => {
       for (const c of cases.records()) {
-        put(`${JSON.stringify(validCase(c))}\n`);
+        putMasked(`${JSON.stringify(validCase(c))}\n`);
         count++;
       }
     },
@@ -261,12 +261,17 @@ function writeJsonlResults(
 }
 
 /** The streamed body of {@link writeResults}: header fields, then each case validated on its own. */
-function streamResults(put: ArtifactWrite, head: Record<string, unknown>, cases: Iterable<CaseRecord>): void {
+function streamResults(
+  put: ArtifactWrite,
+  putMasked: ArtifactWrite,
+  head: Record<string, unknown>,
+  cases: Iterable<CaseRecord>,
+): void {
   put('{');
   for (const [k, v] of Object.entries(head)) if (v !== undefined) put(`\n ${JSON.stringify(k)}: ${nestedJson(v, 1)},`);
   put('\n "cases": [');
   let i = 0;
-  for (const c of cases) put(`${i++ ? ',' : ''}\n  ${nestedJson(validCase(c), 2)}`);
+  for (const c of cases) putMasked(`${i++ ? ',' : ''}\n  ${nestedJson(validCase(c), 2)}`);
   put(i ? '\n ]\n}' : ']\n}');
 }
 

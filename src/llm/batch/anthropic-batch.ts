@@ -5,7 +5,7 @@
  * `results_url`, read line by line and matched back by custom_id.
  */
 import { z } from 'zod';
-import { JudgeParseError, ProviderError, redact, redactSecretValues } from '../../errors.js';
+import { JudgeParseError, ProviderError, redact } from '../../errors.js';
 import type { Completion, CompletionRequest } from '../types.js';
 import { anthropicMessageParams, checkMessage } from '../anthropic.js';
 import { parseStructured, wireSchema } from '../openai.js';
@@ -190,8 +190,9 @@ export class AnthropicBatchClient extends BatchClientBase {
   private completion<T>(message: unknown, req: CompletionRequest<T>, endpoint: string): Completion<T> {
     const wire = req.schema ? wireSchema(req.schema as { name: string; zod: z.ZodType }) : undefined;
     const res = checkMessage(message, endpoint, wire?.name);
-    const prose = redactSecretValues(
+    const prose = redact(
       res.content.flatMap((b) => (b.type === 'text' && 'text' in b ? [b.text] : [])).join(''),
+      'content',
     );
     const completion: Completion<T> = {
       text: prose,
@@ -207,7 +208,7 @@ export class AnthropicBatchClient extends BatchClientBase {
           prose,
         );
       }
-      const raw = redactSecretValues(JSON.stringify(call.input) ?? 'null');
+      const raw = redact(JSON.stringify(call.input) ?? 'null', 'content');
       completion.text = raw;
       completion.json = parseStructured(req.schema, JSON.parse(raw) as unknown, raw, wire.wrapped);
     }

@@ -5,7 +5,7 @@
  * (`GET /files/{id}/content`) are read line by line and matched back by custom_id.
  */
 import { z } from 'zod';
-import { ProviderError, redact, redactSecretValues } from '../../errors.js';
+import { ProviderError, redact } from '../../errors.js';
 import type { Completion, CompletionRequest } from '../types.js';
 import { checkChatResponse, openaiChatBody, parseJsonText, parseStructured, wireSchema } from '../openai.js';
 import { BatchClientBase, checkSubmission, outcomeOf, requestError } from './base.js';
@@ -203,7 +203,7 @@ export class OpenAIBatchClient extends BatchClientBase {
   /** A Completion from a chat completion body, validated as OpenAIChatModel validates one. */
   private completion<T>(body: unknown, req: CompletionRequest<T>, endpoint: string): Completion<T> {
     const res = checkChatResponse(body, endpoint);
-    const text = redactSecretValues(res.choices[0]!.message.content ?? '');
+    const text = redact(res.choices[0]!.message.content ?? '', 'content');
     const completion: Completion<T> = {
       text,
       usage: { inputTokens: res.usage?.prompt_tokens ?? 0, outputTokens: res.usage?.completion_tokens ?? 0 },
