@@ -68,18 +68,19 @@ export function stripMarkup(raw) {
 }
 
 /**
- * Case and accents folded: compatibility decomposition (ﬁ → fi), combining marks dropped,
- * lower case, the ligatures œ and æ written out, typographic apostrophes read as `'`; every run
- * of whitespace (line breaks and no-break spaces included) one space.
+ * Case and accents folded: every apostrophe form (’ ‘ ‛ ʼ ʹ ′ ´ ＇) read as `'` first (NFKD would
+ * turn ´ into a space), compatibility decomposition (ﬁ → fi), combining marks dropped, lower
+ * case, the ligatures œ æ ß written out (oe ae ss) and ø ł đ read as o l d; every run of
+ * whitespace (line breaks and no-break spaces included) one space.
  */
+const LETTERS = { œ: 'oe', æ: 'ae', ß: 'ss', ø: 'o', ł: 'l', đ: 'd' };
 export function fold(s) {
   return s
+    .replace(/[\u2019\u2018\u201B\u02BC\u02B9\u2032\u00B4\uFF07]/g, "'")
     .normalize('NFKD')
     .replace(/\p{M}+/gu, '')
     .toLowerCase()
-    .replace(/œ/g, 'oe')
-    .replace(/æ/g, 'ae')
-    .replace(/[’‘ʼ]/g, "'")
+    .replace(/[œæßøłđ]/g, (c) => LETTERS[c])
     .replace(/\s+/g, ' ')
     .trim();
 }
