@@ -40,6 +40,9 @@ export function nodeMetrics(rec, items, grain, passage, withText) {
       posts.size && grain === 'post' ? (items.slice(0, k).some((i) => posts.has(i.post_id)) ? 1 : 0) : null;
   const first = items.slice(0, 10).findIndex(inTopics);
   m.mrr_at_10 = topics.size ? (first === -1 ? 0 : 1 / (first + 1)) : null;
+  // first topic rank: within the first 25 results, the items a record keeps; null when none is expected.
+  const firstKept = items.slice(0, 25).findIndex(inTopics);
+  m.first_topic_rank = topics.size && firstKept !== -1 ? firstKept + 1 : null;
 
   if (withText) {
     const terms = distinctTerms(rec.expected_content);

@@ -61,6 +61,12 @@ describe('topic hits and MRR', () => {
     const r = caseRetrievalMetrics({ expected_topic_ids: [7], ...noContent }, long, 'post');
     expect([r.hit_at_10, r.mrr_at_10, r.first_topic_rank]).toEqual([0, 0, 11]);
   });
+  it('first topic rank is stated only within the 25 items a record keeps', () => {
+    // Golden at rank 25: stated; at rank 26: beyond what the file holds, so null (definitions.ts).
+    const at = (rank: number) => [...Array.from({ length: rank - 1 }, (_, i) => item(100 + i, 'x')), item(7, 'y')];
+    expect(caseRetrievalMetrics({ expected_topic_ids: [7], ...noContent }, at(25), 'post').first_topic_rank).toBe(25);
+    expect(caseRetrievalMetrics({ expected_topic_ids: [7], ...noContent }, at(26), 'post').first_topic_rank).toBeNull();
+  });
   it('off-topic cases (no expected topic) are not applicable: null, left out of means', () => {
     const off = caseRetrievalMetrics({ expected_topic_ids: [], ...noContent }, list, 'post');
     expect([off.hit_at_5, off.mrr_at_10]).toEqual([null, null]);

@@ -40,6 +40,11 @@ export const RETRIEVAL_DEFINITIONS: readonly MetricDefinition[] = [
     definition: '1/rank of the first result whose topic is expected, within the first 10; 0 if none.',
   },
   {
+    key: 'first_topic_rank',
+    label: 'first topic rank',
+    definition: `per case only (never averaged): the rank of the first result whose topic is expected, among the node's first ${KEPT_ITEMS} results (the items its record keeps); null when none of those is expected.`,
+  },
+  {
     key: 'content_recall_at_5',
     label: 'content recall@5',
     definition:

@@ -125,7 +125,8 @@ export function caseRetrievalMetrics(
   const top5 = items.slice(0, 5);
   const counts = new Map<number, number>();
   for (const i of top5) counts.set(i.topic_id, (counts.get(i.topic_id) ?? 0) + 1);
-  const firstIdx = items.findIndex(isGolden);
+  // Over the kept items too: a rank the file cannot show is not stated (first_topic_rank, definitions.ts).
+  const firstIdx = items.slice(0, KEPT_ITEMS).findIndex(isGolden);
   const hit = (k: number) => (hasTopics ? hitAt(items, k, isGolden) : null);
   return {
     hit_at_1: hit(1),
