@@ -21,42 +21,8 @@ import {
   workDir,
 } from './fixtures/audit/harness.js';
 import { ASK, botQuestion, CHAT_V2, jsonBot, mappedBot, type BotLine } from './servers/bot-server.js';
+import { Q, SCRIPT } from './fixtures/target-script.js';
 import { hang, replyText } from './servers/provider-server.js';
-
-const Q = Object.fromEntries(CASES.map((c) => [c.id, c.question])) as Record<string, string>;
-
-/**
- * What the bot answers. Post ids are topic * 1000 + post number in the demo forum; 901001 is in
- * the read-restricted staff category (not public); 999999 does not exist.
- */
-export const SCRIPT: Record<string, BotLine> = {
-  [Q['loake-vs-cj-price-gap']!]: {
-    answer: 'Crockett & Jones costs more for the finish: hand-welted, better leather and closer trimming.',
-    sources: [{ post_id: 100001 }, { url: 'https://forum.example/t/cj-vs-loake/100/3' }],
-  },
-  [Q['polished-binder-meaning']!]: {
-    answer: 'Polished binder is corrected grain leather with a plastic-like coating.',
-    sources: [{ topic_id: 100 }, { post_id: 901001 }],
-  },
-  [Q['loake-country-of-manufacture']!]: {
-    answer: 'Only the 1880 range is made in Kettering; the Design range is made in India.',
-    sources: [{ url: 'https://forum.example/p/999999' }],
-  },
-  [Q['vamp-folds-too-long']!]: {
-    answer: 'The shoes are too long: go half a size down.',
-    sources: ['https://blog.example/how-to-size-shoes'],
-  },
-  // Off-topic, and the bot asserts an answer citing a forum post: a hallucination.
-  [Q['off-gazpacho-recipe']!]: {
-    answer: 'Blend tomatoes, cucumber, garlic, olive oil and sherry vinegar, then chill it for two hours.',
-    sources: [{ post_id: 100001 }],
-  },
-  // Off-topic, and the bot says it does not know: a correct abstention.
-  [Q['off-python-linked-list']!]: {
-    answer: "I couldn't find anything about that on the forum, so I can't answer it.",
-    sources: [],
-  },
-};
 
 const config = (name: string, target: string) => `name: ${name}
 cases: [cases.yml]

@@ -9,6 +9,7 @@ import { runAudit } from '../runs/audit-run.js';
 import { buildAuditSetup } from '../runs/audit-setup.js';
 import { needsCondenser } from '../runs/condense.js';
 import type { RunContext } from '../runs/context.js';
+import type { Target } from '../runs/target.js';
 import { writeResults } from '../runs/results-file.js';
 import type { AppHooks } from './hooks.js';
 import {
@@ -44,14 +45,17 @@ export async function auditAndWrite(
     label?: string;
     repeat?: number;
     shard?: ShardInfo | undefined;
+    /** Recorded answers (ragaudit score) instead of the config's generator or target. */
+    target?: Target;
   },
 ): Promise<AuditOutcome> {
   const { deps, judge } = buildAuditSetup(ctx, opts.env, {
+    ...(opts.target ? { target: opts.target } : {}),
     ...(opts.repeat ? { repeat: opts.repeat } : {}),
     onBatchEvent: (text) => hooks.event({ kind: 'status', text }),
   });
   // The condenser is announced (and recorded, by runAudit) only when a conversation uses it.
-  const condenser = needsCondenser(
+  const condenser = !deps.target && needsCondenser(
     ctx.config,
     cases.map((c) => c.value),
   )
