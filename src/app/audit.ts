@@ -55,13 +55,14 @@ export async function auditAndWrite(
     onBatchEvent: (text) => hooks.event({ kind: 'status', text }),
   });
   // The condenser is announced (and recorded, by runAudit) only when a conversation uses it.
-  const condenser = !deps.target && needsCondenser(
+  const condenser = needsCondenser(
     ctx.config,
     cases.map((c) => c.value),
   )
     ? deps.condenser?.component
     : undefined;
-  if (condenser) ctx.components.condenser = condenser;
+  // A deployed bot condenses nothing of ours.
+  if (condenser && !deps.target) ctx.components.condenser = condenser;
   announceComponents(ctx, hooks);
   const bar = hooks.progress(opts.label ?? opts.kind);
   let run: Awaited<ReturnType<typeof runAudit>>;
