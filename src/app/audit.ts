@@ -9,6 +9,7 @@ import { runAudit } from '../runs/audit-run.js';
 import { buildAuditSetup } from '../runs/audit-setup.js';
 import { needsCondenser } from '../runs/condense.js';
 import type { RunContext } from '../runs/context.js';
+import type { Target } from '../runs/target.js';
 import { writeResults } from '../runs/results-file.js';
 import type { AppHooks } from './hooks.js';
 import {
@@ -44,9 +45,12 @@ export async function auditAndWrite(
     label?: string;
     repeat?: number;
     shard?: ShardInfo | undefined;
+    /** Recorded answers (ragaudit score) instead of the config's generator or target. */
+    target?: Target;
   },
 ): Promise<AuditOutcome> {
   const { deps, judge } = buildAuditSetup(ctx, opts.env, {
+    ...(opts.target ? { target: opts.target } : {}),
     ...(opts.repeat ? { repeat: opts.repeat } : {}),
     onBatchEvent: (text) => hooks.event({ kind: 'status', text }),
   });
@@ -57,7 +61,8 @@ export async function auditAndWrite(
   )
     ? deps.condenser?.component
     : undefined;
-  if (condenser) ctx.components.condenser = condenser;
+  // A deployed bot condenses nothing of ours.
+  if (condenser && !deps.target) ctx.components.condenser = condenser;
   announceComponents(ctx, hooks);
   const bar = hooks.progress(opts.label ?? opts.kind);
   let run: Awaited<ReturnType<typeof runAudit>>;

@@ -19,6 +19,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./run.js')).runCommand,
   },
   {
+    name: 'score',
+    summary: 'score answers recorded elsewhere (ANSWERS.jsonl: id, answer, sources) as a --target run does',
+    load: async () => (await import('./score.js')).scoreCommand,
+  },
+  {
     name: 'retrieval',
     summary: 'replay retrieval by channel, fusion and rerank; per-node Hit@k, MRR, content MRR@10 (no LLM)',
     load: async () => (await import('./retrieval.js')).retrievalCommand,

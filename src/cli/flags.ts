@@ -76,6 +76,7 @@ export interface GenerationFlags {
   'system-append'?: string[];
   concurrency?: string;
   batch?: boolean;
+  target?: string;
 }
 
 export function generationOverrides(v: GenerationFlags): ConfigOverride[] {
@@ -112,6 +113,7 @@ export function generationOverrides(v: GenerationFlags): ConfigOverride[] {
   const n = numberFlag('concurrency', v.concurrency);
   if (n !== undefined) o.push({ path: ['generator', 'concurrency'], flag: `--concurrency ${v.concurrency}`, value: n });
   if (v.batch) o.push({ path: ['batch', 'enabled'], flag: '--batch', value: true });
+  if (v.target !== undefined) o.push({ path: ['target', 'url'], flag: `--target ${v.target}`, value: v.target });
   return o;
 }
 

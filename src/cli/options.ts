@@ -75,6 +75,12 @@ export const PIPELINE_OPTIONS = {
 
 /** Options of the commands that generate answers (run, probe), after the pipeline's. */
 export const GENERATION_OPTIONS = {
+  target: {
+    type: 'string',
+    value: 'URL',
+    doc: `ask a deployed bot instead of the generator: POST {question, history} to URL, score its
+answer and sources (config target: maps other shapes; docs/targets.md)`,
+  },
   generator: {
     type: 'string',
     value: 'PROVIDER:MODEL',

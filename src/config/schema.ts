@@ -5,6 +5,7 @@ import { CHAT_PROVIDERS } from '../providers/chat.js';
 import { EMBEDDING_PROVIDERS } from '../providers/embedders.js';
 import { providerNames } from '../providers/registry.js';
 import { RERANK_PROVIDERS } from '../providers/rerankers.js';
+import { TargetSchema } from './target-schema.js';
 
 const name = z
   .string()
@@ -320,6 +321,8 @@ export const ConfigSchema = z
     cache_dir: z.string().default('.cache/ragaudit'),
     /** Consecutive cases that fail to reach a service (refused, reset, timed out) before a run stops, resumable. */
     circuit_breaker: z.number().int().positive().default(5),
+    /** A deployed bot asked instead of the generator (src/config/target-schema.ts, docs/targets.md). */
+    target: TargetSchema.optional(),
   })
   .strict();
 

@@ -111,6 +111,8 @@ export interface PostJsonOptions {
   /** Deadline of the whole request (headers and body), ms. */
   timeoutMs: number;
   signal?: AbortSignal;
+  /** Extra request headers (a deployed bot's own authentication); their values are never put in messages. */
+  headers?: Record<string, string>;
 }
 
 /**
@@ -126,6 +128,7 @@ export async function requestJson(
 ): Promise<unknown> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (method === 'POST') headers['content-type'] = 'application/json';
+  for (const [k, v] of Object.entries(opts.headers ?? {})) headers[k.toLowerCase()] = v;
   // fetch refuses URLs with credentials: send them as Basic auth.
   const target = new URL(url);
   if (target.username || target.password) {

@@ -13,6 +13,7 @@ import type { RunContext } from './context.js';
 import type { RunBatch } from './batch-run.js';
 import type { CaseRecord } from '../model/results.js';
 import { baseRecord, retrievalRecord } from './retrieve-case.js';
+import type { Target } from './target.js';
 import { conversationQueries, createCondenser, turnRetrievalRecord, type QueryCondenser } from './condense.js';
 
 /** What generating one case needs, built once per run. */
@@ -35,6 +36,8 @@ export interface AuditDeps {
    * config's `conversation` block asks for, with this generator.
    */
   condenser?: QueryCondenser;
+  /** A deployed bot asked instead of the pipeline (src/runs/target-case.ts); the generator is then unused. */
+  target?: Target;
 }
 
 /** The condenser of a run: the one passed in, else the config's with the run's generator. */
@@ -74,11 +77,13 @@ export async function deterministicScores(
 ): Promise<void> {
   const answer = record.answer ?? '';
   const sources = record.sources ?? [];
-  const publicPosts = await deps.ctx.profile.publicPostIds(sources.map((s) => s.post_id));
-  const checks = checkCitations(answer, sources, publicPosts, {
-    topics: record.expected_topic_ids,
-    posts: record.expected_post_ids,
-  });
+  // A deployed bot's citations are its returned sources, already checked (src/runs/target-case.ts).
+  const checks =
+    record.citations ??
+    checkCitations(answer, sources, await deps.ctx.profile.publicPostIds(sources.map((s) => s.post_id)), {
+      topics: record.expected_topic_ids,
+      posts: record.expected_post_ids,
+    });
   record.citations = checks;
   const facts = answerFacts({
     kind: record.kind,

@@ -22,6 +22,7 @@ import type { OnProgress } from './retrieval-run.js';
 import { summariseCaseSets, summariseGeneration } from './generation-summary.js';
 import { summariseRetrieval } from './summary.js';
 import type { JudgeSummary, ProbeSummary, RunSummary } from '../model/summary.js';
+import { TARGET_NODE, targetCaseOutcome } from './target-case.js';
 
 export interface AuditRunOptions {
   outputDir: string;
@@ -155,16 +156,21 @@ export async function runAudit(
   opts: AuditRunOptions,
 ): Promise<{ result: StoredRun; stamp: string; ledger: string }> {
   const kind = opts.kind ?? 'run';
+  // A deployed bot (src/runs/target-case.ts) does its own retrieval: nothing is retrieved or condensed here.
+  const { target } = deps;
   const condenser = condenserOf(deps);
   // The condenser is a component of runs that use it only (its prompt is read here, before any case).
-  const condenserComponent = needsCondenser(
-    deps.ctx.config,
-    cases.map((c) => c.value),
-  )
-    ? condenser.component
-    : undefined;
+  const condenserComponent =
+    !target &&
+    needsCondenser(
+      deps.ctx.config,
+      cases.map((c) => c.value),
+    )
+      ? condenser.component
+      : undefined;
   if (condenserComponent) deps.ctx.components.condenser = condenserComponent;
   const header = resultHeader(deps.ctx, kind, warnings);
+  if (target) header.nodes = target.ranked ? [{ name: TARGET_NODE, kind: 'target', grain: 'post' }] : [];
   const warn = (message: string) => {
     warnings.push(message);
     opts.onWarning?.(message);
@@ -193,7 +199,7 @@ export async function runAudit(
   const feed = new RetrievalFeed(
     deps.ctx.graph,
     todo
-      .filter((c) => !matchIntentRule(deps.intentRules, c.value.question))
+      .filter((c) => !target && !matchIntentRule(deps.intentRules, c.value.question))
       .flatMap((c) => knownQueries(condenser, c.value)),
     // The first cases wait for nothing but a small first batch; the latency sample is taken once the batches are done.
     // A resumed run reports no batch figures (they would describe only the rest): no sample either.
@@ -208,14 +214,16 @@ export async function runAudit(
   // soon as retrieval's own services (embedder, reranker) answered, while the models are still
   // being asked. The ledger file is made only once every service answered: a closed port leaves
   // nothing behind.
-  const retrievalChecked = checkServices(retrievalServices(deps.ctx)).then((problems) => {
+  const retrievalChecked = checkServices(target ? [] : retrievalServices(deps.ctx)).then((problems) => {
     if (!problems.length) feed.start();
     return problems;
   });
   const problems = (
     await Promise.all([
       checkServices([
-        { role: 'generator', id: deps.generator.id, preflight: deps.generator.preflight?.bind(deps.generator) },
+        target
+          ? { role: 'target', id: target.id, preflight: target.preflight?.bind(target) }
+          : { role: 'generator', id: deps.generator.id, preflight: deps.generator.preflight?.bind(deps.generator) },
         deps.judgeService ? { role: 'judge', ...deps.judgeService } : undefined,
       ]),
       retrievalChecked,
@@ -256,13 +264,15 @@ export async function runAudit(
   await forEachConcurrent(
     todo,
     // Batch mode: every case starts at once and waits on its batch (the scheduler bounds the work between waits).
-    batch ? Math.max(1, todo.length) : generatorSettings.concurrency,
+    batch ? Math.max(1, todo.length) : (target?.concurrency ?? generatorSettings.concurrency),
     async ({ value }) => {
       let outcome: { record: CaseRecord; error?: unknown };
       try {
-        outcome = batch
-          ? await batch.runCase(value.id, () => auditCaseOutcome(deps, value, retrieve))
-          : await auditCaseOutcome(deps, value, retrieve);
+        outcome = target
+          ? await targetCaseOutcome(deps, target, value)
+          : batch
+            ? await batch.runCase(value.id, () => auditCaseOutcome(deps, value, retrieve))
+            : await auditCaseOutcome(deps, value, retrieve);
       } catch (e) {
         outcome = { record: errorRecord(value, 'case', e), error: e };
       }
@@ -299,7 +309,8 @@ export async function runAudit(
   const figures = new FigureRecords();
   const records: CaseRecord[] = [];
   for (const r of store.records()) records.push(large ? figures.of(r) : r);
-  const nodes = deps.ctx.graph.nodes.map((n) => n.name);
+  const nodes = header.nodes.map((n) => n.name);
+  const fedNode = target ? TARGET_NODE : evidenceNode(deps.ctx).node;
   const { judge, probes } = opts.summarisers ?? {};
   const retrieval = summariseRetrieval(records, nodes);
   // On a fresh run the feed saw every case; a resumed run's batch figures would describe only the rest.
@@ -308,8 +319,8 @@ export async function runAudit(
   const summary: RunSummary = {
     retrieval,
     ...(batched ? { retrieval_batch: batched.batch } : {}),
-    generation: summariseGeneration(records, evidenceNode(deps.ctx).node),
-    ...summariseCaseSets(records, nodes, evidenceNode(deps.ctx).node),
+    generation: summariseGeneration(records, fedNode),
+    ...summariseCaseSets(records, nodes, fedNode),
     ...(judge ? { judge: judge(records) } : {}),
     ...(probes ? { probes: probes(records) } : {}),
   };

@@ -8,6 +8,7 @@ import { describeComponent, type RunContext } from './context.js';
 import { createGenerator } from './generator.js';
 import { batchComponent, createBatchMode } from './batch-run.js';
 import { createCondenser } from './condense.js';
+import { createTarget, headerSecrets, type Target } from './target.js';
 import type { CaseRecord } from '../model/results.js';
 import type { Judge } from '../judge/schemas.js';
 import type { ChatModel } from '../llm/types.js';
@@ -28,6 +29,8 @@ export interface AuditSetupOptions {
   generator?: ChatModel | undefined;
   /** A judge (or a chat model to judge with) passed in instead of the one the config names; see JudgeSetupOptions. */
   judge?: Judge | ChatModel | undefined;
+  /** A deployed bot (or recorded answers) asked instead of the one the config's `target:` names. */
+  target?: Target | undefined;
   /** Batch mode (config `batch.enabled`, `--batch`): what the batches are doing, in words. */
   onBatchEvent?: (text: string) => void;
 }
@@ -48,6 +51,10 @@ export function buildAuditSetup(ctx: RunContext, env: Environment, opts: AuditSe
   const generator = opts.generator ?? batchGenerator ?? createGenerator(config, env, promptsDir, ctx.cacheDir);
   ctx.components.generator = describeComponent(generator, 'language model');
   if (batchGenerator) ctx.components.generator = batchComponent(ctx.components.generator);
+  // A deployed bot answers instead of the generator, and is named where the generator would be.
+  const target = opts.target ?? (config.target ? createTarget(config.target, ctx.cacheDir) : undefined);
+  if (target) ctx.components.generator = describeComponent(target, 'deployed bot');
+  if (config.target) ctx.secrets.push(...headerSecrets(config.target.headers));
   const judge = createJudgeSetup(config.judge, {
     env,
     promptsDir,
@@ -71,6 +78,7 @@ export function buildAuditSetup(ctx: RunContext, env: Environment, opts: AuditSe
     ...(opts.clauseVars ? { clauseVars: opts.clauseVars } : {}),
     ...(judge ? { judge: judge.caseJudge, judgeService: { id: judge.component.id, preflight: judge.preflight } } : {}),
     ...(batch ? { batch: batch.run } : {}),
+    ...(target ? { target } : {}),
     // A conversation's condense request goes through the same generator: the response cache,
     // retries, and in batch mode a batch of its own before the case's generation.
     condenser: createCondenser(config, generator, promptsDir),
