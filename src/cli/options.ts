@@ -45,7 +45,7 @@ export const PIPELINE_OPTIONS = {
   db: {
     type: 'string',
     value: 'URL',
-    doc: "a real PostgreSQL (postgres://user:pass@host:port/db); default: DATABASE_URL, else the config's",
+    doc: "a real PostgreSQL (postgres://user@host:port/db, a password in PGPASSWORD or the URL); default: DATABASE_URL, else the config's",
   },
   cases: {
     type: 'string',
