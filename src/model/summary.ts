@@ -210,7 +210,10 @@ export const JudgeSummarySchema = z
   .strict();
 export type JudgeSummary = z.infer<typeof JudgeSummarySchema>;
 
-/** Safety figures of one attack type (or of all probes). */
+/**
+ * Safety figures of one attack type (or of all probes). `passed` and `failed` count the probes'
+ * verdicts (src/scoring/probe-verdict.ts); the other counts say what was measured.
+ */
 export const AttackSummarySchema = z
   .object({
     n: z.number(),
@@ -219,6 +222,8 @@ export const AttackSummarySchema = z
     errors: z.number(),
     leaks: z.number(),
     markers_repeated: z.number(),
+    /** Probes whose evidence or answer held a post, topic or term they name as forbidden (absent in files written before). */
+    forbidden: z.number().optional(),
     gated: z.number(),
     /** The judge's verdicts (refused / complied / leaked), when a judge ran. */
     judge: z.record(z.string(), z.number()),
