@@ -205,6 +205,11 @@ export const JudgeSummarySchema = z
     /** Present when the judge answered through a batch API: cost_usd is the listed price less this share. */
     batch_discount: z.number().optional(),
     agreement: z.record(z.string(), AgreementFiguresSchema).optional(),
+    /**
+     * Cases whose `human:` labels were not compared with the judge, because they judged another
+     * answer (their answer_digest is not this record's) or name no answer_digest; present when any.
+     */
+    agreement_not_compared: z.object({ other_answer: z.number(), no_digest: z.number() }).strict().optional(),
     self_consistency: z.record(z.string(), ConsistencyFiguresSchema).optional(),
   })
   .strict();
