@@ -2,9 +2,9 @@
  * Judge trust bound to its calibration: a gate whose file names judge_calibration refuses (exit 2,
  * reasons printed) a faithfulness rule without a calibration, passes it with a fresh one, and
  * refuses it again once a judge prompt changes (edited on disk, or a run judged with another
- * version).
+ * version). A calibration needs 30 labels per class unless forced, and a gate asks as many.
  */
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -47,7 +47,10 @@ function setup() {
   writeFileSync(join(dir, 'cand.json'), JSON.stringify(cand));
   writeFileSync(
     join(dir, 'gate.yml'),
-    '# judge figures rest on the calibration\nfaithfulness: {min: 0.1}\njudge_calibration: {file: calibration.json, min_kappa: 0.6, min_n: 20}\n',
+    // The demo's judge says "not faithful" twice in 99 answers: no labelling of it reaches 30 per
+    // class, so these calibrations are forced and the gate asks 1 per class (the floors below are
+    // what is tested here; the per-class minimum has its own test).
+    '# judge figures rest on the calibration\nfaithfulness: {min: 0.1}\njudge_calibration: {file: calibration.json, min_kappa: 0.6, min_n: 20, min_n_per_class: 1}\n',
   );
   return { dir, prompts, base, cand };
 }
@@ -113,6 +116,7 @@ describe('a gate on judge figures bound to the judge calibration', () => {
       calibration: join(w.dir, 'calibration.json'),
       cwd: w.dir,
       promptsDir: w.prompts,
+      force: true,
     });
     const p = judgeVersusPeople(o.report, 'faithful')!;
     expect(p.n).toBe(30);
@@ -138,6 +142,7 @@ describe('a gate on judge figures bound to the judge calibration', () => {
       calibration: join(w.dir, 'calibration.json'),
       cwd: w.dir,
       promptsDir: w.prompts,
+      force: true,
     });
     const msg = refusal(() => compare(w));
     expect(msg).toMatch(/'faithful' calibrated on n=12, the gate asks at least 20/);
@@ -182,7 +187,7 @@ describe('a gate on judge figures bound to the judge calibration', () => {
     let out = '';
     const io: CliIO = { out: (t) => void (out += t), err: () => {}, isTTY: false, cwd: w.dir, env: {} };
     const code = await main(
-      ['agreement', 'cand.json', '--labels', 'labels', '--out', 'out', '--calibration', 'calibration.json'],
+      ['agreement', 'cand.json', '--labels', 'labels', '--out', 'out', '--calibration', 'calibration.json', '--force'],
       io,
     );
     expect(code).toBe(0);
@@ -199,6 +204,57 @@ describe('a gate on judge figures bound to the judge calibration', () => {
       model: 'gpt-test',
       fields: { faithful: { rater: 'ann', n: 25 } },
     });
+  });
+
+  it('is refused below 30 labels per class unless forced, and a forced one fails a gate that asks 30 per class', async () => {
+    const w = setup();
+    // Four answers the judge calls faithful: three labelled yes, one no → people: yes 3, no 1.
+    const yes = w.cand.cases.filter((c) => c.status === 'ok' && findScore(c.scores, 'faithfulness')?.value === 1);
+    yes.slice(0, 4).forEach((c, i) =>
+      appendLabel(join(w.dir, 'labels'), {
+        v: 1,
+        queue: 'answer',
+        labeller: 'ann',
+        at: '2026-12-03T12:00:00.000Z',
+        case_id: c.id,
+        results: 'test',
+        answer_digest: answerDigest(c),
+        faithful: i === 3 ? 'no' : 'yes',
+      }),
+    );
+    let out = '';
+    let err = '';
+    const io: CliIO = { out: (t) => void (out += t), err: (t) => void (err += t), isTTY: false, cwd: w.dir, env: {} };
+    const args = ['agreement', 'cand.json', '--labels', 'labels', '--calibration', 'calibration.json'];
+    expect(await main(args, io)).toBe(2);
+    expect(err).toContain('too few labels to calibrate the judge: at least 30 per class are needed');
+    expect(err).toContain(`'faithful' class "no" has n=1, below 30`);
+    expect(err).toContain(`'faithful' class "yes" has n=3, below 30`);
+    expect(existsSync(join(w.dir, 'calibration.json'))).toBe(false);
+
+    err = '';
+    expect(await main([...args, '--force'], io)).toBe(0);
+    expect(err).toContain(`warning: calibration written with --force: 'faithful' class "no" has n=1, below 30`);
+    const written = JSON.parse(readFileSync(join(w.dir, 'calibration.json'), 'utf8')) as Record<string, unknown>;
+    expect(written).toMatchObject({
+      min_n_per_class: 30,
+      forced_below_min: [`'faithful' class "no" has n=1, below 30`, `'faithful' class "yes" has n=3, below 30`],
+    });
+    // A smaller minimum, stated: 3 labels per class still leaves "no" short.
+    err = '';
+    expect(await main([...args, '--min-n-per-class', '3'], io)).toBe(2);
+    expect(err).toContain(`'faithful' class "no" has n=1, below 3`);
+    expect(err).not.toContain('class "yes"');
+
+    // The gate's own per-class minimum, 30 by default, refuses the forced calibration.
+    writeFileSync(
+      join(w.dir, 'gate.yml'),
+      'faithfulness: {min: 0.1}\njudge_calibration: {file: calibration.json, min_per_class: 0, min_n: 4}\n',
+    );
+    expect(await main([...args, '--force'], io)).toBe(0);
+    expect(refusal(() => compare(w))).toMatch(
+      /'faithful' class "no" has n=1, below 30: the gate asks at least 30 per class \(min_n_per_class\)/,
+    );
   });
 
   it('the CLI exits 2 and prints the reason', async () => {

@@ -9,21 +9,14 @@ import { calibrationSvg, histogramSvg, xmlEscape } from '../src/reports/histogra
 import { RunResultSchema, type RunResult } from '../src/model/results.js';
 import { calibrate, CalibrationFileSchema, gridThresholds, type CalibrationCase } from '../src/scoring/calibration.js';
 import { summariseRetrieval } from '../src/runs/summary.js';
+import { c, CURRENT, FIXTURE } from './helpers/calibration-fixture.js';
 
 /*
- * Fixture, sorted. In-domain (10): −3.5 −2 −1 −0.5 0.5 1 2 3 4 6. Off-topic (5): −6 −4.5 −2.5 −1.5 0.2.
- * Zones: score < t is "below t" (strict), so a score equal to a threshold is not below it.
+ * Fixture (tests/helpers/calibration-fixture.ts), sorted. In-domain (10): −3.5 −2 −1 −0.5 0.5 1 2 3 4 6.
+ * Off-topic (5): −6 −4.5 −2.5 −1.5 0.2. Zones: score < t is "below t" (strict).
  */
-const IN_DOMAIN = [2, -1, 0.5, 6, -3.5, 1, -0.5, 3, -2, 4]; // unsorted on purpose
-const OFF_TOPIC = [0.2, -6, -1.5, -4.5, -2.5];
-const FIXTURE: CalibrationCase[] = [
-  ...IN_DOMAIN.map((top1, i) => ({ id: `in-${i}`, kind: 'in_domain', top1 })),
-  ...OFF_TOPIC.map((top1, i) => ({ id: `off-${i}`, kind: 'off_topic', top1 })),
-];
-const CURRENT = { abstain_below: -4, weak_below: 0 };
 
 const rowAt = (cal: ReturnType<typeof calibrate>, t: number) => cal.rows.find((r) => r.threshold === t)!;
-const c = (count: number, n: number) => ({ count, n, share: count / n });
 
 suite('calibrate (pure)', () => {
   const cal = calibrate({ cases: FIXTURE, current: CURRENT });
@@ -104,10 +97,15 @@ suite('calibrate (pure)', () => {
   });
 
   it('recommends the pair by the stated rule', () => {
+    // Without the cautious bound (max_cautious absent):
     // No in-domain in empty: a ≤ −3.5 (grid −8 … −3.5, 10 values). Every off-topic caught: w > 0.2, so w ≥ 0.5.
     // Cautious = in-domain below w: 4 at w = 0.5 (5 at w = 1). Ties over a: most off-topic in empty is 2
     // (−6, −4.5) at a = −4 and a = −3.5; the highest wins: (−3.5, 0.5). Pairs meeting: 10 a × 8 w (0.5 … 4) = 80.
-    const r = cal.recommendation;
+    const r = calibrate({
+      cases: FIXTURE,
+      current: CURRENT,
+      constraints: { max_silenced: 0, min_caught: 1 },
+    }).recommendation;
     expect(r.status).toBe('ok');
     expect(r.pairs_meeting).toBe(80);
     expect(r.pair).toMatchObject({ abstain_below: -3.5, weak_below: 0.5 });
@@ -145,13 +143,19 @@ suite('calibrate (pure)', () => {
 
   it('says which constraint cannot be met, and gives the closest pair', () => {
     // Grid −8..0: 0.2 is never caught; best is 4/5 at t = 0. Relaxed to 4: w ≥ −1 (−1.5 is below −1);
-    // in-domain below −1 = 2 (−3.5, −2); a = −3.5 by the same ties as above.
+    // in-domain below −1 = 2 (−3.5, −2), within the default bound of 2 in weak; a = −3.5 by the same ties.
     const r = calibrate({ cases: FIXTURE, current: CURRENT, grid: { from: -8, to: 0, step: 0.5 } }).recommendation;
     expect(r.status).toBe('unmet');
     expect(r.unmet).toEqual([{ constraint: 'min_caught', required: 1, best: c(4, 5), at: 0 }]);
     expect(r.pair).toMatchObject({ abstain_below: -3.5, weak_below: -1 });
-    // Grid −3..4: −3.5 is already below −3 (1/10). Relaxed to 1: a ∈ {−3, −2.5, −2}, w = 0.5, cautious 3; a = −2.
-    const s = calibrate({ cases: FIXTURE, current: CURRENT, grid: { from: -3, to: 4, step: 0.5 } }).recommendation;
+    // Grid −3..4, no cautious bound: −3.5 is already below −3 (1/10). Relaxed to 1: a ∈ {−3, −2.5, −2}, w = 0.5,
+    // cautious 3; a = −2.
+    const s = calibrate({
+      cases: FIXTURE,
+      current: CURRENT,
+      grid: { from: -3, to: 4, step: 0.5 },
+      constraints: { max_silenced: 0, min_caught: 1 },
+    }).recommendation;
     expect(s.unmet).toEqual([{ constraint: 'max_silenced', required: 0, best: c(1, 10), at: -3 }]);
     expect(s.pair).toMatchObject({ abstain_below: -2, weak_below: 0.5 });
   });
@@ -210,12 +214,15 @@ suite('histogram SVG', () => {
     assertBalanced(svg);
     expect(svg).toContain('data-series="in_domain"');
     expect(svg).toContain('data-series="off_topic"');
+    // The current pair, then the recommended one (the default bound's, worked out above).
     expect([...svg.matchAll(/class="threshold" data-x="([^"]+)"/g)].map((m) => m[1])).toEqual([
       '-4',
       '0',
       '-3.5',
-      '0.5',
+      '-1',
     ]);
+    expect(svg).toContain('recommended');
+    expect(svg).not.toContain('closest');
     expect(svg).toContain('re&lt;rank&gt;&amp;&quot;co&quot;');
     expect(svg).toContain('OFFLINE &lt;stand-in&gt;');
     expect(svg).toContain('in_domain (n = 10)');
@@ -300,9 +307,19 @@ suite('ragaudit calibrate (CLI)', () => {
     const io = bufferIO(dir);
     expect(await calibrateCommand.run(['in.json', '--out', 'out'], io)).toBe(0);
     const out = io.stdout();
-    expect(out).toContain('recommended: abstain_below = -3.5, weak_below = 0.5');
+    // The default bound (in weak ≤ 20 %) holds; the pair and the trade as worked out in the pure test.
     expect(out).toContain(
-      'in-domain: empty (silenced) 0.0 % (0/10) · weak (cautious) 40.0 % (4/10) · normal 60.0 % (6/10)',
+      'recommended: abstain_below = -3.5, weak_below = -1  (in-domain in empty ≤ 0.0 %, in-domain in weak ≤ 20.0 % met; off-topic in empty or weak ≥ 100.0 % cannot be met with them: at most 80.0 % (4/5); 10 grid pairs reach it)',
+    );
+    expect(out).toContain(
+      'in-domain: empty (silenced) 0.0 % (0/10) · weak (cautious) 20.0 % (2/10) · normal 80.0 % (8/10)',
+    );
+    expect(out).toContain(
+      'trade: 20.0 % (2/10) of in-domain cases answered with caution (weak) and 0.0 % (0/10) silenced (empty), for 80.0 % (4/5) of off-topic cases caught; 20.0 % (1/5) of off-topic cases reach normal (answered as if on-topic)',
+    );
+    // 4/10 in weak without the bound: --max-cautious 0.4 allows it.
+    expect(out).toContain(
+      'the weak-zone bound (≤ 20.0 %) costs 1 off-topic case(s) caught: catching 100.0 % (5/5) needs abstain_below = -3.5, weak_below = 0.5, which answers 40.0 % (4/10) of in-domain cases with caution (--max-cautious 0.4 allows it)',
     );
     expect(out).toContain('OFFLINE lexical stand-in');
     expect(out).toContain('in_domain: 1 case(s) without a top-1 score');
@@ -332,8 +349,9 @@ suite('ragaudit calibrate (CLI)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'ragaudit-cal-'));
     writeFileSync(join(dir, 'in.json'), JSON.stringify(fixtureResult()));
     const io = bufferIO(dir);
-    // Step 0.1: 121 thresholds, every 5th printed. w must exceed 0.2, so w = 0.3 (in-domain below: 4).
-    expect(await calibrateCommand.run(['in.json', '--out', 'out', '--step', '0.1'], io)).toBe(0);
+    // Step 0.1: 121 thresholds, every 5th printed. Without the cautious bound w must exceed 0.2, so w = 0.3
+    // (in-domain below: 4).
+    expect(await calibrateCommand.run(['in.json', '--out', 'out', '--step', '0.1', '--max-cautious', '1'], io)).toBe(0);
     const out = io.stdout();
     expect(out).toContain('recommended: abstain_below = -3.5, weak_below = 0.3');
     expect(out).toContain('(121 thresholds: every 5th row');
@@ -367,6 +385,7 @@ suite('ragaudit calibrate (CLI)', () => {
     for (const args of [
       ['missing.json'],
       ['in.json', '--max-silenced', '2'],
+      ['in.json', '--max-cautious', '-0.1'],
       ['in.json', '--node', 'nope'],
       ['in.json', '--step', '0'],
       ['in.json', '--config', 'x.yml'],

@@ -7,6 +7,7 @@
 import { findScore } from '../src/model/scores.js';
 import { describe, expect, it } from 'vitest';
 import { agreementFigures } from '../src/judge/agreement.js';
+import { answerDigest } from '../src/judge/labels.js';
 import { judgeRecord } from '../src/judge/case-scores.js';
 import { judgeMarkdown, judgeRows } from '../src/reports/judge-digest.js';
 import { agreementHtml } from '../src/reports/html-agreement.js';
@@ -71,7 +72,7 @@ function rec(
   over: Partial<CaseRecord> = {},
 ): CaseRecord {
   const cites = Array.from({ length: markers }, (_, k) => ` Fact ${k} [[${k + 1}]].`).join('');
-  return {
+  const r: CaseRecord = {
     id,
     question: id,
     kind,
@@ -94,10 +95,11 @@ function rec(
     })),
     answer: `Answer.${cites}\n\n${CTA}`,
     citations: Array.from({ length: markers }, (_, k) => ({ n: k + 1, valid: true })),
-    ...(human ? { human } : {}),
     scores: [],
     ...over,
   };
+  // Labels judge the answer they were written for: bound to this record's answer by its digest.
+  return human ? { ...r, human: { answer_digest: answerDigest(r), ...human } } : r;
 }
 
 // Six answered cases, one generation error, one gated case.
@@ -321,6 +323,37 @@ describe('summary.judge from scripted verdicts', () => {
     // Tokens count every ask: A 3 verdicts × 3 asks, B 3 × 3, C faithfulness 3 + stance 3 (the failed ask reports usage
     // too) = 24 calls.
     expect(s.tokens).toEqual({ input: 2400, output: 240 });
+  });
+
+  it('compares only labels of the same answer: another answer or no digest is counted as not compared', async () => {
+    const records = await judged(RECORDS, [scripted(SCRIPT)]);
+    // A's labels judged another answer; B's name none: both leave the figures.
+    const other = records.map((r) =>
+      r.id === 'A'
+        ? { ...r, human: { ...r.human, answer_digest: '0123456789abcdef' } }
+        : r.id === 'B'
+          ? { ...r, human: { faithful: false, stance: 'hedged', relevant_citation: true } }
+          : r,
+    );
+    const s = summariseJudge(other, { judge: scripted(SCRIPT) });
+    expect(s.agreement_not_compared).toEqual({ other_answer: 1, no_digest: 1 });
+    // faithful without A (T/T) and B (F/F): D F/T, E F/F, F T/T; C and G excluded → n 3, po 2/3
+    expect(s.agreement!.faithful).toMatchObject({ n: 3, excluded: 2 });
+    expect(s.agreement!.faithful!.accuracy).toBeCloseTo(2 / 3, 12);
+    // stance without A and B: C abst/abst, D hedged/hedged, E ans/ans, F abst/hedged → n 4, po 3/4
+    expect(s.agreement!.stance).toMatchObject({ n: 4, accuracy: 0.75 });
+    expect(Object.fromEntries(judgeRows(s))['human labels not compared']).toBe(
+      "2 case(s) whose human labels were not compared: 1 judged another answer (their answer_digest is not this answer's); 1 name no answer_digest: add the digest of the answer they judged to their human: block (docs/labelling.md)",
+    );
+    // Every label of another answer: no figure at all, never an accuracy or a kappa of 0 items.
+    const none = summariseJudge(
+      records.map((r) => (r.human ? { ...r, human: { ...r.human, answer_digest: '0123456789abcdef' } } : r)),
+      { judge: scripted(SCRIPT) },
+    );
+    expect(none.agreement).toBeUndefined();
+    // A to G carry labels (H does not): 7 not compared.
+    expect(none.agreement_not_compared).toEqual({ other_answer: 7, no_digest: 0 });
+    expect(judgeRows(none).some(([k]) => k!.startsWith('agreement with humans'))).toBe(false);
   });
 
   it('estimates cost only with a price', () => {

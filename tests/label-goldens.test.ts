@@ -1,13 +1,15 @@
 /**
  * Goldens written back from accepted pool judgements: a dry run prints the diff and writes
  * nothing; the write widens expected_topic_ids / expected_post_ids of the case, adds the
- * provenance comment, and leaves every other byte of the file as it was.
+ * provenance comment, and leaves every other byte of the file as it was. One labeller's word
+ * widens nothing unless asked for (--accept-single, or --min-labellers 1).
  */
 import { copyFileSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { writeBackGoldens, widenCaseYaml } from '../src/app/goldens.js';
+import { main } from '../src/cli/main.js';
 import { runPool } from '../src/app/pool.js';
 import { loadCases } from '../src/cases/load.js';
 import { appendLabel, fileDigest } from '../src/judge/labels.js';
@@ -97,6 +99,67 @@ describe('goldens written back', () => {
     const loaded = loadCases([cases]).find((c) => c.value.id === q.case_id)!;
     expect(loaded.value.expected_topic_ids).toEqual([100, post.topic_id]);
     expect(loaded.value.expected_post_ids).toEqual([post.post_id]);
+  });
+
+  it("one labeller's label widens nothing by default; --accept-single widens on it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ragaudit-goldens-single-'));
+    const cases = join(dir, 'questions-core.yml');
+    copyFileSync(join(PACKAGE_ROOT, 'cases', 'demo', 'questions-core.yml'), cases);
+    const { file: poolFile } = runPool({ files: [RESULTS], k: 3, outDir: dir, cwd: dir });
+    const pool = PoolFileSchema.parse(JSON.parse(readFileSync(poolFile, 'utf8')));
+    const q = pool.questions.find((x) => x.case_id === 'loake-vs-cj-price-gap')!;
+    const c = q.candidates.find((x) => !q.expected_topic_ids.includes(x.topic_id))!;
+    appendLabel(join(dir, 'labels'), {
+      v: 1,
+      queue: 'pool',
+      labeller: 'ann',
+      at: '2026-12-03T12:00:00.000Z',
+      case_id: q.case_id,
+      pool: fileDigest(poolFile),
+      post_id: c.post_id,
+      topic_id: c.topic_id,
+      relevance: 'relevant',
+    });
+    const before = readFileSync(cases, 'utf8');
+    let out = '';
+    const io = { out: (t: string) => void (out += t), err: (_: string) => {}, isTTY: false, cwd: dir, env: {} };
+    const args = ['goldens', poolFile, '--labels', 'labels', '--cases', cases];
+    expect(await main(args, io)).toBe(0);
+    // ann alone is a strict majority of the one labeller, but 1 < 2 agreeing labellers: held back.
+    expect(out).toContain('0 accepted judgement(s)');
+    expect(out).toContain(
+      `1 held back: accepted by fewer than 2 labellers, not written (${q.case_id} post ${c.post_id} (1))`,
+    );
+    expect(readFileSync(cases, 'utf8')).toBe(before);
+    const lib = writeBackGoldens({
+      pool: poolFile,
+      labels: join(dir, 'labels'),
+      cases: [cases],
+      acceptPartly: false,
+      dryRun: true,
+      cwd: dir,
+    });
+    expect(lib).toMatchObject({
+      accepted: 0,
+      min_labellers: 2,
+      held_back: [{ case_id: q.case_id, post_id: c.post_id, agreeing: 1 }],
+    });
+
+    out = '';
+    expect(await main([...args, '--accept-single'], io)).toBe(0);
+    expect(out).toContain('1 accepted judgement(s)');
+    expect(out).toMatch(/written: .*questions-core\.yml \(1 case\(s\) widened\)/);
+    const loaded = loadCases([cases]).find((x) => x.value.id === q.case_id)!;
+    expect(loaded.value.expected_topic_ids).toContain(c.topic_id);
+    let err = '';
+    const bad = await main([...args, '--accept-single', '--min-labellers', '3'], {
+      ...io,
+      err: (t) => void (err += t),
+    });
+    expect({ bad, err }).toMatchObject({
+      bad: 2,
+      err: expect.stringMatching(/--accept-single means --min-labellers 1/),
+    });
   });
 
   it('appends to an existing block list and leaves a case with nothing new unchanged', () => {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.js';
-import { zoneCells } from '../src/app/zone-ab.js';
+import { zoneCell, zoneCells } from '../src/app/zone-ab.js';
 import { parseCandidates } from '../src/cli/flags.js';
 import { zoneOf } from '../src/model/zones.js';
 import { PACKAGE_ROOT } from '../src/paths.js';
@@ -48,6 +48,39 @@ describe('zone A/B helpers', () => {
     });
     expect(cells['normal/in_domain']!.faithfulness).toEqual({ mean: null, n: 0 });
   });
+  it('totals a setting: faithfulness, correct abstention, wrong abstentions, off-topic hallucinations', () => {
+    const rec = (kind: string, stance: string, cites: number, faith: number | null, correct: number): CaseRecord =>
+      ({
+        id: Math.random().toString(),
+        kind,
+        status: 'ok',
+        zone: 'weak',
+        citations: Array.from({ length: cites }, (_, k) => ({ n: k + 1, valid: true })),
+        scores: [
+          { name: 'judge_stance', value: null, details: { stance } },
+          { name: 'faithfulness', value: faith },
+          { name: 'correct_abstention', value: correct },
+        ],
+      }) as unknown as CaseRecord;
+    const total = zoneCell([
+      rec('in_domain', 'answered', 2, 1, 1),
+      rec('in_domain', 'abstained', 0, null, 0),
+      rec('off_topic', 'answered', 1, 0.5, 0),
+      rec('off_topic', 'answered', 0, 0, 0),
+      rec('off_topic', 'abstained', 0, null, 1),
+    ]);
+    // Faithfulness over the 3 answers with a value: (1 + 0.5 + 0) / 3 = 0.5; correct abstention 2/5.
+    // Wrong abstentions: 1 of the 2 in-domain cases abstained. Hallucinations: of the 3 off-topic
+    // cases, only the one answering with a citation (the uncited answer is not one).
+    expect(total).toEqual({
+      n: 5,
+      stance: { answered: 3, abstained: 2 },
+      faithfulness: { mean: 0.5, n: 3 },
+      correct_abstention: { mean: 0.4, n: 5 },
+      wrong_abstentions: { count: 1, n: 2 },
+      offtopic_hallucinations: { count: 1, n: 3 },
+    });
+  });
 });
 
 describe('calibrate --answer on the demo', () => {
@@ -87,5 +120,16 @@ describe('calibrate --answer on the demo', () => {
     const total = (s: { cells: Record<string, { n: number }> }) => Object.values(s.cells).reduce((a, c) => a + c.n, 0);
     expect(total(ab.settings[1])).toBe(total(ab.settings[0]));
     expect(printed.join('')).toContain(`${expected.length} cases change zone and were regenerated`);
+    // A total row per setting, over the same cases as its zones.
+    for (const setting of ab.settings as {
+      setting: string;
+      cells: Record<string, { n: number }>;
+      total: { n: number };
+    }[]) {
+      expect(setting.total.n).toBe(total(setting));
+      expect(printed.join('')).toMatch(
+        new RegExp(`^${setting.setting.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} +total +${setting.total.n} `, 'm'),
+      );
+    }
   });
 });

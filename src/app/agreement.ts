@@ -32,6 +32,10 @@ export interface AgreementInputs {
   outDir?: string | undefined;
   /** Write the judge calibration here. */
   calibration?: string | undefined;
+  /** Labels each class needs before the calibration is written (default MIN_N_PER_CLASS). */
+  minPerClass?: number | undefined;
+  /** Write the calibration although a class is below that minimum (each shortfall recorded). */
+  force?: boolean;
   cwd: string;
   promptsDir?: string;
 }
@@ -64,6 +68,8 @@ export function runAgreement(inputs: AgreementInputs): AgreementOutcome {
       promptsDir: inputs.promptsDir ?? PROMPTS_DIR,
       resultsFile: displayPath(file, inputs.cwd),
       resultsDigest: fileDigest(file),
+      ...(inputs.minPerClass !== undefined ? { minPerClass: inputs.minPerClass } : {}),
+      force: Boolean(inputs.force),
     });
     writeJsonArtifact(out, calibration, { trailingNewline: true });
     written.push(out);

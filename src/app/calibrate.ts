@@ -13,6 +13,7 @@ import {
   calibrate,
   CalibrationFileSchema,
   TIE_RULE,
+  TRADED_RULE,
   type Calibration,
   type CalibrationFile,
   type Constraints,
@@ -100,11 +101,33 @@ function zoneLines(z: ZoneFigures): string[] {
   ];
 }
 
+/** The share to pass as --max-cautious for a pair's weak zone, rounded up to the hundredth. */
+function cautiousNeeded(z: ZoneFigures): number {
+  return Math.ceil((z.in_domain.weak.share ?? 0) * 100 - 1e-9) / 100;
+}
+
+/** What the chosen pair trades, in one line (and what the cautious bound cost, when it did). */
+function tradeLine(r: Calibration['recommendation'], c: Calibration['constraints']): string[] {
+  const p = r.pair;
+  if (!p) return [];
+  const line = `  trade: ${share(p.in_domain.weak)} of in-domain cases answered with caution (weak) and ${share(p.in_domain.empty)} silenced (empty), for ${share(p.off_topic.caught)} of off-topic cases caught; ${share(p.off_topic.normal)} of off-topic cases reach normal (answered as if on-topic)`;
+  const u = r.unbounded;
+  if (!u || c.max_cautious === undefined) return [line];
+  return [
+    line,
+    `  the weak-zone bound (≤ ${pct(c.max_cautious)}) costs ${u.off_topic.caught.count - p.off_topic.caught.count} off-topic case(s) caught: catching ${share(u.off_topic.caught)} needs abstain_below = ${u.abstain_below}, weak_below = ${u.weak_below}, which answers ${share(u.in_domain.weak)} of in-domain cases with caution (--max-cautious ${cautiousNeeded(u)} allows it)`,
+  ];
+}
+
 /** The recommendation, as printed and stored. */
 export function recommendationLines(cal: Calibration): string[] {
   const r = cal.recommendation;
   const c = cal.constraints;
-  const limits = `in-domain in empty ≤ ${pct(c.max_silenced)}, off-topic in empty or weak ≥ ${pct(c.min_caught)}`;
+  const bounds = [
+    `in-domain in empty ≤ ${pct(c.max_silenced)}`,
+    ...(c.max_cautious !== undefined ? [`in-domain in weak ≤ ${pct(c.max_cautious)}`] : []),
+  ].join(', ');
+  const limits = `${bounds}, off-topic in empty or weak ≥ ${pct(c.min_caught)}`;
   const out: string[] = [];
   if (r.status === 'no_data') {
     out.push(
@@ -115,12 +138,21 @@ export function recommendationLines(cal: Calibration): string[] {
       `recommended: abstain_below = ${r.pair.abstain_below}, weak_below = ${r.pair.weak_below}  (constraints: ${limits}; ${r.pairs_meeting} grid pairs meet them)`,
       ...zoneLines(r.pair),
     );
+  } else if (r.status === 'traded' && r.pair) {
+    out.push(
+      `recommended: abstain_below = ${r.pair.abstain_below}, weak_below = ${r.pair.weak_below}  (${bounds} met; off-topic in empty or weak ≥ ${pct(c.min_caught)} cannot be met with them: at most ${share(r.pair.off_topic.caught)}; ${r.pairs_meeting} grid pairs reach it)`,
+      ...zoneLines(r.pair),
+    );
   } else {
     out.push(`no pair on the grid meets the constraints (${limits}):`);
     for (const u of r.unmet) {
       if (u.constraint === 'max_silenced')
         out.push(
           `  - in-domain in empty ≤ ${pct(u.required)} cannot be met: already ${share(u.best!)} of in-domain cases score below the lowest grid threshold ${u.at}`,
+        );
+      else if (u.constraint === 'max_cautious')
+        out.push(
+          `  - in-domain in weak ≤ ${pct(u.required)} cannot be met: every pair on the grid puts at least ${share(u.best!)} of in-domain cases in weak`,
         );
       else if (u.constraint === 'min_caught')
         out.push(
@@ -134,7 +166,8 @@ export function recommendationLines(cal: Calibration): string[] {
         ...zoneLines(r.pair),
       );
   }
-  if (r.pair) out.push(`  choice: ${TIE_RULE}`);
+  out.push(...tradeLine(r, c));
+  if (r.pair) out.push(`  choice: ${r.status === 'ok' ? TIE_RULE : TRADED_RULE}`);
   out.push(
     `current: abstain_below = ${cal.current.abstain_below}, weak_below = ${cal.current.weak_below}`,
     ...zoneLines(cal.current),

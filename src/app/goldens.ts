@@ -107,19 +107,36 @@ export function lineDiff(before: string, after: string, file: string): string {
   return `${out.join('\n')}\n`;
 }
 
+/** Labellers who must agree before a candidate widens a case (one keystroke of one person is not enough). */
+export const MIN_LABELLERS = 2;
+
 export interface GoldensInputs {
   pool: string;
   labels: string;
   cases: readonly string[];
   /** Also accept judgements whose consensus is `partly`. */
   acceptPartly: boolean;
+  /** Labellers who must give the accepted label (default {@link MIN_LABELLERS}; 1: one labeller's word). */
+  minLabellers?: number;
   dryRun: boolean;
   cwd: string;
   now?: Date;
 }
 
+/** A candidate the labellers accept, held back because fewer than the minimum agree on it. */
+export interface HeldBack {
+  case_id: string;
+  post_id: number;
+  /** How many labellers gave the accepted label. */
+  agreeing: number;
+}
+
 export interface GoldensOutcome {
   accepted: number;
+  /** The minimum number of agreeing labellers that applied. */
+  min_labellers: number;
+  /** Accepted by the majority but by fewer labellers than the minimum: not written. */
+  held_back: HeldBack[];
   files: { file: string; changes: CaseFileChange[]; diff: string; written: boolean }[];
   /** Accepted judgements of cases found in no given case file. */
   unplaced: string[];
@@ -127,7 +144,8 @@ export interface GoldensOutcome {
 
 /**
  * `goldens`: the pool judgements people accepted (strict majority of the labellers who judged a
- * candidate says relevant, or partly with acceptPartly), written into the case files.
+ * candidate says relevant, or partly with acceptPartly, and at least `minLabellers` of them give
+ * that label), written into the case files; the others the majority accepts are held back.
  */
 export function writeBackGoldens(inputs: GoldensInputs): GoldensOutcome {
   const poolFile = resolve(inputs.cwd, inputs.pool);
@@ -157,14 +175,23 @@ export function writeBackGoldens(inputs: GoldensInputs): GoldensOutcome {
   const { readings } = consensusReadings([...byLabeller.values()]);
   const accept = new Set(inputs.acceptPartly ? ['relevant', 'partly'] : ['relevant']);
   const date = (inputs.now ?? new Date()).toISOString().slice(0, 10);
+  const minLabellers = inputs.minLabellers ?? MIN_LABELLERS;
+  if (!Number.isInteger(minLabellers) || minLabellers < 1)
+    throw new InputError(`goldens: the minimum number of labellers must be a positive integer, got ${minLabellers}`);
   const widen = new Map<string, Widening>();
+  const heldBack: HeldBack[] = [];
   let accepted = 0;
   for (const [key, verdict] of readings) {
     if (!accept.has(verdict)) continue;
     const c = grains.get(key);
     if (!c) continue;
-    accepted++;
     const caseId = key.split('\u0000')[0]!;
+    const agreeing = [...byLabeller.values()].filter((m) => m.get(key) === verdict).length;
+    if (agreeing < minLabellers) {
+      heldBack.push({ case_id: caseId, post_id: c.post_id, agreeing });
+      continue;
+    }
+    accepted++;
     const who = [...byLabeller.entries()].filter(([, m]) => m.has(key)).map(([n]) => n);
     const w = widen.get(caseId) ?? {
       case_id: caseId,
@@ -188,5 +215,11 @@ export function writeBackGoldens(inputs: GoldensInputs): GoldensOutcome {
     if (written) writeFileSync(file, text);
     return { file: shown, changes, diff: changes.length ? lineDiff(before, text, shown) : '', written };
   });
-  return { accepted, files, unplaced: [...widen.keys()].filter((id) => !placed.has(id)) };
+  return {
+    accepted,
+    min_labellers: minLabellers,
+    held_back: heldBack,
+    files,
+    unplaced: [...widen.keys()].filter((id) => !placed.has(id)),
+  };
 }

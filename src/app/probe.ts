@@ -4,7 +4,8 @@ import { probeMarker, probeToCase } from '../cases/probes.js';
 import type { Probe } from '../cases/schema.js';
 import { resolveFrom, type LoadedConfig } from '../config/load.js';
 import { InputError, RagauditError } from '../errors.js';
-import type { RunResult } from '../model/results.js';
+import type { CaseRecord, RunResult } from '../model/results.js';
+import { findScore } from '../model/scores.js';
 import { componentsMarkdown } from '../reports/digest.js';
 import { markdownTable } from '../reports/format.js';
 import { runAudit } from '../runs/audit-run.js';
@@ -12,7 +13,10 @@ import { buildAuditSetup } from '../runs/audit-setup.js';
 import type { ProbeSummary } from '../model/summary.js';
 import { summariseProbes } from '../runs/probe-summary.js';
 import { configDigest, publicConfig, writeResults } from '../runs/results-file.js';
+import { forbiddenFindings } from '../scoring/forbidden.js';
+import { failuresText, probeVerdict } from '../scoring/probe-verdict.js';
 import { checkSafety, safetyScore } from '../scoring/safety.js';
+import { summariseVerdicts } from '../runs/verdict-summary.js';
 import type { AppEnv, AppHooks } from './hooks.js';
 import { announceComponents, openContext, outputDir } from './pipeline.js';
 
@@ -32,6 +36,7 @@ export const PROBE_HEADER = [
   'failed',
   'canary leaks',
   'markers repeated',
+  'forbidden',
   'gated',
   'errors',
   'judge verdicts',
@@ -46,6 +51,7 @@ export function probeRows(s: ProbeSummary): string[][] {
     String(a.failed),
     String(a.leaks),
     String(a.markers_repeated),
+    a.forbidden === undefined ? '–' : String(a.forbidden),
     String(a.gated),
     String(a.errors),
     Object.entries(a.judge)
@@ -55,16 +61,29 @@ export function probeRows(s: ProbeSummary): string[][] {
   return [...Object.entries(s.by_attack).map(([k, a]) => row(k, a)), row('all', s.all)];
 }
 
+/**
+ * Whether a finished probe passed and why, from its verdict (each failed check named); a record
+ * without one (a file written before probes had verdicts) reads its safety score. Null for an
+ * errored probe.
+ */
+export function probeOutcome(r: CaseRecord): { passed: boolean; why: string } | null {
+  if (r.verdict) return { passed: r.verdict.passed, why: r.verdict.passed ? safetyReason(r) : failuresText(r.verdict) };
+  const safety = findScore(r.scores, 'safety');
+  return safety ? { passed: safety.value === 1, why: safety.reason ?? '' } : null;
+}
+
+const safetyReason = (r: CaseRecord) => findScore(r.scores, 'safety')?.reason ?? '';
+
 export function probeMarkdown(result: RunResult, s: ProbeSummary): string {
   const rows = result.cases.map((r) => {
-    const safety = r.scores.find((x) => x.name === 'safety');
+    const outcome = probeOutcome(r);
     return [
       r.id,
       r.probe?.attack ?? '',
       r.probe?.expect ?? '',
       r.status,
-      safety ? (safety.value ? 'pass' : 'FAIL') : '–',
-      safety?.reason ?? r.error?.message ?? '',
+      outcome ? (outcome.passed ? 'pass' : 'FAIL') : '–',
+      outcome?.why ?? r.error?.message ?? '',
       (r.answer ?? '').slice(0, 160),
     ];
   });
@@ -103,7 +122,8 @@ export interface ProbeOutcome {
 
 /**
  * `probe`: the safety probes through the whole pipeline with a canary in the system prompt;
- * each answer checked deterministically, the results and their digest written.
+ * each answer checked deterministically and given its verdict (src/scoring/probe-verdict.ts), the
+ * results and their digest written.
  */
 export async function runProbes(inputs: ProbeInputs, hooks: AppHooks): Promise<ProbeOutcome> {
   const { loaded } = inputs;
@@ -151,6 +171,12 @@ export async function runProbes(inputs: ProbeInputs, hooks: AppHooks): Promise<P
           if (record.status === 'error') return;
           const check = checkSafety(probe, record.answer, record.status === 'gated', canary, ctx.config.evidence.cta);
           record.scores.push(safetyScore(check));
+          const forbidden = forbiddenFindings(record, {
+            sources: record.sources ?? [],
+            answer: record.answer ?? '',
+            citations: record.citations ?? [],
+          });
+          record.verdict = probeVerdict({ expect: probe.expect, check, marker: probeMarker(probe), forbidden });
         },
         summarisers: { probes: summariseProbes },
       },
@@ -158,6 +184,7 @@ export async function runProbes(inputs: ProbeInputs, hooks: AppHooks): Promise<P
     bar.stop();
     const summary = result.summary.probes;
     if (!summary) throw new RagauditError('probe: the run ended without a probe summary');
+    result.summary.verdicts = summariseVerdicts(result.cases);
     const files = writeResults(out, result, probeMarkdown(result, summary), { secrets: ctx.secrets, stamp });
     hooks.event({ kind: 'results-written', file: files.json });
     return { result, summary, files };

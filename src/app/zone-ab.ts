@@ -11,6 +11,7 @@ import { refuseSecrets, writeArtifact, writeJsonArtifact } from '../io/artifacts
 import { timestamp } from '../runs/results-file.js';
 import { findScore } from '../model/scores.js';
 import type { CaseRecord, RunResult } from '../model/results.js';
+import { offtopicHallucination } from '../scoring/definitions.js';
 import { meanN } from '../scoring/retrieval-metrics.js';
 import { buildAuditSetup } from '../runs/audit-setup.js';
 import type { LoadedConfig } from '../config/load.js';
@@ -18,12 +19,19 @@ import type { AppEnv, AppHooks } from './hooks.js';
 import { checkOutputDir } from './output-paths.js';
 import { openContext } from './pipeline.js';
 
-/** Per zone and kind: stance counts (the judge's when present, else the pattern's) and faithfulness. */
+/**
+ * Per zone and kind (or over a setting's answers, its total): stance counts (the judge's when
+ * present, else the pattern's), faithfulness, correct abstention, wrong abstentions (in-domain
+ * cases abstained, out of the in-domain ones) and off-topic hallucinations (off-topic answers
+ * that assert with citations, out of the off-topic ones).
+ */
 export interface ZoneCell {
   n: number;
   stance: Record<string, number>;
   faithfulness: { mean: number | null; n: number };
   correct_abstention: { mean: number | null; n: number };
+  wrong_abstentions: { count: number; n: number };
+  offtopic_hallucinations: { count: number; n: number };
 }
 
 const stanceOf = (r: CaseRecord): string =>
@@ -31,28 +39,40 @@ const stanceOf = (r: CaseRecord): string =>
   findScore(r.scores, 'stance_pattern')?.details?.stance ??
   (r.status === 'gated' ? 'gated' : 'unknown');
 
+/** The figures of a group of answered records. */
+export function zoneCell(rs: readonly CaseRecord[]): ZoneCell {
+  const stance: Record<string, number> = {};
+  for (const r of rs) stance[stanceOf(r)] = (stance[stanceOf(r)] ?? 0) + 1;
+  const score = (name: string) => meanN(rs.map((r) => r.scores.find((s) => s.name === name)?.value));
+  const abst = score('correct_abstention');
+  const inDomain = rs.filter((r) => r.kind !== 'off_topic');
+  const offTopic = rs.filter((r) => r.kind === 'off_topic');
+  return {
+    n: rs.length,
+    stance,
+    faithfulness: score('faithfulness'),
+    correct_abstention: abst.n ? abst : score('correct_abstention_pattern'),
+    wrong_abstentions: { count: inDomain.filter((r) => stanceOf(r) === 'abstained').length, n: inDomain.length },
+    offtopic_hallucinations: {
+      count: offTopic.filter((r) => offtopicHallucination(r.kind, stanceOf(r), r.citations?.length ?? 0) === 1).length,
+      n: offTopic.length,
+    },
+  };
+}
+
+/** The answered records of a setting (status ok, with a zone). */
+const answered = (records: readonly CaseRecord[]) => records.filter((r) => r.zone && r.status === 'ok');
+
 /** Groups records by zone and kind. */
 export function zoneCells(records: readonly CaseRecord[]): Record<string, ZoneCell> {
-  const out: Record<string, ZoneCell> = {};
   const groups = new Map<string, CaseRecord[]>();
-  for (const r of records) {
-    if (!r.zone || r.status !== 'ok') continue;
+  for (const r of answered(records)) {
     const key = `${r.zone}/${r.kind}`;
     groups.set(key, [...(groups.get(key) ?? []), r]);
   }
-  for (const [key, rs] of [...groups.entries()].sort(([a], [b]) => a.localeCompare(b))) {
-    const stance: Record<string, number> = {};
-    for (const r of rs) stance[stanceOf(r)] = (stance[stanceOf(r)] ?? 0) + 1;
-    const score = (name: string) => meanN(rs.map((r) => r.scores.find((s) => s.name === name)?.value));
-    const abst = score('correct_abstention');
-    out[key] = {
-      n: rs.length,
-      stance,
-      faithfulness: score('faithfulness'),
-      correct_abstention: abst.n ? abst : score('correct_abstention_pattern'),
-    };
-  }
-  return out;
+  return Object.fromEntries(
+    [...groups.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([key, rs]) => [key, zoneCell(rs)]),
+  );
 }
 
 /** The case a stored record was made from, as generating it again needs it (a conversation keeps its history). */
@@ -167,20 +187,36 @@ export async function runZoneAB(inputs: ZoneABInputs, hooks: AppHooks): Promise<
       regenerated: s.changed,
       errors: s.records.filter((r) => r.status === 'error').map((r) => r.id),
       cells: zoneCells(s.records),
+      total: zoneCell(answered(s.records)),
     }));
-    const header = ['setting', 'zone/kind', 'n', 'stance', 'faithfulness', 'correct abstention'];
-    const rows = report.flatMap((s) =>
-      Object.entries(s.cells).map(([k, c]) => [
-        s.setting,
-        k,
-        String(c.n),
-        Object.entries(c.stance)
-          .map(([x, n]) => `${x} ${n}`)
-          .join(' · '),
-        `${fmt(c.faithfulness.mean, 2)} (n=${c.faithfulness.n})`,
-        `${fmt(c.correct_abstention.mean, 2)} (n=${c.correct_abstention.n})`,
-      ]),
-    );
+    const header = [
+      'setting',
+      'zone/kind',
+      'n',
+      'stance',
+      'faithfulness',
+      'correct abstention',
+      'wrong abstentions',
+      'off-topic hallucinations',
+    ];
+    const countN = (c: { count: number; n: number }) => (c.n ? `${c.count}/${c.n}` : '–');
+    const cellRow = (setting: string, k: string, c: ZoneCell) => [
+      setting,
+      k,
+      String(c.n),
+      Object.entries(c.stance)
+        .map(([x, n]) => `${x} ${n}`)
+        .join(' · '),
+      `${fmt(c.faithfulness.mean, 2)} (n=${c.faithfulness.n})`,
+      `${fmt(c.correct_abstention.mean, 2)} (n=${c.correct_abstention.n})`,
+      countN(c.wrong_abstentions),
+      countN(c.offtopic_hallucinations),
+    ];
+    // Each setting's zones, then its total: what the thresholds change over all answers.
+    const rows = report.flatMap((s) => [
+      ...Object.entries(s.cells).map(([k, c]) => cellRow(s.setting, k, c)),
+      cellRow(s.setting, 'total', s.total),
+    ]);
     const changed = report
       .slice(1)
       .map(

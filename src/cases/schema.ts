@@ -33,9 +33,17 @@ const forbiddenFields = {
   must_not_contain: z.array(nonEmpty).optional(),
 };
 
-/** Human labels on a case, used to measure judge agreement (docs/design.md#case-and-probe). */
+/**
+ * Human labels on a case, used to measure judge agreement (docs/design.md#case-and-probe). They
+ * were written for one answer: `answer_digest` names it (the digest a label file records,
+ * src/judge/labels.ts answerDigest), and only a record with that answer is compared with them.
+ */
 export const HumanLabelsSchema = z
   .object({
+    answer_digest: z
+      .string()
+      .regex(/^[0-9a-f]{16}$/, 'must be the 16 hex digits of the answer the labels judged')
+      .optional(),
     faithful: z.boolean().optional(),
     stance: z.enum(['answered', 'hedged', 'abstained']).optional(),
     relevant_citation: z.boolean().optional(),

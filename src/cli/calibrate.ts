@@ -38,6 +38,12 @@ const OWN_OPTIONS = {
     doc: 'max share of in-domain cases in empty, 0..1',
     default: DEFAULT_CONSTRAINTS.max_silenced,
   },
+  'max-cautious': {
+    type: 'string',
+    value: 'R',
+    doc: 'max share of in-domain cases in weak (answered with caution), 0..1; 1: no bound',
+    default: DEFAULT_CONSTRAINTS.max_cautious!,
+  },
   'min-caught': {
     type: 'string',
     value: 'R',
@@ -76,10 +82,18 @@ RESULTS.json is a retrieval or run results file; without it, calibrate runs retr
 Writes results/<stamp>-<name>-calibration.json, a .md digest (full grid) and a .svg histogram.
 
 Recommendation: the pair (abstain_below < weak_below) on the grid with in-domain in empty ≤
---max-silenced and off-topic in empty or weak ≥ --min-caught, choosing the ${TIE_RULE}.
-With --max-silenced above 0 the search may move in-domain cases from weak to empty (up to the
-allowed share) to lower the weak share. When no pair meets the constraints, it says which one
-cannot be met and gives the closest pair.
+--max-silenced, in-domain in weak ≤ --max-cautious and off-topic in empty or weak ≥ --min-caught,
+choosing the ${TIE_RULE}.
+When the off-topic share cannot be met within the in-domain bounds, the bounds hold and the pair
+catches the most off-topic cases within them; the trade line says what the weak-zone bound costs
+and which --max-cautious would allow the pair that catches them all. With --max-silenced above 0
+the search may move in-domain cases from weak to empty (up to the allowed share) to lower the
+weak share. When a constraint cannot be met on the grid at all, it says which and gives the
+closest pair.
+
+With --answer, a total row per setting sums what the change does to the answers: faithfulness,
+correct abstention, wrong abstentions (in-domain cases abstained) and off-topic hallucinations
+(off-topic answers asserting with citations).
 
 Options:
 ${optionsHelp(OWN_OPTIONS)}
@@ -135,6 +149,7 @@ export const calibrateCommand: Command = {
     const constraints = {
       max_silenced: shareFlag('max-silenced', values['max-silenced'], DEFAULT_CONSTRAINTS.max_silenced),
       min_caught: shareFlag('min-caught', values['min-caught'], DEFAULT_CONSTRAINTS.min_caught),
+      max_cautious: shareFlag('max-cautious', values['max-cautious'], DEFAULT_CONSTRAINTS.max_cautious!),
     };
     const binWidth = numberFlag('bin', values.bin) ?? 0.5;
     try {

@@ -1,5 +1,6 @@
 /**
- * How far to trust the judge: agreement with human labels (cases' `human` block) and, with
+ * How far to trust the judge: agreement with human labels (cases' `human` block, for the answer
+ * they judged) and, with
  * --repeat K, how often the judge disagrees with itself.
  */
 import type { CaseRecord } from '../model/results.js';
@@ -7,6 +8,7 @@ import { findScore, type ScoreName, type VerdictName } from '../model/scores.js'
 import type { AgreementFigures, AgreementInterval, ConsistencyFigures } from '../model/summary.js';
 import { AGREEMENT_BOOTSTRAP } from '../scoring/definitions.js';
 import { cohenKappa, mulberry32, quantile } from '../scoring/statistics.js';
+import { humanBinding } from './human-labels.js';
 
 /** Names of the two raters for the reasons given in words (rows first). */
 export interface RaterNames {
@@ -126,14 +128,19 @@ export const JUDGED_FIELDS: Record<string, (r: CaseRecord) => string | undefined
   },
 };
 
-/** Judge-vs-human agreement per field that any case labels; undefined when no case has labels. */
+/**
+ * Judge-vs-human agreement per field that any compared case labels; undefined when none does.
+ * Only records whose answer is the one the labels judged are compared (src/judge/human-labels.ts);
+ * the others are counted apart (humanLabelsNotCompared), never in these figures.
+ */
 export function humanAgreement(records: readonly CaseRecord[]): Record<string, AgreementFigures> | undefined {
+  const compared = records.filter((r) => humanBinding(r) === 'same');
   const out: Record<string, AgreementFigures> = {};
   for (const [field, judged] of Object.entries(JUDGED_FIELDS)) {
     const human: string[] = [];
     const judge: string[] = [];
     let excluded = 0;
-    for (const r of records) {
+    for (const r of compared) {
       const h = r.human?.[field];
       if (h === undefined || h === null) continue;
       const j = r.status === 'ok' ? judged(r) : undefined;

@@ -59,9 +59,35 @@ export const JudgeCalibrationSchema = z
     results: z.object({ file: z.string(), digest: z.string() }).strict(),
     labellers: z.array(z.string()),
     fields: z.record(z.string(), CalibratedFieldSchema),
+    /** The minimum n per class the calibration was checked against (absent in files written before). */
+    min_n_per_class: z.number().int().positive().optional(),
+    /** Written with --force although a class was below that minimum: each shortfall in words. */
+    forced_below_min: z.array(z.string()).optional(),
   })
   .strict();
 export type JudgeCalibration = z.infer<typeof JudgeCalibrationSchema>;
+
+/**
+ * Labels each class needs before a calibration is written (and a gate trusts one): an agreement
+ * per class, such as the TNR a min_per_class floor reads, estimated on a handful of answers says
+ * little (at n = 30 a 95 % interval of a share near 0.8 is still about ±0.15).
+ */
+export const MIN_N_PER_CLASS = 30;
+
+/** The classes a yes/no field has whether or not every one was labelled. */
+const YES_NO: readonly string[] = ['yes', 'no'];
+
+/**
+ * The classes of a calibrated field below `min` labels, in words: each class people labelled, and
+ * for a yes/no field both classes (one never labelled has n = 0).
+ */
+export function perClassShortfalls(field: string, f: Pick<CalibratedField, 'per_class'>, min: number): string[] {
+  const counts = new Map(Object.entries(f.per_class).map(([label, c]) => [label, c.n]));
+  if (field !== 'stance') for (const label of YES_NO) if (!counts.has(label)) counts.set(label, 0);
+  return [...counts]
+    .filter(([, n]) => n < min)
+    .map(([label, n]) => `'${field}' class "${label}" has n=${n}, below ${min}`);
+}
 
 /** The digest of a prompt file as it is on disk (null when the file is missing). */
 export function promptDigest(promptsDir: string, name: string): string | null {
@@ -71,13 +97,21 @@ export function promptDigest(promptsDir: string, name: string): string | null {
 
 /**
  * The calibration of the run's judge from the agreement of its verdicts with people. Refused when
- * the run has no judge, or when its prompts are no longer those on disk (the labels would then
- * calibrate a judge nobody runs any more).
+ * the run has no judge, when its prompts are no longer those on disk (the labels would then
+ * calibrate a judge nobody runs any more), or when a class has fewer than `minPerClass` labels
+ * (default {@link MIN_N_PER_CLASS}) unless `force`, which records each shortfall in the file.
  */
 export function buildCalibration(
   run: RunResult,
   report: AgreementReport,
-  opts: { promptsDir: string; resultsFile: string; resultsDigest: string; now?: Date },
+  opts: {
+    promptsDir: string;
+    resultsFile: string;
+    resultsDigest: string;
+    now?: Date;
+    minPerClass?: number;
+    force?: boolean;
+  },
 ): JudgeCalibration {
   const j = run.summary.judge;
   if (!j) throw new InputError(`${opts.resultsFile}: the run has no judge: there is nothing to calibrate`);
@@ -106,6 +140,13 @@ export function buildCalibration(
   }
   if (!Object.keys(fields).length)
     throw new InputError(`${opts.resultsFile}: no labelled answer pairs with a judge verdict: nothing to calibrate`);
+  const minPerClass = opts.minPerClass ?? MIN_N_PER_CLASS;
+  const short = Object.entries(fields).flatMap(([field, f]) => perClassShortfalls(field, f, minPerClass));
+  if (short.length && !opts.force)
+    throw new InputError(
+      `${opts.resultsFile}: too few labels to calibrate the judge: at least ${minPerClass} per class are needed (--min-n-per-class); label more answers, or pass --force to write it anyway (a gate still refuses it below its min_n_per_class)`,
+      short,
+    );
   const colon = j.judge.indexOf(':');
   return {
     schema_version: 1,
@@ -119,6 +160,8 @@ export function buildCalibration(
     results: { file: opts.resultsFile, digest: opts.resultsDigest },
     labellers: report.labellers,
     fields,
+    min_n_per_class: minPerClass,
+    ...(short.length ? { forced_below_min: short } : {}),
   };
 }
 
@@ -149,6 +192,8 @@ export const CalibrationRuleSchema = z
     /** Every class's agreement (TPR and TNR for yes/no) at least this. */
     min_per_class: z.number().min(0).max(1).optional(),
     min_n: z.number().int().min(1),
+    /** Labels of each class the calibration must rest on (yes and no for a yes/no verdict). */
+    min_n_per_class: z.number().int().min(1).default(MIN_N_PER_CLASS),
   })
   .strict()
   .refine((r) => r.min_kappa !== undefined || r.min_per_class !== undefined, {
@@ -218,6 +263,8 @@ export function judgeTrustProblems(
         say(`'${field}' was calibrated without a prompt, the run's judge uses ${FIELD_PROMPT[field]}`);
       }
       if (f.n < rule.min_n) say(`'${field}' calibrated on n=${f.n}, the gate asks at least ${rule.min_n}`);
+      for (const short of perClassShortfalls(field, f, rule.min_n_per_class))
+        say(`${short}: the gate asks at least ${rule.min_n_per_class} per class (min_n_per_class)`);
       if (rule.min_kappa !== undefined) {
         if (f.kappa === null)
           say(

@@ -9,6 +9,7 @@ import type { CaseRecord } from '../model/results.js';
 import { findScore } from '../model/scores.js';
 import type { AgreementFigures } from '../model/summary.js';
 import { agreementFigures, JUDGED_FIELDS } from './agreement.js';
+import { humanBinding, humanLabelsNotCompared } from './human-labels.js';
 import { answerDigest, labellers, type AnswerLabel, type Label } from './labels.js';
 
 /** The labelled fields: one verdict per answer (faithful, stance) or per cited source (citation). */
@@ -45,13 +46,16 @@ export function judgeReadings(records: readonly CaseRecord[]): Record<LabelField
   return out;
 }
 
-/** The `human:` block of case YAML as readings (its relevant_citation is per answer, so not a citation reading). */
+/**
+ * The `human:` block of case YAML as readings (its relevant_citation is per answer, so not a
+ * citation reading); only blocks written for the record's answer (src/judge/human-labels.ts).
+ */
 export function caseYamlReadings(records: readonly CaseRecord[]): Record<LabelField, Readings> | undefined {
   const out: Record<LabelField, Readings> = { faithful: new Map(), stance: new Map(), citation: new Map() };
   let any = false;
   for (const r of records) {
     const h = r.human;
-    if (!h) continue;
+    if (!h || humanBinding(r) !== 'same') continue;
     if (typeof h.faithful === 'boolean') {
       out.faithful.set(r.id, h.faithful ? 'yes' : 'no');
       any = true;
@@ -62,6 +66,17 @@ export function caseYamlReadings(records: readonly CaseRecord[]): Record<LabelFi
     }
   }
   return any ? out : undefined;
+}
+
+/** The `human:` blocks of these records not compared, counted, with each case's answer digest. */
+function caseYamlNotCompared(records: readonly CaseRecord[]): NonNullable<AgreementReport['matched']['case_yaml']> {
+  const unbound = records
+    .filter((r) => {
+      const b = humanBinding(r);
+      return b === 'other_answer' || b === 'no_digest';
+    })
+    .map((r) => ({ case_id: r.id, answer_digest: answerDigest(r) }));
+  return { ...(humanLabelsNotCompared(records) ?? { other_answer: 0, no_digest: 0 }), unbound };
 }
 
 export interface MatchedLabels {
@@ -183,7 +198,16 @@ export interface AgreementReport {
   pairs: PairAgreement[];
   /** Items the labellers split on evenly, per field (left out of the consensus). */
   split: Record<LabelField, number>;
-  matched: { other_answer: number; unknown_case: number };
+  matched: {
+    other_answer: number;
+    unknown_case: number;
+    /**
+     * With the case-YAML labeller: `human:` blocks not compared (another answer, or no
+     * answer_digest), and for each such case the digest of this run's answer (what to bind to,
+     * once the answer is read and the labels hold for it).
+     */
+    case_yaml?: { other_answer: number; no_digest: number; unbound: { case_id: string; answer_digest: string }[] };
+  };
 }
 
 /**
@@ -224,7 +248,11 @@ export function agreementReport(
     labellers: names,
     pairs,
     split,
-    matched: { other_answer: matched.otherAnswer, unknown_case: matched.unknownCase },
+    matched: {
+      other_answer: matched.otherAnswer,
+      unknown_case: matched.unknownCase,
+      ...(opts.caseYaml ? { case_yaml: caseYamlNotCompared(records) } : {}),
+    },
   };
 }
 

@@ -9,6 +9,7 @@ import type { JudgeSummary } from '../model/summary.js';
 import { correctAbstention, offtopicHallucination } from '../scoring/definitions.js';
 import { meanN } from '../scoring/retrieval-metrics.js';
 import { humanAgreement, selfConsistency } from './agreement.js';
+import { humanLabelsNotCompared } from './human-labels.js';
 
 /** USD per million tokens (config judge.prices). */
 export interface Price {
@@ -83,6 +84,7 @@ export function summariseJudge(records: readonly CaseRecord[], opts: JudgeSummar
   const price = (opts.model !== undefined ? opts.prices?.[opts.model] : undefined) ?? opts.prices?.[opts.judge.id];
   // Agreement reads every record: a human-labelled case the judge could not score counts as excluded.
   const agreement = humanAgreement(records);
+  const notCompared = humanLabelsNotCompared(records);
   const consistency = selfConsistency(judged);
   return {
     judge: opts.judge.id,
@@ -119,6 +121,7 @@ export function summariseJudge(records: readonly CaseRecord[], opts: JudgeSummar
     tokens,
     cost_usd: estimateCost(tokens, price),
     ...(agreement ? { agreement } : {}),
+    ...(notCompared ? { agreement_not_compared: notCompared } : {}),
     ...(consistency ? { self_consistency: consistency } : {}),
   };
 }

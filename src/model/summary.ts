@@ -206,12 +206,20 @@ export const JudgeSummarySchema = z
     /** Present when the judge answered through a batch API: cost_usd is the listed price less this share. */
     batch_discount: z.number().optional(),
     agreement: z.record(z.string(), AgreementFiguresSchema).optional(),
+    /**
+     * Cases whose `human:` labels were not compared with the judge, because they judged another
+     * answer (their answer_digest is not this record's) or name no answer_digest; present when any.
+     */
+    agreement_not_compared: z.object({ other_answer: z.number(), no_digest: z.number() }).strict().optional(),
     self_consistency: z.record(z.string(), ConsistencyFiguresSchema).optional(),
   })
   .strict();
 export type JudgeSummary = z.infer<typeof JudgeSummarySchema>;
 
-/** Safety figures of one attack type (or of all probes). */
+/**
+ * Safety figures of one attack type (or of all probes). `passed` and `failed` count the probes'
+ * verdicts (src/scoring/probe-verdict.ts); the other counts say what was measured.
+ */
 export const AttackSummarySchema = z
   .object({
     n: z.number(),
@@ -220,6 +228,8 @@ export const AttackSummarySchema = z
     errors: z.number(),
     leaks: z.number(),
     markers_repeated: z.number(),
+    /** Probes whose evidence or answer held a post, topic or term they name as forbidden (absent in files written before). */
+    forbidden: z.number().optional(),
     gated: z.number(),
     /** The judge's verdicts (refused / complied / leaked), when a judge ran. */
     judge: z.record(z.string(), z.number()),

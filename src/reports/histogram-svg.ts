@@ -240,7 +240,7 @@ export function calibrationSvg(opts: {
     opts.cases.filter((c) => c.kind === k && c.top1 !== null && Number.isFinite(c.top1)).map((c) => c.top1 as number);
   const lines = zoneLines(cal.current, 'current ', { dashed: true });
   const p = cal.recommendation.pair;
-  const role = cal.recommendation.status === 'ok' ? 'recommended' : 'closest (constraints unmet)';
+  const role = cal.recommendation.status === 'unmet' ? 'closest (constraints unmet)' : 'recommended';
   if (p) lines.push(...zoneLines(p, `${role} `));
   return histogramSvg({
     title: `Top-1 score of node '${opts.node}' by case kind`,

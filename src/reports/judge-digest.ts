@@ -4,6 +4,7 @@ import type { RunResult } from '../model/results.js';
 import { NOT_APPLICABLE } from '../scoring/definitions.js';
 import { findScore, scoresNamed } from '../model/scores.js';
 import type { AgreementFigures, JudgeSummary } from '../model/summary.js';
+import { notComparedText } from '../judge/human-labels.js';
 
 const countN = (c: { count: number; n: number }) => `${c.count}/${c.n}`;
 const meanN = (m: { mean: number | null; n: number }) => `${pct(m.mean)} (n=${m.n})`;
@@ -44,6 +45,7 @@ export function judgeRows(j: JudgeSummary): string[][] {
     if (a.per_class) rows.push([`  ${field}: per class`, perClassText(a)]);
     if (a.prevalence) rows.push([`  ${field}: prevalence`, prevalenceText(a)]);
   }
+  if (j.agreement_not_compared) rows.push(['human labels not compared', notComparedText(j.agreement_not_compared)]);
   for (const [field, s] of Object.entries(j.self_consistency ?? {})) {
     rows.push([`self-disagreement: ${field}`, `${s.disagreeing_items}/${s.items} (${pct(s.share)})`]);
   }

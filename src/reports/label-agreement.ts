@@ -1,4 +1,5 @@
 /** The agreement figures of labelled answers for the console, markdown and the HTML page. */
+import { notComparedText } from '../judge/human-labels.js';
 import type { AgreementReport, PairAgreement } from '../judge/rater-agreement.js';
 import { NOT_APPLICABLE } from '../scoring/definitions.js';
 import { fmt, markdownTable, pct, textTable } from './format.js';
@@ -56,6 +57,12 @@ function preamble(r: AgreementReport): string[] {
   if (r.matched.other_answer)
     out.push(`${r.matched.other_answer} label(s) read another answer to a case (another run): not counted`);
   if (r.matched.unknown_case) out.push(`${r.matched.unknown_case} label(s) name a case not in this run: not counted`);
+  const yaml = r.matched.case_yaml;
+  if (yaml && yaml.other_answer + yaml.no_digest) {
+    out.push(`case-yaml: ${notComparedText(yaml)}; this run's answer digests:`);
+    for (const u of yaml.unbound.slice(0, 20)) out.push(`  ${u.case_id}: ${u.answer_digest}`);
+    if (yaml.unbound.length > 20) out.push(`  … ${yaml.unbound.length - 20} more (see the JSON)`);
+  }
   for (const [field, n] of Object.entries(r.split))
     if (n) out.push(`${field}: ${n} item(s) without a majority among the labellers (left out of "people")`);
   return out;

@@ -4,12 +4,14 @@
  * Lines file as they finish and are read back one at a time, in case order, when the results are
  * written. What stays in memory is a light record per case ({@link lightRecord}): every field the
  * summaries, digests, compare and calibrate read, without the ranked lists beyond their first
- * item, the sources and the answer beyond its start.
+ * item, the sources and the answer beyond its start (a labelled record's answer digest, which
+ * human labels are matched by, is remembered from the whole record).
  */
 import { mkdtempSync, openSync, closeSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { appendLine, LineReader } from '../io/jsonl.js';
+import { keepAnswerDigest } from '../judge/human-labels.js';
 import type { CaseRecord } from '../model/results.js';
 import type { KnownScoreName, ScoreOf, ScoreRecord } from '../model/scores.js';
 
@@ -81,6 +83,7 @@ export class LightRecords {
     };
     if (prompt_versions) light.prompt_versions = this.versions.intern(prompt_versions);
     if (answer !== undefined) light.answer = ownStart(answer, ANSWER_START);
+    keepAnswerDigest(light, r);
     return light;
   }
 }
@@ -166,7 +169,7 @@ export class FigureRecords {
       keys.push(key);
       return this.scores.intern(frozen(figure), key);
     });
-    return {
+    const figure: CaseRecord = {
       ...rest,
       tags: this.tags.intern(frozen(tags)),
       retrieval: Object.fromEntries(
@@ -180,6 +183,8 @@ export class FigureRecords {
       ...(usage ? { usage: this.usage.intern(frozen(usage)) } : {}),
       ...(answer !== undefined ? { answer: ownStart(answer, ANSWER_START) } : {}),
     };
+    keepAnswerDigest(figure, r);
+    return figure;
   }
 }
 

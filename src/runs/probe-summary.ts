@@ -9,11 +9,16 @@ const empty = (): AttackSummary => ({
   errors: 0,
   leaks: 0,
   markers_repeated: 0,
+  forbidden: 0,
   gated: 0,
   judge: {},
 });
 
-/** Per attack type: passes, failures, leaks, repeated markers, gated, errors counted apart. */
+/**
+ * Per attack type: passes and failures by each probe's verdict, leaks, repeated markers, forbidden
+ * content, gated, errors counted apart. A record without a verdict (a file written before probes
+ * had one) counts by its safety score, as it was then.
+ */
 export function summariseProbes(records: readonly CaseRecord[]): ProbeSummary {
   const by: Record<string, AttackSummary> = {};
   const all = empty();
@@ -28,10 +33,11 @@ export function summariseProbes(records: readonly CaseRecord[]): ProbeSummary {
       }
       const check = findScore(r.scores, 'safety')?.details;
       if (!check) continue;
-      if (check.pass) t.passed++;
+      if (r.verdict?.passed ?? check.pass) t.passed++;
       else t.failed++;
       if (check.leaked) t.leaks++;
       if (check.marker_repeated) t.markers_repeated++;
+      if (r.verdict?.failures.some((f) => f.check === 'forbidden')) t.forbidden = (t.forbidden ?? 0) + 1;
       if (check.gated) t.gated++;
       const verdict = findScore(r.scores, 'judge_safety')?.details?.verdict;
       if (verdict) t.judge[verdict] = (t.judge[verdict] ?? 0) + 1;

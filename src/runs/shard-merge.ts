@@ -3,6 +3,7 @@ import { summariseJudge } from '../judge/summary.js';
 import type { CaseRecord, RunResult } from '../model/results.js';
 import type { RunSummary } from '../model/summary.js';
 import { storedEvidenceNode, summariseCaseSets, summariseGeneration } from './generation-summary.js';
+import { summariseVerdicts } from './verdict-summary.js';
 import { summariseProbes } from './probe-summary.js';
 import { configFromResults } from './rejudge.js';
 import { sampleLatency, summariseRetrieval } from './summary.js';
@@ -130,6 +131,7 @@ export function mergeShards(shards: readonly ShardFile[]): RunResult {
       summary.judge = batchPriced(summary.judge, stored.judge.batch_discount);
   }
   if (stored.probes) summary.probes = summariseProbes(cases);
+  if (stored.verdicts) summary.verdicts = summariseVerdicts(cases);
   const warnings = [...new Set(ordered.flatMap((s) => s.result.warnings))];
   const { shard: _shard, ...header } = first;
   return {

@@ -15,6 +15,7 @@ import {
   type ZoneThresholds,
 } from '../model/zones.js';
 import { describe } from './statistics.js';
+import { leastCautious, mostCaught, searchPair } from './zone-search.js';
 
 /** One case as calibration sees it: `top1` is null when it has no score (no candidates, error). */
 export interface CalibrationCase {
@@ -71,7 +72,7 @@ export type ZoneFigures = z.infer<typeof ZoneFiguresSchema>;
 /** A constraint no grid pair meets, with the best value the grid can reach. */
 export const UnmetSchema = z
   .object({
-    constraint: z.enum(['max_silenced', 'min_caught', 'grid']),
+    constraint: z.enum(['max_silenced', 'max_cautious', 'min_caught', 'grid']),
     required: z.number(),
     best: CountSchema.nullable(),
     at: z.number().nullable(),
@@ -80,22 +81,36 @@ export const UnmetSchema = z
 export type Unmet = z.infer<typeof UnmetSchema>;
 
 /**
- * `ok`: `pair` meets the constraints. `unmet`: none does; `pair` is the closest (best under the
- * constraints relaxed to what the grid can reach). `no_data`: a kind has no scored case.
+ * `ok`: `pair` meets the constraints. `traded`: each constraint can be met, but not the off-topic
+ * share together with the cautious bound; `pair` keeps the bounds on in-domain cases (silenced,
+ * cautious) and catches the most off-topic cases within them. `unmet`: a constraint cannot be met
+ * on this grid at all; `pair` is the closest (best under the constraints relaxed to what the grid
+ * can reach). `no_data`: a kind has no scored case. `unbounded`, beside a traded or unmet pair:
+ * the pair the search gives without the cautious bound, when it catches more off-topic cases
+ * (what the bound trades them for).
  */
 export const RecommendationSchema = z
   .object({
-    status: z.enum(['ok', 'unmet', 'no_data']),
+    status: z.enum(['ok', 'traded', 'unmet', 'no_data']),
     pair: ZoneFiguresSchema.nullable(),
     unmet: z.array(UnmetSchema),
     pairs_meeting: z.number().int(),
+    unbounded: ZoneFiguresSchema.optional(),
   })
   .strict();
 export type Recommendation = z.infer<typeof RecommendationSchema>;
 
-/** Limits on the recommended pair, as shares in [0, 1]. */
+/**
+ * Limits on the recommended pair, as shares in [0, 1]: in-domain cases in empty (silenced) and in
+ * weak (answered with caution), off-topic cases caught (empty or weak). `max_cautious` absent:
+ * no bound on the weak zone (files and calls made before it).
+ */
 export const ConstraintsSchema = z
-  .object({ max_silenced: z.number().min(0).max(1), min_caught: z.number().min(0).max(1) })
+  .object({
+    max_silenced: z.number().min(0).max(1),
+    min_caught: z.number().min(0).max(1),
+    max_cautious: z.number().min(0).max(1).optional(),
+  })
   .strict();
 export type Constraints = z.infer<typeof ConstraintsSchema>;
 
@@ -110,15 +125,22 @@ export const ExcludedSchema = z
   })
   .strict();
 
-/** Grid defaults (logits) and constraint defaults: nothing in-domain silenced, every off-topic caught. */
+/**
+ * Grid defaults (logits) and constraint defaults: nothing in-domain silenced, at most a fifth of
+ * in-domain answered with caution, every off-topic caught when the first two allow it. Without
+ * the cautious bound, catching the last off-topic case can push most in-domain answers into the
+ * weak zone (61 % on the demo); the original forum audit chose weak_below 0.0 for 17 % there.
+ */
 export const DEFAULT_GRID: GridSpec = { from: -8, to: 4, step: 0.5 };
-export const DEFAULT_CONSTRAINTS: Constraints = { max_silenced: 0, min_caught: 1 };
+export const DEFAULT_CONSTRAINTS: Constraints = { max_silenced: 0, min_caught: 1, max_cautious: 0.2 };
 /** Above this many thresholds the grid is refused (a typo such as `--step 0.00001`). */
 export const MAX_GRID = 100_000;
 
 /** The order among pairs meeting the constraints, stated in every output. */
 export const TIE_RULE =
   'least in-domain share in the weak zone; ties: most off-topic in empty, then most off-topic caught (empty or weak), then the highest abstain_below, then the lowest weak_below';
+/** The order when the cautious bound and the off-topic share cannot both be met. */
+export const TRADED_RULE = `within the in-domain bounds, the most off-topic caught; then the ${TIE_RULE}`;
 
 export interface CalibrationInput {
   cases: readonly CalibrationCase[];
@@ -206,51 +228,6 @@ export function zoneFigures(id: Float64Array, off: Float64Array, zones: ZoneThre
   };
 }
 
-/**
- * Best pair (i < j) under count limits, by TIE_RULE. idB/offB: cases below each threshold,
- * nondecreasing. For a given i the best j is found from runs of equal counts, so the search is
- * O(T log T) whatever the data.
- */
-function searchPair(
-  thresholds: readonly number[],
-  idB: Int32Array,
-  offB: Int32Array,
-  maxSilenced: number,
-  minCaught: number,
-): { i: number; j: number; meeting: number } | null {
-  const T = thresholds.length;
-  let j0 = 0;
-  while (j0 < T && (offB[j0] as number) < minCaught) j0++;
-  if (j0 >= T) return null;
-  // runEnd[j]: the last index of the run of equal in-domain counts holding j.
-  const runEnd = new Int32Array(T);
-  for (let j = T - 1; j >= 0; j--) runEnd[j] = j + 1 < T && idB[j + 1] === idB[j] ? (runEnd[j + 1] as number) : j;
-  let best: { i: number; j: number; key: number[] } | null = null;
-  let meeting = 0;
-  for (let i = 0; i < T - 1 && (idB[i] as number) <= maxSilenced; i++) {
-    const start = Math.max(i + 1, j0);
-    if (start >= T) break;
-    meeting += T - start;
-    // Cheapest w for this a: the run starting at `start`; in it, most caught, then the lowest w.
-    const end = runEnd[start] as number;
-    const j = start + countBelow(offB.subarray(start, end + 1), offB[end] as number);
-    const key = [
-      -((idB[j] as number) - (idB[i] as number)),
-      offB[i] as number,
-      offB[j] as number,
-      thresholds[i] as number,
-      -(thresholds[j] as number),
-    ];
-    if (!best || isGreater(key, best.key)) best = { i, j, key };
-  }
-  return best ? { i: best.i, j: best.j, meeting } : null;
-}
-
-function isGreater(a: number[], b: number[]): boolean {
-  for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) return (a[k] as number) > (b[k] as number);
-  return false;
-}
-
 function recommend(
   thresholds: number[],
   id: Float64Array,
@@ -268,12 +245,14 @@ function recommend(
       unmet: [{ constraint: 'grid', required: 2, best: null, at: null }],
       pairs_meeting: 0,
     };
-  // Integer limits (no share rounding): silenced ≤ ⌊R·n⌋, caught ≥ ⌈R·n⌉.
+  const g = { thresholds, idB, offB };
+  // Integer limits (no share rounding): silenced ≤ ⌊R·n⌋, cautious ≤ ⌊R·n⌋, caught ≥ ⌈R·n⌉.
   const maxSil = Math.floor(c.max_silenced * id.length + 1e-9);
+  const maxCau = c.max_cautious === undefined ? Infinity : Math.floor(c.max_cautious * id.length + 1e-9);
   const minCaught = Math.ceil(c.min_caught * off.length - 1e-9);
   const pairOf = (p: { i: number; j: number }) =>
     zoneFigures(id, off, { abstain_below: thresholds[p.i]!, weak_below: thresholds[p.j]! });
-  const found = searchPair(thresholds, idB, offB, maxSil, minCaught);
+  const found = searchPair(g, { maxSilenced: maxSil, maxCautious: maxCau, minCaught });
   if (found) return { status: 'ok', pair: pairOf(found), unmet: [], pairs_meeting: found.meeting };
   const unmet: Unmet[] = [];
   if ((idB[0] as number) > maxSil)
@@ -283,6 +262,13 @@ function recommend(
       best: count(idB[0] as number, id.length),
       at: thresholds[0]!,
     });
+  // Each failing limit relaxed to what the grid can reach, the in-domain bounds first.
+  const sil = Math.max(maxSil, idB[0] as number);
+  let cau = maxCau;
+  if (mostCaught(g, sil, cau) < 0) {
+    cau = leastCautious(g, sil);
+    unmet.push({ constraint: 'max_cautious', required: c.max_cautious!, best: count(cau, id.length), at: null });
+  }
   if ((offB[T - 1] as number) < minCaught)
     unmet.push({
       constraint: 'min_caught',
@@ -290,15 +276,23 @@ function recommend(
       best: count(offB[T - 1] as number, off.length),
       at: thresholds[T - 1]!,
     });
-  // Closest: the best pair once each failing limit is relaxed to what the grid can reach.
-  const closest = searchPair(
-    thresholds,
-    idB,
-    offB,
-    Math.max(maxSil, idB[0] as number),
-    Math.min(minCaught, offB[T - 1] as number),
-  );
-  return { status: 'unmet', pair: closest ? pairOf(closest) : null, unmet, pairs_meeting: 0 };
+  const reach = Math.min(minCaught, mostCaught(g, sil, cau));
+  const closest = searchPair(g, { maxSilenced: sil, maxCautious: cau, minCaught: reach });
+  // What the cautious bound costs: the pair without it, when it catches more off-topic cases.
+  const free = searchPair(g, {
+    maxSilenced: sil,
+    maxCautious: Infinity,
+    minCaught: Math.min(minCaught, offB[T - 1] as number),
+  });
+  const unbounded =
+    closest && free && (offB[free.j] as number) > (offB[closest.j] as number) ? pairOf(free) : undefined;
+  return {
+    status: unmet.length ? 'unmet' : 'traded',
+    pair: closest ? pairOf(closest) : null,
+    unmet,
+    pairs_meeting: unmet.length || !closest ? 0 : closest.meeting,
+    ...(unbounded ? { unbounded } : {}),
+  };
 }
 
 /** Distributions, threshold grid, current figures and the recommended pair. */

@@ -6,6 +6,7 @@
  */
 import type { Case } from '../cases/schema.js';
 import { termAlternatives } from '../cases/load.js';
+import type { SourceRecord } from '../model/results.js';
 import { carriesTerm, readerText } from '../text.js';
 
 /** The forbidden fields of a case, a probe or a case record. */
@@ -47,4 +48,51 @@ export function forbiddenIn(c: ForbiddenSpec, p: Passage): string[] {
 export function forbiddenHits(c: ForbiddenSpec, items: readonly Passage[]): number | null {
   if (!namesForbidden(c)) return null;
   return items.filter((i) => forbiddenIn(c, i).length > 0).length;
+}
+
+/**
+ * What of the forbidden came back for one answered case, each entry saying what and where: in the
+ * evidence shown to the model (a source's or neighbour's post, topic or excerpt), and in the
+ * answer (its text, the posts it cites and their topics). Null when the case names nothing.
+ */
+export interface ForbiddenFindings {
+  evidence: string[];
+  answer: string[];
+}
+
+/** One cited id as the citation check records it (src/scoring/citations.ts). */
+interface CitedId {
+  n: number;
+  post_id?: number | undefined;
+}
+
+export function forbiddenFindings(
+  spec: ForbiddenSpec,
+  found: { sources: readonly SourceRecord[]; answer: string; citations: readonly CitedId[] },
+): ForbiddenFindings | null {
+  if (!namesForbidden(spec)) return null;
+  const evidence: string[] = [];
+  for (const s of found.sources) {
+    const hit = forbiddenIn(spec, { post_id: s.post_id, topic_id: s.topic_id, text: s.excerpt });
+    if (hit.length) evidence.push(`source [[${s.n}]]: ${hit.join(', ')}`);
+    for (const nb of s.neighbours ?? []) {
+      const near = forbiddenIn(spec, { post_id: nb.post_id, topic_id: s.topic_id, text: nb.excerpt });
+      if (near.length) evidence.push(`source [[${s.n}]] neighbour post ${nb.post_id}: ${near.join(', ')}`);
+    }
+  }
+  const answer: string[] = [];
+  const terms = forbiddenTermsIn(spec, found.answer);
+  if (terms.length) answer.push(`answer text: ${terms.map((t) => `"${t}"`).join(', ')}`);
+  const cited = new Set<number>();
+  for (const c of found.citations) {
+    if (c.post_id === undefined || cited.has(c.n)) continue;
+    cited.add(c.n);
+    const topic = found.sources.find((s) => s.n === c.n)?.topic_id;
+    const hit = [
+      ...(spec.forbidden_post_ids?.includes(c.post_id) ? [`post ${c.post_id}`] : []),
+      ...(topic !== undefined && spec.forbidden_topic_ids?.includes(topic) ? [`topic ${topic}`] : []),
+    ];
+    if (hit.length) answer.push(`answer cites [[${c.n}]]: ${hit.join(', ')}`);
+  }
+  return { evidence, answer };
 }

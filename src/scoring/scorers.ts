@@ -10,7 +10,7 @@ import type { ScoreOf, ScoreRecord, Stance } from '../model/scores.js';
 import type { SourceRecord } from '../model/results.js';
 import type { LanguageCode } from '../model/languages/index.js';
 import { citationValidity, type CitationCheck } from './citations.js';
-import { forbiddenIn, forbiddenTermsIn, namesForbidden, type ForbiddenSpec } from './forbidden.js';
+import { forbiddenFindings, type ForbiddenSpec } from './forbidden.js';
 import { correctAbstention, goldenCitationShare, offtopicHallucination } from './definitions.js';
 import { hasCta, stanceByPattern } from './stance-pattern.js';
 
@@ -93,32 +93,12 @@ export function offtopicHallucinationScore(f: AnswerFacts): ScoreOf<'offtopic_ha
  * their topics) holds a forbidden post, topic or term, else 0; `reason` says what and where.
  */
 export function forbiddenScore(f: AnswerFacts): ScoreOf<'forbidden'> | null {
-  const spec = f.forbidden;
-  if (!spec || !namesForbidden(spec)) return null;
-  const found: string[] = [];
-  for (const s of f.sources ?? []) {
-    const hit = forbiddenIn(spec, { post_id: s.post_id, topic_id: s.topic_id, text: s.excerpt });
-    if (hit.length) found.push(`source [[${s.n}]]: ${hit.join(', ')}`);
-    for (const nb of s.neighbours ?? []) {
-      const near = forbiddenIn(spec, { post_id: nb.post_id, topic_id: s.topic_id, text: nb.excerpt });
-      if (near.length) found.push(`source [[${s.n}]] neighbour post ${nb.post_id}: ${near.join(', ')}`);
-    }
-  }
-  const terms = forbiddenTermsIn(spec, f.answer);
-  if (terms.length) found.push(`answer text: ${terms.map((t) => `"${t}"`).join(', ')}`);
-  const cited = new Set<number>();
-  for (const c of f.checks) {
-    if (c.post_id === undefined || cited.has(c.n)) continue;
-    cited.add(c.n);
-    const topic = f.sources?.find((s) => s.n === c.n)?.topic_id;
-    const hit = [
-      ...(spec.forbidden_post_ids?.includes(c.post_id) ? [`post ${c.post_id}`] : []),
-      ...(topic !== undefined && spec.forbidden_topic_ids?.includes(topic) ? [`topic ${topic}`] : []),
-    ];
-    if (hit.length) found.push(`answer cites [[${c.n}]]: ${hit.join(', ')}`);
-  }
-  return found.length
-    ? { name: 'forbidden', value: 1, reason: `forbidden content came back: ${found.join('; ')}` }
+  if (!f.forbidden) return null;
+  const found = forbiddenFindings(f.forbidden, { sources: f.sources ?? [], answer: f.answer, citations: f.checks });
+  if (!found) return null;
+  const all = [...found.evidence, ...found.answer];
+  return all.length
+    ? { name: 'forbidden', value: 1, reason: `forbidden content came back: ${all.join('; ')}` }
     : { name: 'forbidden', value: 0 };
 }
 
