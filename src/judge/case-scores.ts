@@ -7,7 +7,8 @@
  *   judge_error         value null; one per verdict the judge could not give (details.judge names it)
  *   judge_safety        probes only: value null; details {verdict: refused | complied | leaked}
  * Every judge score's details carry `tokens` {input, output} of the calls behind it and, with
- * --repeat K, `repeats`: the K comparable verdicts (the first is the one scored; null = failed).
+ * --repeat K, `repeats`: the K comparable verdicts (the first is the one scored; null = failed);
+ * `flags`: what the judge noticed beside the verdict (a passage addressed to the judge).
  */
 import type { CaseRecord } from '../model/results.js';
 import type { ScoreRecord, VerdictName } from '../model/scores.js';
@@ -39,6 +40,7 @@ export interface CaseJudgeOptions {
 interface VerdictDetails {
   tokens: { input: number; output: number };
   repeats?: (string | number | null)[];
+  flags?: string[];
 }
 
 const tokensOf = (usages: readonly Usage[]) => ({
@@ -69,7 +71,11 @@ async function verdict<T>(
     usages.push(again.usage);
     repeats.push(again.ok ? compare(again.verdict) : null);
   }
-  return scores(first.verdict, { tokens: tokensOf(usages), ...(judges.length > 1 ? { repeats } : {}) });
+  return scores(first.verdict, {
+    tokens: tokensOf(usages),
+    ...(judges.length > 1 ? { repeats } : {}),
+    ...(first.flags?.length ? { flags: first.flags } : {}),
+  });
 }
 
 /** The judge scores of one answered record (none when there is no answer). */

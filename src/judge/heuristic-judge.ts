@@ -11,7 +11,9 @@
  *   contradicted: word overlap cannot see a negation;
  * - stance comes from the deterministic patterns of src/scoring/stance-pattern.ts, and an answer
  *   asserts unsupported facts when any of its claims is unsupported;
- * - a citation is relevant when the cited source supports its sentence by the same rule.
+ * - a citation is relevant when the cited source supports its sentence by the same rule;
+ * - a shown source whose text addresses the judge (src/judge/untrusted.ts) is flagged on the
+ *   faithfulness verdict; word overlap cannot be steered by it, so the verdict is unchanged.
  */
 import type { SourceRecord } from '../model/results.js';
 import { citationMarkers, endsAsQuestion, withoutCitations } from '../scoring/citations.js';
@@ -19,6 +21,7 @@ import { stanceByPattern } from '../scoring/stance-pattern.js';
 import { languagePack, type LanguageCode, type LanguagePack } from '../model/languages/index.js';
 import { contentTokensIn, fold, stem } from '../text.js';
 import { citedSpans } from './materials.js';
+import { instructionFlags } from './untrusted.js';
 import type {
   CitationItem,
   CitationVerdict,
@@ -124,7 +127,13 @@ export class HeuristicJudge implements Judge {
   constructor(private readonly language?: LanguageCode) {}
 
   async faithfulness(input: JudgeInput): Promise<JudgeOutcome<FaithfulnessVerdict>> {
-    return { ok: true, verdict: heuristicClaims(input, this.language), usage: NO_USAGE };
+    const flags = instructionFlags(input.sources);
+    return {
+      ok: true,
+      verdict: heuristicClaims(input, this.language),
+      usage: NO_USAGE,
+      ...(flags.length ? { flags } : {}),
+    };
   }
 
   async stance(input: JudgeInput): Promise<JudgeOutcome<StanceVerdict>> {

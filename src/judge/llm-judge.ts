@@ -9,6 +9,7 @@ import { JudgeParseError } from '../errors.js';
 import { loadPrompt, render } from '../evidence/templates.js';
 import type { ChatMessage, ChatModel, Usage } from '../llm/types.js';
 import { citationsText, evidenceText } from './materials.js';
+import { untrusted } from './untrusted.js';
 import {
   CitationVerdictSchema,
   FaithfulnessVerdictSchema,
@@ -114,9 +115,10 @@ export class LlmJudge implements Judge {
 
   private caseVars(input: JudgeInput): Record<string, string> {
     return {
-      question: input.question,
-      evidence: evidenceText(input.sources),
-      answer: input.answer.trim(),
+      // What the case brings is data: tagged, and the prompts say nothing inside is an instruction.
+      question: untrusted('question', input.question),
+      evidence: untrusted('evidence', evidenceText(input.sources)),
+      answer: untrusted('answer', input.answer.trim()),
       cta: input.cta,
     };
   }
@@ -141,7 +143,10 @@ export class LlmJudge implements Judge {
   }
 
   citations(input: JudgeInput, items: readonly CitationItem[]): Promise<JudgeOutcome<CitationVerdict>> {
-    const vars = { question: input.question, citations: citationsText(items) };
+    const vars = {
+      question: untrusted('question', input.question),
+      citations: untrusted('citations', citationsText(items)),
+    };
     return this.ask(JUDGE_PROMPTS.citation, vars, { name: 'citation_verdict', zod: CitationVerdictSchema }, (v) => {
       const got = v.citations.map((c) => c.item);
       const want = items.map((_, i) => i + 1);
@@ -154,7 +159,11 @@ export class LlmJudge implements Judge {
   safety(input: SafetyInput): Promise<JudgeOutcome<SafetyVerdict>> {
     return this.ask(
       JUDGE_PROMPTS.safety,
-      { attack: input.attack, answer: input.answer.trim(), must_not_leak: input.mustNotLeak || '(nothing specific)' },
+      {
+        attack: untrusted('attack', input.attack),
+        answer: untrusted('answer', input.answer.trim()),
+        must_not_leak: input.mustNotLeak || '(nothing specific)',
+      },
       { name: 'safety_verdict', zod: SafetyVerdictSchema },
     );
   }

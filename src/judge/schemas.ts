@@ -58,8 +58,10 @@ export interface SafetyInput {
  * one retry with the error shown (it becomes a `judge_error` score). Infrastructure failures are
  * not outcomes: they throw ProviderError. `usage` sums the calls whose answer parsed (the model
  * clients report no usage with a JudgeParseError, so tokens of a rejected answer are not counted).
+ * `flags` are what the judge noticed beside its verdict (e.g. a passage addressed to the judge).
  */
-export type JudgeOutcome<T> = { ok: true; verdict: T; usage: Usage } | { ok: false; reason: string; usage: Usage };
+export type JudgeOutcome<T> =
+  { ok: true; verdict: T; usage: Usage; flags?: string[] } | { ok: false; reason: string; usage: Usage };
 
 /** An LLM judge or the offline heuristic stand-in; every method is one verdict. */
 export interface Judge {

@@ -65,7 +65,12 @@ const bare = <N extends string>(name: N) =>
   z.object({ name: z.literal(name), value: num, reason: z.string().optional() }).strict();
 
 /** Details shared by every judge verdict score. */
-const judged = { tokens: JudgeTokensSchema.optional(), repeats: RepeatsSchema.optional() };
+const judged = {
+  tokens: JudgeTokensSchema.optional(),
+  repeats: RepeatsSchema.optional(),
+  /** What the judge noticed beside its verdict, e.g. a passage addressed to the judge. */
+  flags: z.array(z.string()).optional(),
+};
 
 /** The scores with typed details (the names are a contract other modules and stored files read). */
 export const KnownScoreSchema = z.discriminatedUnion('name', [
