@@ -323,6 +323,41 @@ describe('summary.judge from scripted verdicts', () => {
     expect(s.tokens).toEqual({ input: 2400, output: 240 });
   });
 
+  it('gives each judged figure its flip rate and spread over the repeats (hand-computed)', async () => {
+    // Definitions: src/scoring/flip-rate.ts (flip = a case whose repeated verdicts are not all equal).
+    // Second ask: B's claims become 3 of 4 supported, D's one citation supports, E hedges without
+    // asserting (off-topic: correct abstention 0 → 1), D abstains (still correct: no flip).
+    const second: Record<string, Script> = {
+      ...SCRIPT,
+      B: { ...SCRIPT.B!, claims: ['supported', 'supported', 'supported', 'unsupported'] },
+      D: { ...SCRIPT.D!, stance: 'abstained', supports: [true] },
+      E: { ...SCRIPT.E!, stance: 'hedged', asserts: false },
+    };
+    const picked = [RECORDS[0]!, RECORDS[1]!, RECORDS[3]!, RECORDS[4]!]; // A, B, D, E
+    const s = summariseJudge(await judged(picked, [scripted(SCRIPT), scripted(second)]), { judge: scripted(SCRIPT) });
+    // faithfulness: ask 1 A 1, B 1/4, D 1, E 1/2 → 0.6875; ask 2 B 3/4 → 0.8125; B flips: 1 of 4.
+    expect(s.faithfulness).toEqual({
+      mean: 0.6875,
+      n: 4,
+      judge_errors: 0,
+      flip_rate: 0.25,
+      repeats: 2,
+      flip_n: 4,
+      spread: { min: 0.6875, max: 0.8125 },
+    });
+    // correct abstention: ask 1 A 1, B 1, D 1, E 0 → 0.75; ask 2 E 1 → 1; E flips: 1 of 4.
+    expect(s.correct_abstention).toMatchObject({ mean: 0.75, flip_rate: 0.25, spread: { min: 0.75, max: 1 } });
+    // citations: ask 1 A 1, B 1/2, D 0, E 1 → 0.625; ask 2 D 1 → 0.875; D flips: 1 of 4.
+    expect(s.relevant_citation_rate).toMatchObject({
+      mean: 0.625,
+      flip_rate: 0.25,
+      spread: { min: 0.625, max: 0.875 },
+    });
+    // Without repeats the figures carry no stability fields.
+    const once = summariseJudge(await judged(picked, [scripted(SCRIPT)]), { judge: scripted(SCRIPT) });
+    expect(once.faithfulness).toEqual({ mean: 0.6875, n: 4, judge_errors: 0 });
+  });
+
   it('estimates cost only with a price', () => {
     expect(estimateCost({ input: 2_000_000, output: 500_000 }, { input: 0.15, output: 0.6 })).toBeCloseTo(0.6, 12); // 2 × 0.15 + 0.5 × 0.6
     expect(estimateCost({ input: 10, output: 10 }, undefined)).toBeNull();

@@ -9,6 +9,7 @@ import type { JudgeSummary } from '../model/summary.js';
 import { correctAbstention, offtopicHallucination } from '../scoring/definitions.js';
 import { meanN } from '../scoring/retrieval-metrics.js';
 import { humanAgreement, selfConsistency } from './agreement.js';
+import { judgeStability } from './stability.js';
 
 /** USD per million tokens (config judge.prices). */
 export interface Price {
@@ -84,12 +85,13 @@ export function summariseJudge(records: readonly CaseRecord[], opts: JudgeSummar
   // Agreement reads every record: a human-labelled case the judge could not score counts as excluded.
   const agreement = humanAgreement(records);
   const consistency = selfConsistency(judged);
+  const stable = judgeStability(judged);
   return {
     judge: opts.judge.id,
     offline: opts.judge.offline,
     prompt_versions: opts.judge.promptVersions,
     judged: judged.length,
-    faithfulness: { ...meanN(faith), judge_errors: failures('faithfulness') },
+    faithfulness: { ...meanN(faith), judge_errors: failures('faithfulness'), ...stable.faithfulness },
     fully_faithful: {
       count: faith.filter((v) => v === 1).length,
       n: faith.length,
@@ -100,6 +102,7 @@ export function summariseJudge(records: readonly CaseRecord[], opts: JudgeSummar
     correct_abstention: {
       ...meanN(judged.map((r) => findScore(r.scores, 'correct_abstention')?.value)),
       judge_errors: stanceErrors.in_domain + stanceErrors.off_topic,
+      ...stable.correct_abstention,
     },
     offtopic_hallucination_rate: {
       ...meanN(offTopic.map((r) => (hallucinated(r) ? 1 : 0))),
@@ -108,6 +111,7 @@ export function summariseJudge(records: readonly CaseRecord[], opts: JudgeSummar
     relevant_citation_rate: {
       ...meanN(judged.map((r) => findScore(r.scores, 'citation_relevance')?.value)),
       judge_errors: failures('citation_relevance'),
+      ...stable.relevant_citation_rate,
     },
     wrong_abstentions: {
       // A wrong abstention is an in-domain case failing correct abstention (the one rule).

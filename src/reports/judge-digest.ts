@@ -44,6 +44,18 @@ export function judgeRows(j: JudgeSummary): string[][] {
     if (a.per_class) rows.push([`  ${field}: per class`, perClassText(a)]);
     if (a.prevalence) rows.push([`  ${field}: prevalence`, prevalenceText(a)]);
   }
+  for (const [field, m] of [
+    ['faithfulness', j.faithfulness],
+    ['correct abstention', j.correct_abstention],
+    ['relevant citations', j.relevant_citation_rate],
+  ] as const) {
+    if (m.repeats === undefined) continue;
+    const spread = m.spread ? `; figure ${fmt(m.spread.min)} – ${fmt(m.spread.max)} over the repeats` : '';
+    rows.push([
+      `flip rate: ${field}`,
+      `${pct(m.flip_rate ?? null)} of ${m.flip_n ?? 0} cases, ${m.repeats} judgments each${spread}`,
+    ]);
+  }
   for (const [field, s] of Object.entries(j.self_consistency ?? {})) {
     rows.push([`self-disagreement: ${field}`, `${s.disagreeing_items}/${s.items} (${pct(s.share)})`]);
   }
