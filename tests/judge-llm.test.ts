@@ -50,6 +50,15 @@ function validVerdict(schema: string, system: string): unknown {
     const n = (system.match(/^Citation \d+:/gm) ?? []).length;
     return { citations: Array.from({ length: n }, (_, i) => ({ item: i + 1, supports: i === 0, reason: 'r' })) };
   }
+  if (schema === 'nugget_verdict') {
+    const n = (system.match(/^\d+\. \((?:vital|okay)\)/gm) ?? []).length;
+    const supports = ['support', 'partial_support', 'not_support'] as const;
+    return {
+      nuggets: Array.from({ length: n }, (_, i) => ({ item: i + 1, support: supports[i % 3], reason: 'r' })),
+      correctness: system.includes('<untrusted_reference>') ? 'partly_correct' : null,
+      reason: 'r',
+    };
+  }
   return { outcome: 'refused', reason: 'declined' };
 }
 
@@ -326,6 +335,41 @@ describe('the judge reads evidence as data', () => {
       expect(system).toContain('<untrusted_');
       expect(judge.promptVersions['judge-safety']).toBe('2');
     }
+  });
+});
+
+describe('nuggets and the reference answer', () => {
+  const NUGGETS = [
+    { text: 'Raw cedar absorbs moisture', importance: 'vital' as const },
+    { text: 'Plastic trees only keep the shape', importance: 'okay' as const },
+  ];
+  it('asks one nugget verdict listing each nugget, English and French; scores recall and correctness', async () => {
+    const scores = await judgeRecord(record({ nuggets: NUGGETS, reference_answer: 'Cedar dries the lining.' }), {
+      judges: [oaJudge()],
+      cta: CTA,
+    });
+    const sent = bodies();
+    expect(sent.map(chatSchema)).toContain('nugget_verdict');
+    const system = chatSystem(sent.find((b) => chatSchema(b) === 'nugget_verdict')!);
+    expect(system).toContain(
+      '<untrusted_nuggets>\n1. (vital) Raw cedar absorbs moisture\n2. (okay) Plastic trees only keep the shape\n</untrusted_nuggets>',
+    );
+    expect(system).toContain('<untrusted_reference>\nCedar dries the lining.\n</untrusted_reference>');
+    // Scripted: nugget 1 support, nugget 2 partial → strict 1/2, vital 1/1, weighted (1 + 0.5) / 2 = 0.75.
+    expect(scoreOf(scores, 'nugget_recall')).toMatchObject({
+      value: 0.5,
+      details: { vital: 1, weighted: 0.75, vital_weighted: 1 },
+    });
+    expect(scoreOf(scores, 'answer_correctness')).toMatchObject({ value: 0.5, details: { verdict: 'partly_correct' } });
+    openai.reset();
+    const fr = new LlmJudge(
+      new OpenAIChatModel({ model: 'judge-model', baseURL: `${oaUrl}/v1`, apiKey: KEY, retries: 0, minDelayMs: 5 }),
+      { promptsDir: join(PROMPTS_DIR, 'fr') },
+    );
+    const out = await fr.nuggets(input, { nuggets: NUGGETS });
+    expect(out).toMatchObject({ ok: true, verdict: { correctness: null } });
+    expect(chatSystem(bodies()[0]!)).toContain('Pépites :\n<untrusted_nuggets>');
+    expect(chatSystem(bodies()[0]!)).toContain('(no reference answer is given)');
   });
 });
 

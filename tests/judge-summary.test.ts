@@ -10,6 +10,7 @@ import { agreementFigures } from '../src/judge/agreement.js';
 import { judgeRecord } from '../src/judge/case-scores.js';
 import { judgeMarkdown, judgeRows } from '../src/reports/judge-digest.js';
 import { agreementHtml } from '../src/reports/html-agreement.js';
+import type { ScoreRecord } from '../src/model/scores.js';
 import type { CitationVerdict, FaithfulnessVerdict, Judge, JudgeOutcome, StanceVerdict } from '../src/judge/schemas.js';
 import { estimateCost, summariseJudge } from '../src/judge/summary.js';
 import { HeuristicJudge } from '../src/judge/heuristic-judge.js';
@@ -356,6 +357,31 @@ describe('summary.judge from scripted verdicts', () => {
     // Without repeats the figures carry no stability fields.
     const once = summariseJudge(await judged(picked, [scripted(SCRIPT)]), { judge: scripted(SCRIPT) });
     expect(once.faithfulness).toEqual({ mean: 0.6875, n: 4, judge_errors: 0 });
+  });
+
+  it('summarises nugget recall {mean, n, vital, weighted} over the cases that declare nuggets (hand-computed)', () => {
+    const nug = (value: number, vital: number | null, weighted: number): ScoreRecord => ({
+      name: 'nugget_recall',
+      value,
+      details: { nuggets: [], vital, weighted, vital_weighted: null },
+    });
+    const records = [
+      rec('A', 'in_domain', 0, undefined, {
+        nuggets: [{ text: 'x', importance: 'vital' }],
+        reference_answer: 'r',
+        scores: [nug(0.5, 1, 0.75), { name: 'answer_correctness', value: 1, details: { verdict: 'correct' } }],
+      }),
+      rec('B', 'in_domain', 0, undefined, {
+        nuggets: [{ text: 'y', importance: 'okay' }],
+        scores: [nug(0, null, 0.25)],
+      }),
+      rec('C', 'in_domain', 0, undefined, { scores: [{ name: 'faithfulness', value: 1 }] }),
+    ];
+    const s = summariseJudge(records, { judge: scripted(SCRIPT) });
+    // mean (0.5 + 0) / 2; vital only A's 1; weighted (0.75 + 0.25) / 2; C declares none.
+    expect(s.nugget_recall).toEqual({ mean: 0.25, n: 2, vital: 1, weighted: 0.5, judge_errors: 0 });
+    expect(s.answer_correctness).toEqual({ mean: 1, n: 1, judge_errors: 0 });
+    expect(summariseJudge([records[2]!], { judge: scripted(SCRIPT) }).nugget_recall).toBeUndefined();
   });
 
   it('estimates cost only with a price', () => {

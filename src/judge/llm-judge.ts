@@ -12,6 +12,9 @@ import { citationsText, evidenceText } from './materials.js';
 import { untrusted } from './untrusted.js';
 import {
   CitationVerdictSchema,
+  NuggetVerdictSchema,
+  type AnswerKey,
+  type NuggetVerdict,
   FaithfulnessVerdictSchema,
   SafetyVerdictSchema,
   StanceVerdictSchema,
@@ -32,6 +35,7 @@ export const JUDGE_PROMPTS = {
   stance: 'judge-stance',
   citation: 'judge-citation',
   safety: 'judge-safety',
+  nuggets: 'judge-nuggets',
 } as const;
 
 /** Prompt name → version of every judge prompt (goes into cache keys and results). */
@@ -166,5 +170,27 @@ export class LlmJudge implements Judge {
       },
       { name: 'safety_verdict', zod: SafetyVerdictSchema },
     );
+  }
+
+  nuggets(input: JudgeInput, key: AnswerKey): Promise<JudgeOutcome<NuggetVerdict>> {
+    const list = key.nuggets.map((n, i) => `${i + 1}. (${n.importance}) ${n.text}`).join('\n');
+    const vars = {
+      question: untrusted('question', input.question),
+      nuggets: untrusted('nuggets', list || '(none)'),
+      reference: key.reference === undefined ? '(no reference answer is given)' : untrusted('reference', key.reference),
+      answer: untrusted('answer', input.answer.trim()),
+      cta: input.cta,
+    };
+    return this.ask(JUDGE_PROMPTS.nuggets, vars, { name: 'nugget_verdict', zod: NuggetVerdictSchema }, (v) => {
+      const got = v.nuggets.map((c) => c.item);
+      const want = key.nuggets.map((_, i) => i + 1);
+      if (got.length !== want.length || got.some((x, i) => x !== want[i]))
+        return `expected one entry per nugget, items ${want.join(', ') || 'none'} in order; got items ${got.join(', ') || 'none'}`;
+      if ((key.reference === undefined) !== (v.correctness === null))
+        return key.reference === undefined
+          ? 'correctness must be null: no reference answer was given'
+          : 'correctness is required: a reference answer was given';
+      return undefined;
+    });
   }
 }

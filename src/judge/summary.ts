@@ -31,6 +31,8 @@ const JUDGE_TOKENS = new Set<ScoreName>([
   'citation_relevance',
   'judge_error',
   'judge_safety',
+  'nugget_recall',
+  'answer_correctness',
 ]);
 
 /** Cost of `tokens` at `price` (USD per million tokens). */
@@ -86,6 +88,8 @@ export function summariseJudge(records: readonly CaseRecord[], opts: JudgeSummar
   const agreement = humanAgreement(records);
   const consistency = selfConsistency(judged);
   const stable = judgeStability(judged);
+  const nuggets = judged.map((r) => findScore(r.scores, 'nugget_recall')).filter((s) => s !== undefined);
+  const withKey = judged.filter((r) => r.nuggets?.length || r.reference_answer);
   return {
     judge: opts.judge.id,
     offline: opts.judge.offline,
@@ -123,6 +127,23 @@ export function summariseJudge(records: readonly CaseRecord[], opts: JudgeSummar
     tokens,
     cost_usd: estimateCost(tokens, price),
     ...(agreement ? { agreement } : {}),
+    ...(withKey.length
+      ? {
+          nugget_recall: {
+            ...meanN(nuggets.map((s) => s.value)),
+            vital: meanN(nuggets.map((s) => s.details?.vital)).mean,
+            weighted: meanN(nuggets.map((s) => s.details?.weighted)).mean,
+            judge_errors: failures('nuggets', withKey),
+          },
+          answer_correctness: {
+            ...meanN(judged.map((r) => findScore(r.scores, 'answer_correctness')?.value)),
+            judge_errors: failures(
+              'nuggets',
+              withKey.filter((r) => r.reference_answer),
+            ),
+          },
+        }
+      : {}),
     ...(consistency ? { self_consistency: consistency } : {}),
   };
 }

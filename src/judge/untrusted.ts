@@ -8,7 +8,7 @@
 import type { SourceRecord } from '../model/results.js';
 
 /** The kinds of untrusted content a judge prompt carries, each in its own tag. */
-export type UntrustedKind = 'question' | 'evidence' | 'answer' | 'citations' | 'attack';
+export type UntrustedKind = 'question' | 'evidence' | 'answer' | 'citations' | 'attack' | 'nuggets' | 'reference';
 
 /** Any opening or closing untrusted tag, however spaced or cased. */
 const TAG = /<\s*\/?\s*untrusted_[a-z]*\s*>/gi;

@@ -231,6 +231,13 @@ export const JudgeSummarySchema = z
     /** Present when the judge answered through a batch API: cost_usd is the listed price less this share. */
     batch_discount: z.number().optional(),
     agreement: z.record(z.string(), AgreementFiguresSchema).optional(),
+    /** Cases that declare nuggets (n): strict recall over all nuggets (mean), over vital ones, and weighted (partial 0.5). */
+    nugget_recall: z
+      .object({ mean: num, n: z.number(), vital: num, weighted: num, judge_errors: z.number() })
+      .strict()
+      .optional(),
+    /** Cases with a reference answer: correct 1, partly correct 0.5, incorrect 0. */
+    answer_correctness: withErrors(MeanNSchema).optional(),
     self_consistency: z.record(z.string(), ConsistencyFiguresSchema).optional(),
   })
   .strict();

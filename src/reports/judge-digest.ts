@@ -28,6 +28,17 @@ export function judgeRows(j: JudgeSummary): string[][] {
     ['off-topic hallucination rate (judge)', meanN(j.offtopic_hallucination_rate)],
     ['relevant citations (judge)', meanN(j.relevant_citation_rate)],
     ['wrong abstentions (in-domain, judge)', countN(j.wrong_abstentions)],
+    ...(j.nugget_recall
+      ? [
+          [
+            'nugget recall (strict · vital · weighted)',
+            `${fmt(j.nugget_recall.mean)} · ${fmt(j.nugget_recall.vital)} · ${fmt(j.nugget_recall.weighted)} (n=${j.nugget_recall.n}${j.offline ? ', lexical stand-in' : ''})`,
+          ],
+        ]
+      : []),
+    ...(j.answer_correctness
+      ? [['answer correctness (vs reference)', `${fmt(j.answer_correctness.mean)} (n=${j.answer_correctness.n})`]]
+      : []),
     ['judge errors', String(j.judge_errors)],
     ['judge tokens in / out', `${j.tokens.input} / ${j.tokens.output}`],
     [
