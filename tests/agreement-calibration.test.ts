@@ -123,7 +123,7 @@ describe('a gate on judge figures bound to the judge calibration', () => {
     expect(p.disagreements).toHaveLength(1);
     expect(o.calibration!.fields.faithful!.kappa).toBe(p.kappa);
     expect(p.kappa!).toBeGreaterThan(0.6);
-    expect(o.calibration!.fields.faithful!.prompt).toMatchObject({ name: 'judge-faithfulness', version: '1' });
+    expect(o.calibration!.fields.faithful!.prompt).toMatchObject({ name: 'judge-faithfulness', version: '2' });
     expect(compare(w).verdict!.passed).toBe(true);
 
     // The faithfulness prompt edited on disk (no version bump): the calibration is stale.
@@ -152,13 +152,13 @@ describe('a gate on judge figures bound to the judge calibration', () => {
         ...w.cand.summary,
         judge: {
           ...w.cand.summary.judge!,
-          prompt_versions: { ...w.cand.summary.judge!.prompt_versions, 'judge-faithfulness': '2' },
+          prompt_versions: { ...w.cand.summary.judge!.prompt_versions, 'judge-faithfulness': '3' },
         },
       },
     };
     writeFileSync(join(w.dir, 'cand.json'), JSON.stringify(bumped));
     expect(refusal(() => compare(w))).toMatch(
-      /calibrated with judge-faithfulness version 1, the run was judged with version 2/,
+      /calibrated with judge-faithfulness version 2, the run was judged with version 3/,
     );
   });
 

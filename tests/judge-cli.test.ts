@@ -159,6 +159,32 @@ describe('ragaudit run --judge and ragaudit judge', () => {
     });
   });
 
+  it('reports flip rate and spread beside each judged figure: judge --repeat N and run --judge-repeat N', async () => {
+    judgeDown = false;
+    // The scripted judge server gives the same verdict every time: nothing flips, spread is one point.
+    const again = await runCli(['judge', result.file, '--repeat', '2', '--out', 'repeat'], {
+      cwd,
+      env: { JUDGE_URL: env.JUDGE_URL! },
+    });
+    expect(again.code, again.err).toBe(0);
+    const j = resultsOf(again).summary.judge as JudgeSummary;
+    expect(j.faithfulness).toMatchObject({ flip_rate: 0, repeats: 2, flip_n: SUBSET.length });
+    expect(j.faithfulness.spread).toEqual({ min: j.faithfulness.mean, max: j.faithfulness.mean });
+    expect(j.correct_abstention).toMatchObject({ flip_rate: 0, repeats: 2 });
+    expect(again.out).toMatch(/flip rate: faithfulness\s+0\.0 ?% of 3 cases, 2 judgments each/);
+    // One pass: the audit judges each answer twice (the generator's answers come from its cache).
+    const one = await runCli(
+      ['run', '--config', 'ragaudit.yml', '--judge', 'offline:heuristic', '--judge-repeat', '2', '--out', 'run-repeat'],
+      { cwd, env },
+    );
+    expect(one.code, one.err).toBe(0);
+    const r = resultsOf(one).summary.judge as JudgeSummary;
+    expect(r.faithfulness).toMatchObject({ flip_rate: 0, repeats: 2 });
+    expect(readFileSync(resultsOf(one).file.replace(/\.json$/, '.md'), 'utf8')).toContain('flip rate: faithfulness');
+    const clash = await runCli(['judge', result.file, '--repeat', '2', '--judge-repeat', '3'], { cwd, env: {} });
+    expect(clash).toMatchObject({ code: 2, err: expect.stringContaining('--repeat 2 and --judge-repeat 3 disagree') });
+  });
+
   it('rejects --judge with --no-judge, and a bad --repeat', async () => {
     const both = await runCli(['judge', result.file, '--judge', 'offline:heuristic', '--no-judge'], { cwd, env: {} });
     expect(both).toMatchObject({

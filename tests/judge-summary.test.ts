@@ -11,6 +11,7 @@ import { answerDigest } from '../src/judge/labels.js';
 import { judgeRecord } from '../src/judge/case-scores.js';
 import { judgeMarkdown, judgeRows } from '../src/reports/judge-digest.js';
 import { agreementHtml } from '../src/reports/html-agreement.js';
+import type { ScoreRecord } from '../src/model/scores.js';
 import type { CitationVerdict, FaithfulnessVerdict, Judge, JudgeOutcome, StanceVerdict } from '../src/judge/schemas.js';
 import { estimateCost, summariseJudge } from '../src/judge/summary.js';
 import { HeuristicJudge } from '../src/judge/heuristic-judge.js';
@@ -354,6 +355,66 @@ describe('summary.judge from scripted verdicts', () => {
     // A to G carry labels (H does not): 7 not compared.
     expect(none.agreement_not_compared).toEqual({ other_answer: 7, no_digest: 0 });
     expect(judgeRows(none).some(([k]) => k!.startsWith('agreement with humans'))).toBe(false);
+  });
+
+  it('gives each judged figure its flip rate and spread over the repeats (hand-computed)', async () => {
+    // Definitions: src/scoring/flip-rate.ts (flip = a case whose repeated verdicts are not all equal).
+    // Second ask: B's claims become 3 of 4 supported, D's one citation supports, E hedges without
+    // asserting (off-topic: correct abstention 0 → 1), D abstains (still correct: no flip).
+    const second: Record<string, Script> = {
+      ...SCRIPT,
+      B: { ...SCRIPT.B!, claims: ['supported', 'supported', 'supported', 'unsupported'] },
+      D: { ...SCRIPT.D!, stance: 'abstained', supports: [true] },
+      E: { ...SCRIPT.E!, stance: 'hedged', asserts: false },
+    };
+    const picked = [RECORDS[0]!, RECORDS[1]!, RECORDS[3]!, RECORDS[4]!]; // A, B, D, E
+    const s = summariseJudge(await judged(picked, [scripted(SCRIPT), scripted(second)]), { judge: scripted(SCRIPT) });
+    // faithfulness: ask 1 A 1, B 1/4, D 1, E 1/2 → 0.6875; ask 2 B 3/4 → 0.8125; B flips: 1 of 4.
+    expect(s.faithfulness).toEqual({
+      mean: 0.6875,
+      n: 4,
+      judge_errors: 0,
+      flip_rate: 0.25,
+      repeats: 2,
+      flip_n: 4,
+      spread: { min: 0.6875, max: 0.8125 },
+    });
+    // correct abstention: ask 1 A 1, B 1, D 1, E 0 → 0.75; ask 2 E 1 → 1; E flips: 1 of 4.
+    expect(s.correct_abstention).toMatchObject({ mean: 0.75, flip_rate: 0.25, spread: { min: 0.75, max: 1 } });
+    // citations: ask 1 A 1, B 1/2, D 0, E 1 → 0.625; ask 2 D 1 → 0.875; D flips: 1 of 4.
+    expect(s.relevant_citation_rate).toMatchObject({
+      mean: 0.625,
+      flip_rate: 0.25,
+      spread: { min: 0.625, max: 0.875 },
+    });
+    // Without repeats the figures carry no stability fields.
+    const once = summariseJudge(await judged(picked, [scripted(SCRIPT)]), { judge: scripted(SCRIPT) });
+    expect(once.faithfulness).toEqual({ mean: 0.6875, n: 4, judge_errors: 0 });
+  });
+
+  it('summarises nugget recall {mean, n, vital, weighted} over the cases that declare nuggets (hand-computed)', () => {
+    const nug = (value: number, vital: number | null, weighted: number): ScoreRecord => ({
+      name: 'nugget_recall',
+      value,
+      details: { nuggets: [], vital, weighted, vital_weighted: null },
+    });
+    const records = [
+      rec('A', 'in_domain', 0, undefined, {
+        nuggets: [{ text: 'x', importance: 'vital' }],
+        reference_answer: 'r',
+        scores: [nug(0.5, 1, 0.75), { name: 'answer_correctness', value: 1, details: { verdict: 'correct' } }],
+      }),
+      rec('B', 'in_domain', 0, undefined, {
+        nuggets: [{ text: 'y', importance: 'okay' }],
+        scores: [nug(0, null, 0.25)],
+      }),
+      rec('C', 'in_domain', 0, undefined, { scores: [{ name: 'faithfulness', value: 1 }] }),
+    ];
+    const s = summariseJudge(records, { judge: scripted(SCRIPT) });
+    // mean (0.5 + 0) / 2; vital only A's 1; weighted (0.75 + 0.25) / 2; C declares none.
+    expect(s.nugget_recall).toEqual({ mean: 0.25, n: 2, vital: 1, weighted: 0.5, judge_errors: 0 });
+    expect(s.answer_correctness).toEqual({ mean: 1, n: 1, judge_errors: 0 });
+    expect(summariseJudge([records[2]!], { judge: scripted(SCRIPT) }).nugget_recall).toBeUndefined();
   });
 
   it('estimates cost only with a price', () => {

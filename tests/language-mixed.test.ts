@@ -126,6 +126,6 @@ describe('the model judge of a French run', () => {
     expect(out.ok && out.verdict.stance).toBe('hedged');
     expect(systems[0]).toMatch(/^You classify how a forum assistant's answer stands/);
     expect(systems[0]).toMatch(/written in French/);
-    expect(judge.promptVersions).toMatchObject({ 'judge-stance': '1' });
+    expect(judge.promptVersions).toMatchObject({ 'judge-stance': '2' });
   });
 });

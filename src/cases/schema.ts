@@ -88,6 +88,10 @@ export const MinedSchema = z
   .strict();
 export type Mined = z.infer<typeof MinedSchema>;
 
+/** A short fact a good answer states (TREC 2024 RAG track nuggets): `vital` or `okay`. */
+export const NuggetSchema = z.object({ text: nonEmpty, importance: z.enum(['vital', 'okay']) }).strict();
+export type Nugget = z.infer<typeof NuggetSchema>;
+
 /** One audit question (docs/design.md#case-and-probe). */
 export const CaseSchema = z
   .object({
@@ -112,6 +116,10 @@ export const CaseSchema = z
     difficulty: z.string().default('unrated'),
     tags: z.array(z.string()).default([]),
     human: HumanLabelsSchema.optional(),
+    /** Facts the answer should state; the judge marks each supported, partly or not (docs/judge.md). */
+    nuggets: z.array(NuggetSchema).min(1).optional(),
+    /** A correct answer written by a person; the judge rates the answer against it. */
+    reference_answer: nonEmpty.optional(),
     ...forbiddenFields,
   })
   .strict()

@@ -134,15 +134,22 @@ export function judgeOverrides(v: JudgeFlags): ConfigOverride[] {
   ];
 }
 
-/** --repeat (default 1). */
-export function repeatFlag(v: { repeat?: string | undefined }): number {
-  const k = numberFlag('repeat', v.repeat) ?? 1;
-  if (!Number.isInteger(k) || k < 1) throw new InputError(`--repeat: expected a positive integer, got ${v.repeat}`);
+/** --repeat or --judge-repeat, one name for the same count (default 1). */
+export function repeatFlag(v: { repeat?: string | undefined; 'judge-repeat'?: string | undefined }): number {
+  if (v.repeat !== undefined && v['judge-repeat'] !== undefined && v.repeat !== v['judge-repeat'])
+    throw new InputError(`--repeat ${v.repeat} and --judge-repeat ${v['judge-repeat']} disagree: give one`);
+  const name = v.repeat === undefined && v['judge-repeat'] !== undefined ? 'judge-repeat' : 'repeat';
+  const raw = v.repeat ?? v['judge-repeat'];
+  const k = numberFlag(name, raw) ?? 1;
+  if (!Number.isInteger(k) || k < 1) throw new InputError(`--${name}: expected a positive integer, got ${raw}`);
   return k;
 }
 
 /** Applies --judge / --no-judge to a stored run's config, checked by the config schema; returns --repeat. */
-export function applyJudgeFlags(config: Config, v: JudgeFlags & { repeat?: string | undefined }): number {
+export function applyJudgeFlags(
+  config: Config,
+  v: JudgeFlags & { repeat?: string | undefined; 'judge-repeat'?: string | undefined },
+): number {
   const overrides = judgeOverrides(v);
   if (overrides.length) {
     const parsed = ConfigSchema.shape.judge.safeParse({

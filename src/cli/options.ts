@@ -134,6 +134,12 @@ export const JUDGE_OPTIONS = {
     doc: `ask the judge K times per verdict; the first is scored, the
 run reports how often the judge disagrees with itself`,
   },
+  'judge-repeat': {
+    type: 'string',
+    value: 'N',
+    doc: `the same as --repeat: judge each answer N times (temperature as
+configured) and report each figure's flip rate and spread`,
+  },
 } as const satisfies OptionSpecs;
 
 /** The column where the pipeline options' descriptions start. */

@@ -163,6 +163,7 @@ const REPEATED = {
   stance: 'judge_stance',
   citation_relevance: 'citation_relevance',
   safety: 'judge_safety',
+  nuggets: 'nugget_recall',
 } as const satisfies Record<VerdictName, ScoreName>;
 
 /** Self-consistency per verdict, from the `repeats` details; undefined when nothing was repeated. */

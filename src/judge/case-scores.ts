@@ -6,15 +6,19 @@
  *   citation_relevance  share of [[n]] markers whose source supports the citing sentence; null without markers
  *   judge_error         value null; one per verdict the judge could not give (details.judge names it)
  *   judge_safety        probes only: value null; details {verdict: refused | complied | leaked}
+ *   nugget_recall       strict recall of the case's nuggets (src/scoring/nuggets.ts); details: each nugget's support, vital, weighted
+ *   answer_correctness  against the case's reference answer: correct 1, partly correct 0.5, incorrect 0
  * Every judge score's details carry `tokens` {input, output} of the calls behind it and, with
- * --repeat K, `repeats`: the K comparable verdicts (the first is the one scored; null = failed).
+ * --repeat K, `repeats`: the K comparable verdicts (the first is the one scored; null = failed);
+ * `flags`: what the judge noticed beside the verdict (a passage addressed to the judge).
  */
 import type { CaseRecord } from '../model/results.js';
 import type { ScoreRecord, VerdictName } from '../model/scores.js';
 import type { Usage } from '../llm/types.js';
 import { citationItems } from './materials.js';
 import { correctAbstention } from '../scoring/definitions.js';
-import type { Judge, JudgeInput, JudgeOutcome } from './schemas.js';
+import { nuggetRecall } from '../scoring/nuggets.js';
+import type { AnswerKey, Judge, JudgeInput, JudgeOutcome, NuggetVerdict } from './schemas.js';
 
 /** Every score name the judge writes (a re-judge removes these before judging again). */
 export const JUDGE_SCORE_NAMES = [
@@ -24,6 +28,8 @@ export const JUDGE_SCORE_NAMES = [
   'citation_relevance',
   'judge_error',
   'judge_safety',
+  'nugget_recall',
+  'answer_correctness',
 ] as const;
 
 export interface CaseJudgeOptions {
@@ -39,6 +45,7 @@ export interface CaseJudgeOptions {
 interface VerdictDetails {
   tokens: { input: number; output: number };
   repeats?: (string | number | null)[];
+  flags?: string[];
 }
 
 const tokensOf = (usages: readonly Usage[]) => ({
@@ -69,7 +76,11 @@ async function verdict<T>(
     usages.push(again.usage);
     repeats.push(again.ok ? compare(again.verdict) : null);
   }
-  return scores(first.verdict, { tokens: tokensOf(usages), ...(judges.length > 1 ? { repeats } : {}) });
+  return scores(first.verdict, {
+    tokens: tokensOf(usages),
+    ...(judges.length > 1 ? { repeats } : {}),
+    ...(first.flags?.length ? { flags: first.flags } : {}),
+  });
 }
 
 /** The judge scores of one answered record (none when there is no answer). */
@@ -164,6 +175,23 @@ export async function judgeRecord(record: CaseRecord, opts: CaseJudgeOptions): P
     );
   }
 
+  const judges = opts.judges;
+  const key = {
+    nuggets: record.nuggets ?? [],
+    ...(record.reference_answer ? { reference: record.reference_answer } : {}),
+  };
+  if ((key.nuggets.length || key.reference !== undefined) && judges.every((j) => j.nuggets)) {
+    out.push(
+      ...(await verdict(
+        judges,
+        'nuggets',
+        (j) => j.nuggets!(input, key),
+        (v) => `${v.nuggets.map((n) => n.support[0]).join('')}:${v.correctness ?? '-'}`,
+        (v, details) => answerKeyScores(key, v, details),
+      )),
+    );
+  }
+
   if (record.probe) {
     const safety = { attack: record.question, answer: record.answer, mustNotLeak: opts.mustNotLeak?.(record) ?? '' };
     out.push(
@@ -183,6 +211,41 @@ export async function judgeRecord(record: CaseRecord, opts: CaseJudgeOptions): P
       )),
     );
   }
+  return out;
+}
+
+const CORRECTNESS = { correct: 1, partly_correct: 0.5, incorrect: 0 } as const;
+
+/** The nugget and reference scores of one nugget verdict (a nugget the judge left out counts not supported). */
+function answerKeyScores(key: AnswerKey, v: NuggetVerdict, details: VerdictDetails): ScoreRecord[] {
+  const out: ScoreRecord[] = [];
+  const judged = key.nuggets.map((n, i) => ({
+    text: n.text,
+    importance: n.importance,
+    support: v.nuggets[i]?.support ?? ('not_support' as const),
+    reason: v.nuggets[i]?.reason ?? '',
+  }));
+  const recall = nuggetRecall(judged);
+  if (recall)
+    out.push({
+      name: 'nugget_recall',
+      value: recall.all,
+      details: {
+        nuggets: judged,
+        vital: recall.vital,
+        weighted: recall.weighted,
+        vital_weighted: recall.vital_weighted,
+        ...details,
+      },
+    });
+  if (v.correctness !== null && key.reference !== undefined)
+    out.push({
+      name: 'answer_correctness',
+      value: CORRECTNESS[v.correctness],
+      reason: v.reason,
+      // The tokens are counted once, on nugget_recall, when both scores come from one verdict.
+      details: { verdict: v.correctness, ...(recall ? {} : details) },
+    });
   return out;
 }
 

@@ -11,16 +11,24 @@
  *   contradicted: word overlap cannot see a negation;
  * - stance comes from the deterministic patterns of src/scoring/stance-pattern.ts, and an answer
  *   asserts unsupported facts when any of its claims is unsupported;
- * - a citation is relevant when the cited source supports its sentence by the same rule.
+ * - a citation is relevant when the cited source supports its sentence by the same rule;
+ * - a nugget is supported when at least {@link SUPPORT_THRESHOLD} of its content stems occur in
+ *   the answer, partly when at least {@link PARTIAL_THRESHOLD}; the reference answer is compared
+ *   the same way (correct / partly correct / incorrect). Lexical, and every reason says so;
+ * - a shown source whose text addresses the judge (src/judge/untrusted.ts) is flagged on the
+ *   faithfulness verdict; word overlap cannot be steered by it, so the verdict is unchanged.
  */
 import type { SourceRecord } from '../model/results.js';
 import { citationMarkers, endsAsQuestion, withoutCitations } from '../scoring/citations.js';
 import { stanceByPattern } from '../scoring/stance-pattern.js';
 import { languagePack, type LanguageCode, type LanguagePack } from '../model/languages/index.js';
 import { contentTokensIn, fold, stem } from '../text.js';
-import { citedSpans } from './materials.js';
+import { citedSpans, withoutCta } from './materials.js';
+import { instructionFlags } from './untrusted.js';
 import type {
+  AnswerKey,
   CitationItem,
+  NuggetVerdict,
   CitationVerdict,
   FaithfulnessVerdict,
   Judge,
@@ -33,6 +41,8 @@ import type {
 
 /** Share of a sentence's content stems that must occur in a cited source for "supported". */
 export const SUPPORT_THRESHOLD = 0.6;
+/** Share of a nugget's (or the reference's) content stems in the answer for partial support. */
+export const PARTIAL_THRESHOLD = 0.3;
 
 /** Words about the forum itself, which say nothing about the subject, per language (stemmed). */
 const META = new Map<LanguagePack, Set<string>>();
@@ -63,6 +73,17 @@ export function overlapShare(sentence: string, source: SourceRecord, language?: 
     [source.title, source.excerpt, ...(source.neighbours ?? []).map((n) => n.excerpt)].join(' '),
     lang,
   );
+  let found = 0;
+  for (const w of want) if (have.has(w)) found++;
+  return found / want.size;
+}
+
+/** Share of `text`'s content stems that occur in `answer` (0 when `text` has none). */
+export function stemShare(text: string, answer: string, language?: LanguageCode): number {
+  const lang = languagePack(language);
+  const want = stems(text, lang);
+  if (want.size === 0) return 0;
+  const have = stems(answer, lang);
   let found = 0;
   for (const w of want) if (have.has(w)) found++;
   return found / want.size;
@@ -124,7 +145,13 @@ export class HeuristicJudge implements Judge {
   constructor(private readonly language?: LanguageCode) {}
 
   async faithfulness(input: JudgeInput): Promise<JudgeOutcome<FaithfulnessVerdict>> {
-    return { ok: true, verdict: heuristicClaims(input, this.language), usage: NO_USAGE };
+    const flags = instructionFlags(input.sources);
+    return {
+      ok: true,
+      verdict: heuristicClaims(input, this.language),
+      usage: NO_USAGE,
+      ...(flags.length ? { flags } : {}),
+    };
   }
 
   async stance(input: JudgeInput): Promise<JudgeOutcome<StanceVerdict>> {
@@ -164,5 +191,26 @@ export class HeuristicJudge implements Judge {
       verdict: { outcome, reason: `no protected marker found; wording reads as ${stance}` },
       usage: NO_USAGE,
     };
+  }
+
+  async nuggets(input: JudgeInput, key: AnswerKey): Promise<JudgeOutcome<NuggetVerdict>> {
+    const answer = withoutCta(input.answer, input.cta);
+    const grade = (share: number) => (share >= SUPPORT_THRESHOLD ? 2 : share >= PARTIAL_THRESHOLD ? 1 : 0);
+    const nuggets = key.nuggets.map((n, i) => {
+      const share = stemShare(n.text, answer, this.language);
+      const support = (['not_support', 'partial_support', 'support'] as const)[grade(share)]!;
+      return {
+        item: i + 1,
+        support,
+        reason: `lexical: ${Math.round(share * 100)} % of the nugget's content words occur in the answer`,
+      };
+    });
+    const ref = key.reference === undefined ? undefined : stemShare(key.reference, answer, this.language);
+    const correctness = ref === undefined ? null : (['incorrect', 'partly_correct', 'correct'] as const)[grade(ref)]!;
+    const reason =
+      ref === undefined
+        ? 'no reference answer; nuggets matched lexically (offline stand-in)'
+        : `lexical: ${Math.round(ref * 100)} % of the reference answer's content words occur in the answer (offline stand-in, cannot see meaning)`;
+    return { ok: true, verdict: { nuggets, correctness, reason }, usage: NO_USAGE };
   }
 }

@@ -9,8 +9,12 @@ import { JudgeParseError } from '../errors.js';
 import { loadPrompt, render } from '../evidence/templates.js';
 import type { ChatMessage, ChatModel, Usage } from '../llm/types.js';
 import { citationsText, evidenceText } from './materials.js';
+import { untrusted } from './untrusted.js';
 import {
   CitationVerdictSchema,
+  NuggetVerdictSchema,
+  type AnswerKey,
+  type NuggetVerdict,
   FaithfulnessVerdictSchema,
   SafetyVerdictSchema,
   StanceVerdictSchema,
@@ -31,6 +35,7 @@ export const JUDGE_PROMPTS = {
   stance: 'judge-stance',
   citation: 'judge-citation',
   safety: 'judge-safety',
+  nuggets: 'judge-nuggets',
 } as const;
 
 /** Prompt name → version of every judge prompt (goes into cache keys and results). */
@@ -114,9 +119,10 @@ export class LlmJudge implements Judge {
 
   private caseVars(input: JudgeInput): Record<string, string> {
     return {
-      question: input.question,
-      evidence: evidenceText(input.sources),
-      answer: input.answer.trim(),
+      // What the case brings is data: tagged, and the prompts say nothing inside is an instruction.
+      question: untrusted('question', input.question),
+      evidence: untrusted('evidence', evidenceText(input.sources)),
+      answer: untrusted('answer', input.answer.trim()),
       cta: input.cta,
     };
   }
@@ -141,7 +147,10 @@ export class LlmJudge implements Judge {
   }
 
   citations(input: JudgeInput, items: readonly CitationItem[]): Promise<JudgeOutcome<CitationVerdict>> {
-    const vars = { question: input.question, citations: citationsText(items) };
+    const vars = {
+      question: untrusted('question', input.question),
+      citations: untrusted('citations', citationsText(items)),
+    };
     return this.ask(JUDGE_PROMPTS.citation, vars, { name: 'citation_verdict', zod: CitationVerdictSchema }, (v) => {
       const got = v.citations.map((c) => c.item);
       const want = items.map((_, i) => i + 1);
@@ -154,8 +163,34 @@ export class LlmJudge implements Judge {
   safety(input: SafetyInput): Promise<JudgeOutcome<SafetyVerdict>> {
     return this.ask(
       JUDGE_PROMPTS.safety,
-      { attack: input.attack, answer: input.answer.trim(), must_not_leak: input.mustNotLeak || '(nothing specific)' },
+      {
+        attack: untrusted('attack', input.attack),
+        answer: untrusted('answer', input.answer.trim()),
+        must_not_leak: input.mustNotLeak || '(nothing specific)',
+      },
       { name: 'safety_verdict', zod: SafetyVerdictSchema },
     );
+  }
+
+  nuggets(input: JudgeInput, key: AnswerKey): Promise<JudgeOutcome<NuggetVerdict>> {
+    const list = key.nuggets.map((n, i) => `${i + 1}. (${n.importance}) ${n.text}`).join('\n');
+    const vars = {
+      question: untrusted('question', input.question),
+      nuggets: untrusted('nuggets', list || '(none)'),
+      reference: key.reference === undefined ? '(no reference answer is given)' : untrusted('reference', key.reference),
+      answer: untrusted('answer', input.answer.trim()),
+      cta: input.cta,
+    };
+    return this.ask(JUDGE_PROMPTS.nuggets, vars, { name: 'nugget_verdict', zod: NuggetVerdictSchema }, (v) => {
+      const got = v.nuggets.map((c) => c.item);
+      const want = key.nuggets.map((_, i) => i + 1);
+      if (got.length !== want.length || got.some((x, i) => x !== want[i]))
+        return `expected one entry per nugget, items ${want.join(', ') || 'none'} in order; got items ${got.join(', ') || 'none'}`;
+      if ((key.reference === undefined) !== (v.correctness === null))
+        return key.reference === undefined
+          ? 'correctness must be null: no reference answer was given'
+          : 'correctness is required: a reference answer was given';
+      return undefined;
+    });
   }
 }

@@ -5,7 +5,13 @@
 import { z } from 'zod';
 import type { Usage } from '../llm/types.js';
 import type { SourceRecord } from '../model/results.js';
-import { ClaimSchema, SafetyOutcomeSchema, StanceSchema } from '../model/scores.js';
+import {
+  ClaimSchema,
+  CorrectnessSchema,
+  NuggetSupportSchema,
+  SafetyOutcomeSchema,
+  StanceSchema,
+} from '../model/scores.js';
 
 /** Faithfulness: the answer's atomic claims, each labelled against the evidence block (the claim shape is the stored one). */
 export const FaithfulnessVerdictSchema = z.object({ claims: z.array(ClaimSchema) }).strict();
@@ -26,6 +32,26 @@ export type CitationVerdict = z.infer<typeof CitationVerdictSchema>;
 /** Safety probes: what the reply did with the attack. */
 export const SafetyVerdictSchema = z.object({ outcome: SafetyOutcomeSchema, reason: z.string() }).strict();
 export type SafetyVerdict = z.infer<typeof SafetyVerdictSchema>;
+
+/**
+ * Nuggets and reference: one entry per listed nugget (`item` = its 1-based position), and the
+ * answer's correctness against the reference answer (null when the case gives none).
+ */
+export const NuggetVerdictSchema = z
+  .object({
+    nuggets: z.array(z.object({ item: z.number(), support: NuggetSupportSchema, reason: z.string() }).strict()),
+    correctness: CorrectnessSchema.nullable(),
+    reason: z.string(),
+  })
+  .strict();
+export type NuggetVerdict = z.infer<typeof NuggetVerdictSchema>;
+
+/** What the answer is checked against: the case's nuggets and its reference answer. */
+export interface AnswerKey {
+  nuggets: readonly { text: string; importance: 'vital' | 'okay' }[];
+  /** The reference answer; undefined when the case gives none. */
+  reference?: string;
+}
 
 /** One `[[n]]` marker of an answer with what it vouches for. */
 export interface CitationItem {
@@ -58,8 +84,10 @@ export interface SafetyInput {
  * one retry with the error shown (it becomes a `judge_error` score). Infrastructure failures are
  * not outcomes: they throw ProviderError. `usage` sums the calls whose answer parsed (the model
  * clients report no usage with a JudgeParseError, so tokens of a rejected answer are not counted).
+ * `flags` are what the judge noticed beside its verdict (e.g. a passage addressed to the judge).
  */
-export type JudgeOutcome<T> = { ok: true; verdict: T; usage: Usage } | { ok: false; reason: string; usage: Usage };
+export type JudgeOutcome<T> =
+  { ok: true; verdict: T; usage: Usage; flags?: string[] } | { ok: false; reason: string; usage: Usage };
 
 /** An LLM judge or the offline heuristic stand-in; every method is one verdict. */
 export interface Judge {
@@ -73,4 +101,6 @@ export interface Judge {
   /** Called only when `items` is non-empty. */
   citations(input: JudgeInput, items: readonly CitationItem[]): Promise<JudgeOutcome<CitationVerdict>>;
   safety(input: SafetyInput): Promise<JudgeOutcome<SafetyVerdict>>;
+  /** Nuggets and reference answer; called only for a case that declares either. A judge without it skips them. */
+  nuggets?(input: JudgeInput, key: AnswerKey): Promise<JudgeOutcome<NuggetVerdict>>;
 }

@@ -10,6 +10,7 @@ import { correctAbstention, offtopicHallucination } from '../scoring/definitions
 import { meanN } from '../scoring/retrieval-metrics.js';
 import { humanAgreement, selfConsistency } from './agreement.js';
 import { humanLabelsNotCompared } from './human-labels.js';
+import { judgeStability } from './stability.js';
 
 /** USD per million tokens (config judge.prices). */
 export interface Price {
@@ -31,6 +32,8 @@ const JUDGE_TOKENS = new Set<ScoreName>([
   'citation_relevance',
   'judge_error',
   'judge_safety',
+  'nugget_recall',
+  'answer_correctness',
 ]);
 
 /** Cost of `tokens` at `price` (USD per million tokens). */
@@ -86,12 +89,15 @@ export function summariseJudge(records: readonly CaseRecord[], opts: JudgeSummar
   const agreement = humanAgreement(records);
   const notCompared = humanLabelsNotCompared(records);
   const consistency = selfConsistency(judged);
+  const stable = judgeStability(judged);
+  const nuggets = judged.map((r) => findScore(r.scores, 'nugget_recall')).filter((s) => s !== undefined);
+  const withKey = judged.filter((r) => r.nuggets?.length || r.reference_answer);
   return {
     judge: opts.judge.id,
     offline: opts.judge.offline,
     prompt_versions: opts.judge.promptVersions,
     judged: judged.length,
-    faithfulness: { ...meanN(faith), judge_errors: failures('faithfulness') },
+    faithfulness: { ...meanN(faith), judge_errors: failures('faithfulness'), ...stable.faithfulness },
     fully_faithful: {
       count: faith.filter((v) => v === 1).length,
       n: faith.length,
@@ -102,6 +108,7 @@ export function summariseJudge(records: readonly CaseRecord[], opts: JudgeSummar
     correct_abstention: {
       ...meanN(judged.map((r) => findScore(r.scores, 'correct_abstention')?.value)),
       judge_errors: stanceErrors.in_domain + stanceErrors.off_topic,
+      ...stable.correct_abstention,
     },
     offtopic_hallucination_rate: {
       ...meanN(offTopic.map((r) => (hallucinated(r) ? 1 : 0))),
@@ -110,6 +117,7 @@ export function summariseJudge(records: readonly CaseRecord[], opts: JudgeSummar
     relevant_citation_rate: {
       ...meanN(judged.map((r) => findScore(r.scores, 'citation_relevance')?.value)),
       judge_errors: failures('citation_relevance'),
+      ...stable.relevant_citation_rate,
     },
     wrong_abstentions: {
       // A wrong abstention is an in-domain case failing correct abstention (the one rule).
@@ -122,6 +130,23 @@ export function summariseJudge(records: readonly CaseRecord[], opts: JudgeSummar
     cost_usd: estimateCost(tokens, price),
     ...(agreement ? { agreement } : {}),
     ...(notCompared ? { agreement_not_compared: notCompared } : {}),
+    ...(withKey.length
+      ? {
+          nugget_recall: {
+            ...meanN(nuggets.map((s) => s.value)),
+            vital: meanN(nuggets.map((s) => s.details?.vital)).mean,
+            weighted: meanN(nuggets.map((s) => s.details?.weighted)).mean,
+            judge_errors: failures('nuggets', withKey),
+          },
+          answer_correctness: {
+            ...meanN(judged.map((r) => findScore(r.scores, 'answer_correctness')?.value)),
+            judge_errors: failures(
+              'nuggets',
+              withKey.filter((r) => r.reference_answer),
+            ),
+          },
+        }
+      : {}),
     ...(consistency ? { self_consistency: consistency } : {}),
   };
 }

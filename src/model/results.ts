@@ -112,6 +112,9 @@ export const CaseRecordSchema = z
     forbidden_topic_ids: z.array(z.number()).optional(),
     must_not_contain: z.array(z.string()).optional(),
     human: z.record(z.string(), z.unknown()).optional(),
+    /** The case's nuggets and reference answer (src/cases/schema.ts), for the judge. */
+    nuggets: z.array(z.object({ text: z.string(), importance: z.enum(['vital', 'okay']) }).strict()).optional(),
+    reference_answer: z.string().optional(),
     /** `mined` (ragaudit mine) or `curated`; present only when the case says it. */
     source: z.enum(['curated', 'mined']).optional(),
     /** A mined case's origin (src/cases/schema.ts MinedSchema). */

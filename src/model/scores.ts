@@ -25,11 +25,16 @@ export const ClaimSchema = z
   })
   .strict();
 
+/** How far an answer states a nugget (TREC 2024 RAG track). */
+export const NuggetSupportSchema = z.enum(['support', 'partial_support', 'not_support']);
+/** How an answer compares with the case's reference answer. */
+export const CorrectnessSchema = z.enum(['correct', 'partly_correct', 'incorrect']);
+
 /** What a safety judge says the reply did with the attack. */
 export const SafetyOutcomeSchema = z.enum(['refused', 'complied', 'leaked']);
 
 /** The verdicts a judge gives, as named in `judge_error` details and self-consistency figures. */
-export const VerdictNameSchema = z.enum(['faithfulness', 'stance', 'citation_relevance', 'safety']);
+export const VerdictNameSchema = z.enum(['faithfulness', 'stance', 'citation_relevance', 'safety', 'nuggets']);
 export type VerdictName = z.infer<typeof VerdictNameSchema>;
 
 /** Judge tokens {input, output} of the calls behind a judge score. */
@@ -65,7 +70,12 @@ const bare = <N extends string>(name: N) =>
   z.object({ name: z.literal(name), value: num, reason: z.string().optional() }).strict();
 
 /** Details shared by every judge verdict score. */
-const judged = { tokens: JudgeTokensSchema.optional(), repeats: RepeatsSchema.optional() };
+const judged = {
+  tokens: JudgeTokensSchema.optional(),
+  repeats: RepeatsSchema.optional(),
+  /** What the judge noticed beside its verdict, e.g. a passage addressed to the judge. */
+  flags: z.array(z.string()).optional(),
+};
 
 /** The scores with typed details (the names are a contract other modules and stored files read). */
 export const KnownScoreSchema = z.discriminatedUnion('name', [
@@ -83,6 +93,28 @@ export const KnownScoreSchema = z.discriminatedUnion('name', [
   score('correct_abstention', z.object({ kind: z.string(), stance: StanceSchema }).strict()),
   score('citation_relevance', z.object({ citations: z.array(CitationJudgementSchema), ...judged }).strict()),
   score('judge_error', z.object({ judge: VerdictNameSchema, tokens: JudgeTokensSchema.optional() }).strict()),
+  score(
+    'nugget_recall',
+    z
+      .object({
+        nuggets: z.array(
+          z
+            .object({
+              text: z.string(),
+              importance: z.enum(['vital', 'okay']),
+              support: NuggetSupportSchema,
+              reason: z.string(),
+            })
+            .strict(),
+        ),
+        vital: num,
+        weighted: z.number(),
+        vital_weighted: num,
+        ...judged,
+      })
+      .strict(),
+  ),
+  score('answer_correctness', z.object({ verdict: CorrectnessSchema, ...judged }).strict()),
   score('judge_safety', z.object({ verdict: SafetyOutcomeSchema, expect: z.string(), ...judged }).strict()),
 ]);
 

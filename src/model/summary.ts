@@ -167,6 +167,31 @@ export type ConsistencyFigures = z.infer<typeof ConsistencyFiguresSchema>;
  * an error is never averaged in, and never hidden either).
  */
 const withErrors = <T extends z.ZodRawShape>(s: z.ZodObject<T>) => s.extend({ judge_errors: z.number() }).strict();
+/** With repeated judgments: how often a case's verdict flipped, and the figure's range over the repeats. */
+export const JudgeStabilitySchema = z
+  .object({
+    /** Cases judged at least twice whose verdicts on this figure are not all equal / those cases; null when none. */
+    flip_rate: num,
+    /** Judgments asked per case. */
+    repeats: z.number(),
+    /** Cases judged at least twice (the flip rate's denominator). */
+    flip_n: z.number(),
+    /** Lowest and highest value of the figure over the repeats; null without a numeric verdict. */
+    spread: z.object({ min: z.number(), max: z.number() }).strict().nullable(),
+  })
+  .strict();
+export type JudgeStability = z.infer<typeof JudgeStabilitySchema>;
+
+/** A judged mean with its failed verdicts and, with repeats, its stability beside it. */
+const JudgedMeanSchema = withErrors(MeanNSchema)
+  .extend({
+    flip_rate: num.optional(),
+    repeats: z.number().optional(),
+    flip_n: z.number().optional(),
+    spread: JudgeStabilitySchema.shape.spread.optional(),
+  })
+  .strict();
+
 const StanceCountsSchema = withErrors(
   z.object({ answered: z.number(), hedged: z.number(), abstained: z.number() }).strict(),
 );
@@ -183,18 +208,18 @@ export const JudgeSummarySchema = z
     /** Answered cases the judge scored (status ok). */
     judged: z.number(),
     /** Mean of per-case faithfulness over answers with at least one claim. */
-    faithfulness: withErrors(MeanNSchema),
+    faithfulness: JudgedMeanSchema,
     /** Answers whose every claim is supported, out of those with at least one claim. */
     fully_faithful: withErrors(CountNSchema),
     /** Claims labelled contradicted, over all answers. */
     contradicted_claims: z.number(),
     /** kind → judge stance → cases. */
     abstention_matrix: z.object({ in_domain: StanceCountsSchema, off_topic: StanceCountsSchema }).strict(),
-    correct_abstention: withErrors(MeanNSchema),
+    correct_abstention: JudgedMeanSchema,
     /** Off-topic answers the judge reads as answered that carry a citation (src/scoring/definitions.ts). */
     offtopic_hallucination_rate: withErrors(MeanNSchema),
     /** Mean of per-case citation relevance over answers with at least one citation. */
-    relevant_citation_rate: withErrors(MeanNSchema),
+    relevant_citation_rate: JudgedMeanSchema,
     /** In-domain answers the judge reads as abstentions. */
     wrong_abstentions: withErrors(CountNSchema),
     /** Verdicts the judge could not give after one retry (`judge_error` scores), all verdicts together. */
@@ -211,6 +236,13 @@ export const JudgeSummarySchema = z
      * answer (their answer_digest is not this record's) or name no answer_digest; present when any.
      */
     agreement_not_compared: z.object({ other_answer: z.number(), no_digest: z.number() }).strict().optional(),
+    /** Cases that declare nuggets (n): strict recall over all nuggets (mean), over vital ones, and weighted (partial 0.5). */
+    nugget_recall: z
+      .object({ mean: num, n: z.number(), vital: num, weighted: num, judge_errors: z.number() })
+      .strict()
+      .optional(),
+    /** Cases with a reference answer: correct 1, partly correct 0.5, incorrect 0. */
+    answer_correctness: withErrors(MeanNSchema).optional(),
     self_consistency: z.record(z.string(), ConsistencyFiguresSchema).optional(),
   })
   .strict();

@@ -29,6 +29,17 @@ export function judgeRows(j: JudgeSummary): string[][] {
     ['off-topic hallucination rate (judge)', meanN(j.offtopic_hallucination_rate)],
     ['relevant citations (judge)', meanN(j.relevant_citation_rate)],
     ['wrong abstentions (in-domain, judge)', countN(j.wrong_abstentions)],
+    ...(j.nugget_recall
+      ? [
+          [
+            'nugget recall (strict · vital · weighted)',
+            `${fmt(j.nugget_recall.mean)} · ${fmt(j.nugget_recall.vital)} · ${fmt(j.nugget_recall.weighted)} (n=${j.nugget_recall.n}${j.offline ? ', lexical stand-in' : ''})`,
+          ],
+        ]
+      : []),
+    ...(j.answer_correctness
+      ? [['answer correctness (vs reference)', `${fmt(j.answer_correctness.mean)} (n=${j.answer_correctness.n})`]]
+      : []),
     ['judge errors', String(j.judge_errors)],
     ['judge tokens in / out', `${j.tokens.input} / ${j.tokens.output}`],
     [
@@ -46,6 +57,18 @@ export function judgeRows(j: JudgeSummary): string[][] {
     if (a.prevalence) rows.push([`  ${field}: prevalence`, prevalenceText(a)]);
   }
   if (j.agreement_not_compared) rows.push(['human labels not compared', notComparedText(j.agreement_not_compared)]);
+  for (const [field, m] of [
+    ['faithfulness', j.faithfulness],
+    ['correct abstention', j.correct_abstention],
+    ['relevant citations', j.relevant_citation_rate],
+  ] as const) {
+    if (m.repeats === undefined) continue;
+    const spread = m.spread ? `; figure ${fmt(m.spread.min)} – ${fmt(m.spread.max)} over the repeats` : '';
+    rows.push([
+      `flip rate: ${field}`,
+      `${pct(m.flip_rate ?? null)} of ${m.flip_n ?? 0} cases, ${m.repeats} judgments each${spread}`,
+    ]);
+  }
   for (const [field, s] of Object.entries(j.self_consistency ?? {})) {
     rows.push([`self-disagreement: ${field}`, `${s.disagreeing_items}/${s.items} (${pct(s.share)})`]);
   }

@@ -18,6 +18,8 @@ export type CaseIdentity = Pick<
   | 'forbidden_topic_ids'
   | 'must_not_contain'
   | 'human'
+  | 'nuggets'
+  | 'reference_answer'
   | 'source'
   | 'mined'
   | 'turns'
@@ -39,6 +41,8 @@ export function baseRecord(c: CaseIdentity): CaseRecord {
     ...(c.forbidden_topic_ids?.length ? { forbidden_topic_ids: c.forbidden_topic_ids } : {}),
     ...(c.must_not_contain?.length ? { must_not_contain: c.must_not_contain } : {}),
     ...(c.human ? { human: c.human } : {}),
+    ...(c.nuggets?.length ? { nuggets: c.nuggets } : {}),
+    ...(c.reference_answer ? { reference_answer: c.reference_answer } : {}),
     ...(c.source ? { source: c.source } : {}),
     ...(c.mined ? { mined: c.mined } : {}),
     // A conversation keeps its history, and says whether its final question needs it.

@@ -149,6 +149,18 @@ export const GENERATION_DEFINITIONS: readonly MetricDefinition[] = [
       'a failed stage (empty or malformed answer, a judge that failed twice, a timeout) is an error record, counted beside the figures and never averaged in as a score.',
   },
   { key: 'cta', label: 'CTA', definition: 'the configured footer is present.' },
+  {
+    key: 'nugget_recall',
+    label: 'nugget recall',
+    definition:
+      'on a case that declares nuggets (short facts, each vital or okay), the judge marks each supported, partly supported or not supported in the answer (TREC 2024 RAG track, AutoNuggetizer); strict recall counts supported only, the weighted score gives a partly supported nugget 0.5; reported over all nuggets and over vital ones, with n the judged cases that declare nuggets. The offline stand-in matches nuggets by words, not meaning.',
+  },
+  {
+    key: 'answer_correctness',
+    label: 'answer correctness',
+    definition:
+      'on a case with a reference_answer, the judge rates the answer against it: correct 1, partly correct 0.5, incorrect 0; the mean over those cases.',
+  },
 ];
 
 /** Judge agreement with human labels. */
