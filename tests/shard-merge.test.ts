@@ -102,6 +102,42 @@ describe.each([
     );
   });
 
+  /** Shard 2/4 run again with `extra` flags into `dir/<out>`; its results file, relative to dir. */
+  async function shardTwoWith(out: string, flags: string[]): Promise<string> {
+    const base = [command, '--cases', CASES, '--cases', CONVERSATIONS, ...extra];
+    if (command === 'retrieval') base.push('--no-report');
+    const r = await runCli(dir, [...base, ...flags, '--shard', '2/4', '--out', out]);
+    expect(r.code, r.err).toBe(0);
+    return join(
+      out,
+      readdirSync(join(dir, out)).find((f) => f.endsWith('-shard-2-of-4.json'))!,
+    );
+  }
+
+  it('merges shards run under different --name values: the name is not configuration', async () => {
+    const [a, , c, d] = shardFiles() as [string, string, string, string];
+    const named = await shardTwoWith('shard2-named', ['--name', 'elsewhere']);
+    const r = await runCli(dir, ['merge', a, named, c, d, '--out', 'merged-named', '--no-report']);
+    expect(r.code, r.err).toBe(0);
+    const whole = read(join(dir, 'whole'), '.json');
+    const merged = read(join(dir, 'merged-named'), '.json');
+    expect(merged.config_digest).toBe(whole.config_digest);
+    expect(withoutTimings(merged.cases)).toEqual(withoutTimings(whole.cases));
+  }, 120_000);
+
+  it.runIf(command === 'run')(
+    'refuses a shard run with another zone threshold (exit 2, naming it)',
+    async () => {
+      const [a, , c, d] = shardFiles() as [string, string, string, string];
+      const weak = await shardTwoWith('shard2-weak', ['--weak-below', '1']);
+      const r = await runCli(dir, ['merge', a, weak, c, d, '--out', 'bad-weak', '--no-report']);
+      expect(r.code).toBe(2);
+      expect(r.err).toContain(`${weak}: its config (config_digest) differs from ${a}'s`);
+      expect(existsSync(join(dir, 'bad-weak'))).toBe(false);
+    },
+    120_000,
+  );
+
   it('refuses a missing shard, a shard twice, and a file that is not a shard (exit 2, nothing written)', async () => {
     const [a, b, c, d] = shardFiles() as [string, string, string, string];
     const missing = await runCli(dir, ['merge', a, b, c, '--out', 'bad']);
