@@ -16,7 +16,8 @@ import { checkServices, preflightError, retrievalServices } from './preflight.js
 import { errorRecord, storable } from './record-check.js';
 import type { CaseRecord } from '../model/results.js';
 import { FigureRecords, LARGE_RUN_CASES } from './case-store.js';
-import { configDigest, publicConfig, timestamp, type StoredRun } from './results-file.js';
+import { configDigest } from './config-digest.js';
+import { publicConfig, timestamp, type StoredRun } from './results-file.js';
 import type { Config } from '../config/schema.js';
 import type { OnProgress } from './retrieval-run.js';
 import { summariseCaseSets, summariseGeneration } from './generation-summary.js';

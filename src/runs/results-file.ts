@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
@@ -15,6 +14,7 @@ import {
 import { jsonlLines } from '../io/jsonl.js';
 import { arrayStore, LARGE_RUN_CASES, LightRecords, type CaseStore } from './case-store.js';
 import { isCheckedRecord } from './record-check.js';
+import { recordDigest } from './record-digest.js';
 
 /** `YYYYMMDD-HHMMSS` in UTC. */
 export function timestamp(d = new Date()): string {
@@ -60,56 +60,6 @@ export function publicConfig(config: Config): Record<string, unknown> {
     return v;
   };
   return scrub(config) as Record<string, unknown>;
-}
-
-/**
- * Settings that change how a run is carried out, not what it measures: concurrency, timeouts,
- * retries, pool sizes, the circuit breaker, provider batch APIs, and where outputs and caches go.
- * Left out of the digest wherever they appear, so a run slowed by rate limits resumes at a lower
- * concurrency and shards run on different machines merge.
- */
-const OPERATIONAL_KEYS = new Set([
-  'concurrency',
-  'timeout_ms',
-  'retries',
-  'max_retry_after_ms',
-  'statement_timeout_ms',
-  'connections',
-  'circuit_breaker',
-  'batch',
-  'output_dir',
-  'cache_dir',
-]);
-
-/**
- * Top-level keys that name a run, not configure it: its name (which `--name`, `--shard` and
- * `matrix` labels set) and its one-line note.
- */
-const NAMING_KEYS = new Set(['name', 'note']);
-
-/**
- * The digest of the configuration that decides a run's figures: the public config (secrets
- * removed) without its naming and operational settings, keys sorted at every level, SHA-256, the
- * first 12 hex digits. Results, ledgers (`--resume` checks it), `merge` and the probe canary all
- * use this one definition.
- */
-export function configDigest(config: Record<string, unknown>): string {
-  const canonical = (v: unknown, top = false): unknown =>
-    Array.isArray(v)
-      ? v.map((x) => canonical(x))
-      : v && typeof v === 'object'
-        ? Object.fromEntries(
-            Object.entries(v)
-              .filter(([k]) => !OPERATIONAL_KEYS.has(k) && !(top && NAMING_KEYS.has(k)))
-              // Code-unit order: a locale's collation differs from machine to machine.
-              .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-              .map(([k, x]) => [k, canonical(x)]),
-          )
-        : v;
-  return createHash('sha256')
-    .update(JSON.stringify(canonical(config, true)))
-    .digest('hex')
-    .slice(0, 12);
 }
 
 /** The header fields of a results file, validated apart from the cases (one record at a time). */
@@ -224,6 +174,12 @@ export function writeResults(
   if (resultsFormatFor(cases.size, opts.format) === 'jsonl') {
     json = writeJsonlResults(base, header, cases, artifact, opts.stamp !== undefined);
   } else {
+    // A shard's header, written before its cases, carries their digests: one pass to take them.
+    if (header.shard) {
+      const record_digests: string[] = [];
+      for (const c of cases.records()) record_digests.push(recordDigest(JSON.stringify(validCase(c))));
+      header.shard = { ...header.shard, record_digests };
+    }
     // A stamp given is a run id (unique, made with the ledger): its file is replaced on resume.
     // Without one, two runs of the same name in the same second must not replace each other.
     json = writeArtifactStream(
@@ -258,17 +214,22 @@ function writeJsonlResults(
   }
   const casesFile = casesFileOf(json);
   let count = 0;
+  const digests: string[] = [];
   writeArtifactStream(
     casesFile,
     (put) => {
       for (const c of cases.records()) {
-        put(`${JSON.stringify(validCase(c))}\n`);
+        const line = JSON.stringify(validCase(c));
+        put(`${line}\n`);
+        digests.push(recordDigest(line));
         count++;
       }
     },
     artifact,
   );
   const { schema_version: _v1, ...rest } = header;
+  // A shard carries its records' digests (its header is written after them).
+  if (rest.shard && typeof rest.shard === 'object') rest.shard = { ...rest.shard, record_digests: digests };
   const doc = {
     schema_version: RESULTS_JSONL_VERSION,
     ...rest,
@@ -314,6 +275,12 @@ export interface OpenedResults {
   casesFile?: string;
   /** The cases in order; each call reads them again (a format-2 file from disk, line by line). */
   cases(): Generator<CaseRecord>;
+  /**
+   * Each case's compact JSON as the file holds it, in order, unchecked (what a record digest is
+   * taken over): a format-2 file's lines as written, or each record of a format-1 file serialised
+   * again. Each call reads the file again.
+   */
+  recordJson(): Generator<string>;
 }
 
 const issuesOf = (file: string, error: z.ZodError, limit = 20) =>
@@ -344,6 +311,10 @@ export function openResults(file: string): OpenedResults {
     count: cases.length,
     *cases() {
       yield* cases;
+    },
+    *recordJson() {
+      const raw = (JSON.parse(readFileSync(file, 'utf8')) as { cases: unknown[] }).cases;
+      for (const c of raw) yield JSON.stringify(c);
     },
   };
 }
@@ -387,6 +358,9 @@ function openJsonl(file: string, data: unknown): OpenedResults {
       }
       if (n !== cases_count)
         throw new InputError(`${casesFile}: ${n} cases, but ${file} says ${cases_count} (the pair does not match)`);
+    },
+    *recordJson() {
+      for (const line of jsonlLines(casesFile)) if (line.text.trim()) yield line.text;
     },
   };
 }
