@@ -255,6 +255,35 @@ describe('OpenAIBatchClient', () => {
     expect(out.size).toBe(3);
   });
 
+  it('a torn output line costs its own request, not the batch: every readable line is answered, the torn one named', async () => {
+    for (const tear of ['cut', 'garbled'] as const) {
+      server.script = { torn: { q2: tear } };
+      const { c } = client();
+      const reqs = requests(4);
+      const { batchId } = await c.submit(reqs);
+      const reported: string[] = [];
+      const out = await collect(c.wait(batchId, reqs, { onUnreadable: (m) => reported.push(m) }));
+      expect(out.size).toBe(4);
+      for (const n of [1, 3, 4]) expect(ok(out.get(`q${n}`)).text).toBe(`echo: question ${n}`);
+      const fileId = server.filesOf(batchId).output!;
+      expect(reported).toHaveLength(1);
+      expect(reported[0]).toMatch(
+        new RegExp(
+          `^openai batch: malformed answer \\(not JSON: .*\\) from GET .*/files/${fileId}/content \\(line 2\\)$`,
+        ),
+      );
+      // Cut short, the line still shows its custom_id: q2 gets that line's error. Garbled, it does
+      // not: q2 is the request left without a line, and its error names the line that was unreadable.
+      expect(err(out.get('q2'))).toEqual({
+        kind: 'failed',
+        message:
+          tear === 'cut'
+            ? `its result line cannot be read: ${reported[0]}`
+            : `openai batch: batch ${batchId} ended (completed) without a line for this request in its output or error file; a line of the results could not be read: ${reported[0]}`,
+      });
+    }
+  });
+
   it('a batch that failed validation makes every request invalid, with the reason', async () => {
     server.script = { end: 'failed' };
     const { c } = client();
@@ -334,9 +363,12 @@ describe('OpenAIBatchClient', () => {
       fileContentRoute(fileId),
       replyText('{"custom_id":"q1","response":{"status_code":200,"body":{}}}\nnot json\n'),
     );
-    const lines = await rejection(collect(c.results(batchId, reqs)), ProviderError);
-    expect(lines.message).toMatch(
-      /openai batch: malformed answer \(not JSON: not json\) from GET .*\/content \(line 2\)/,
+    // An unreadable line is not the batch's end: q1's line is read (its body is no chat
+    // completion), q2, whose line is lost, is the request left without one and says which.
+    const lines = await collect(c.results(batchId, reqs));
+    expect(err(lines.get('q1')).message).toMatch(/^openai: malformed answer \(choices: .*\/content \(line 1\)$/);
+    expect(err(lines.get('q2')).message).toMatch(
+      /could not be read: openai batch: malformed answer \(not JSON: not json\) from GET .*\/content \(line 2\)$/,
     );
   });
 
@@ -467,6 +499,32 @@ describe('AnthropicBatchClient', () => {
     });
   });
 
+  it('a torn results line costs its own request, not the batch: every readable line is answered, the torn one named', async () => {
+    for (const tear of ['cut', 'garbled'] as const) {
+      server.script = { torn: { q2: tear } };
+      const { c } = client();
+      const reqs = requests(4);
+      const { batchId } = await c.submit(reqs);
+      const reported: string[] = [];
+      const out = await collect(c.wait(batchId, reqs, { onUnreadable: (m) => reported.push(m) }));
+      expect(out.size).toBe(4);
+      for (const n of [1, 3, 4]) expect(ok(out.get(`q${n}`)).text).toBe(`echo: question ${n}`);
+      expect(reported).toHaveLength(1);
+      expect(reported[0]).toMatch(
+        new RegExp(
+          `^anthropic batch: malformed answer \\(not JSON: .*\\) from GET .*/v1/messages/batches/${batchId}/results \\(line 2\\)$`,
+        ),
+      );
+      expect(err(out.get('q2'))).toEqual({
+        kind: 'failed',
+        message:
+          tear === 'cut'
+            ? `its result line cannot be read: ${reported[0]}`
+            : `anthropic batch: batch ${batchId} ended without a result for this request; a line of the results could not be read: ${reported[0]}`,
+      });
+    }
+  });
+
   it('a per-request error that echoes the key reaches the caller without it', async () => {
     server.script = { errored: { q1: `bad key ${ANTHROPIC_KEY}` } };
     const { c } = client();
@@ -514,10 +572,12 @@ describe('AnthropicBatchClient', () => {
 
     await c.poll(batchId);
     server.enqueue(messageBatchResultsRoute(batchId), replyText('{"custom_id":"q1","result":{"type":"mystery"}}\n'));
-    const lines = await rejection(collect(c.results(batchId, reqs)), ProviderError);
-    expect(lines.message).toMatch(
-      /anthropic batch: malformed answer \(result\.type: .*\) from GET .*\/results \(line 1\)/,
+    // A line off the format still shows whose it is: that request fails, naming the line; q2 has no line.
+    const lines = await collect(c.results(batchId, reqs));
+    expect(err(lines.get('q1')).message).toMatch(
+      /^its result line cannot be read: anthropic batch: malformed answer \(result\.type: .*\) from GET .*\/results \(line 1\)$/,
     );
+    expect(err(lines.get('q2')).message).toContain('ended without a result for this request; a line of the results');
 
     server.enqueue(messageBatchResultsRoute(batchId), replyText('{"custom_id":"q9","result":{"type":"expired"}}\n'));
     const stranger = await rejection(collect(c.results(batchId, reqs)), ProviderError);

@@ -19,6 +19,8 @@ import {
   type BatchRequest,
   type BatchResult,
   type BatchStatus,
+  type ResultsOptions,
+  type WaitOptions,
 } from '../src/llm/batch/index.js';
 import type { ChatModel, CompletionRequest } from '../src/llm/types.js';
 
@@ -56,22 +58,32 @@ class MemoryBatchClient implements BatchClient {
     this.polled.push(batchId);
     return Promise.resolve(ENDED);
   }
-  async *results<T>(_batchId: string, requests: readonly BatchRequest<T>[]): AsyncGenerator<BatchResult<T>> {
+  async *results<T>(
+    _batchId: string,
+    requests: readonly BatchRequest<T>[],
+    opts: ResultsOptions = {},
+  ): AsyncGenerator<BatchResult<T>> {
     await Promise.resolve();
-    for (const r of requests) {
+    for (const [i, r] of requests.entries()) {
       const q = r.request.messages.at(-1)?.content ?? '';
+      // A question 'torn': its line cannot be read (reported, as a client does, then its request fails).
+      if (q === 'torn') opts.onUnreadable?.(`GET memory (line ${i + 1}): not JSON`);
       yield {
         custom_id: r.custom_id,
         outcome:
-          q === 'fail'
-            ? { error: { kind: 'failed', message: 'boom' } }
+          q === 'fail' || q === 'torn'
+            ? { error: { kind: 'failed', message: q === 'torn' ? 'its result line cannot be read' : 'boom' } }
             : { ok: { text: `echo: ${q}`, usage: { inputTokens: 1, outputTokens: 1 }, latencyMs: 0, model: 'model' } },
       };
     }
   }
-  async *wait<T>(batchId: string, requests: readonly BatchRequest<T>[]): AsyncGenerator<BatchResult<T>> {
+  async *wait<T>(
+    batchId: string,
+    requests: readonly BatchRequest<T>[],
+    opts: WaitOptions = {},
+  ): AsyncGenerator<BatchResult<T>> {
     await this.waitUntilEnded(batchId);
-    yield* this.results(batchId, requests);
+    yield* this.results(batchId, requests, opts);
   }
 }
 
@@ -85,10 +97,15 @@ const ask = (q: string): CompletionRequest => ({ system: 's', messages: [{ role:
 function setup(opts: { maxRequests?: number; journal?: BatchJournal } = {}) {
   const client = new MemoryBatchClient(opts.maxRequests);
   const scheduler = new BatchScheduler(2);
-  const collector = new BatchCollector(client, scheduler, { role: 'generator', stage: 'g' });
+  const events: string[] = [];
+  const collector = new BatchCollector(client, scheduler, {
+    role: 'generator',
+    stage: 'g',
+    onEvent: (t) => events.push(t),
+  });
   if (opts.journal) collector.attach(opts.journal);
   const model = batchCachedModel(sync, cache(), collector);
-  return { client, scheduler, model };
+  return { client, scheduler, model, events };
 }
 
 describe('BatchCollector', () => {
@@ -125,6 +142,18 @@ describe('BatchCollector', () => {
     expect(out.map((o) => o.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
     const failed = out[2]!;
     expect(failed.status === 'rejected' && String(failed.reason)).toMatch(/failed in generator batch b\d: boom/);
+  });
+
+  it('an unreadable result line is reported with its batch and rejects only its own case', async () => {
+    const { scheduler, model, events } = setup();
+    const [torn, fine] = await Promise.allSettled([
+      scheduler.runCase('a', () => model.complete(ask('torn'))),
+      scheduler.runCase('b', () => model.complete(ask('fine'))),
+    ]);
+    expect(torn.status).toBe('rejected');
+    expect(String((torn as PromiseRejectedResult).reason)).toContain('its result line cannot be read');
+    expect(fine).toMatchObject({ status: 'fulfilled', value: { text: 'echo: fine' } });
+    expect(events).toContain('generator batch b1: GET memory (line 1): not JSON');
   });
 
   it('answers a call made outside any case', async () => {

@@ -203,6 +203,62 @@ describe('ragaudit run --batch (OpenAI Batch API, generator and judge)', { timeo
   });
 });
 
+describe('a torn line in a batch result file', { timeout: 180_000 }, () => {
+  const server = openAIFake();
+  let close: () => Promise<void>;
+  let cwd: string;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    const started = await server.start();
+    close = started.close;
+    cwd = workDir('batch-torn');
+    writeFileSync(join(cwd, 'cases.yml'), stringify(CASES));
+    writeFileSync(
+      join(cwd, 'ragaudit.yml'),
+      remoteConfig({ name: 'batch-torn', cases: join(cwd, 'cases.yml'), judge: '{ provider: none }' }) + FAST_POLLS,
+    );
+    env = { GEN_URL: `${started.url}/v1`, OPENAI_API_KEY: 'sk-test-batch-torn-0123456789' };
+  });
+  afterAll(async () => {
+    await close?.();
+    removeWorkDirs();
+  });
+
+  it('costs the one case whose line it was; a resume submits that case alone', async () => {
+    // The first case's line of the output file is cut short: every case after it in the file used to error too.
+    const torn = CASES[0]!.id;
+    server.script = { tornWhen: (id) => (id.startsWith(`${torn}-g-`) ? 'cut' : undefined) };
+    const run = await runCli(['run', '--config', 'ragaudit.yml', '--no-report', '--batch'], { cwd, env });
+    expect(run.code, run.err).toBe(1);
+    const first = resultsOf(run);
+    expect(first.cases).toHaveLength(CASES.length);
+    expect(first.cases.filter((c) => c.status === 'error').map((c) => c.id)).toEqual([torn]);
+    const lost = first.cases.find((c) => c.id === torn)!;
+    expect(lost.error!.stage).toBe('generation');
+    expect(lost.error!.message).toMatch(/its result line cannot be read: .*\/content \(line \d+\)/);
+    // Reported as it is read, naming the file and line.
+    expect(run.err).toMatch(
+      /generator batch batch_\d+: openai batch: malformed answer \(not JSON: .*\/content \(line \d+\)/,
+    );
+    expect(server.uploads).toHaveLength(1);
+
+    server.reset();
+    const ledger = ledgerOf(run.err)!;
+    const resumed = await runCli(['run', '--config', 'ragaudit.yml', '--no-report', '--batch', '--resume', ledger], {
+      cwd,
+      env,
+    });
+    expect(resumed.code, resumed.err).toBe(0);
+    // The answered cases are not asked again: the second batch holds the torn case's request alone.
+    expect(server.uploads).toHaveLength(2);
+    expect(server.uploads[1]!.lines.map((l) => caseIdOf(l.custom_id))).toEqual([torn]);
+    const again = resultsOf(resumed);
+    expect(again.cases).toHaveLength(CASES.length);
+    for (const c of again.cases) expect(['ok', 'gated']).toContain(c.status);
+  });
+});
+
 describe('ragaudit run --batch (Anthropic Message Batches), split above max_requests', { timeout: 180_000 }, () => {
   const server = new AnthropicBatchServer({
     text: (body) => answerFor(String(body.system ?? '')),

@@ -14,7 +14,9 @@ import type { RetrievedItem } from '../src/corpus/discourse.js';
 import { HeuristicJudge } from '../src/judge/heuristic-judge.js';
 import { citationItems } from '../src/judge/materials.js';
 import { answerHtml } from '../src/reports/html-cases.js';
-import { configDigest, publicConfig } from '../src/runs/results-file.js';
+import { resumeDigest } from '../src/runs/audit-run.js';
+import { configDigest } from '../src/runs/config-digest.js';
+import { publicConfig } from '../src/runs/results-file.js';
 import { CaseRecordSchema, type CaseRecord, type SourceRecord } from '../src/model/results.js';
 import { checkCitations, citationMarkers, citationValidity } from '../src/scoring/citations.js';
 import { goldenCitationShare, metricsMarkdown, offtopicHallucination } from '../src/scoring/definitions.js';
@@ -217,11 +219,34 @@ describe('the definitions are written where a reader looks', () => {
 });
 
 describe('config_digest', () => {
+  const digest = (over: Record<string, unknown>) =>
+    configDigest(publicConfig(validateConfig({ ...DEFAULT_CONFIG, ...over }, null, {})));
+  const base = digest({ output_dir: 'results' });
+
   it('is the same for identical configs written to different places (--out, cache)', () => {
-    const a = validateConfig({ ...DEFAULT_CONFIG, output_dir: 'results' }, null, {});
-    const b = validateConfig({ ...DEFAULT_CONFIG, output_dir: '/tmp/elsewhere', cache_dir: '/tmp/cache' }, null, {});
-    expect(configDigest(publicConfig(b))).toBe(configDigest(publicConfig(a)));
-    const c = validateConfig({ ...DEFAULT_CONFIG, name: 'another-run' }, null, {});
-    expect(configDigest(publicConfig(c))).not.toBe(configDigest(publicConfig(a)));
+    expect(digest({ output_dir: '/tmp/elsewhere', cache_dir: '/tmp/cache' })).toBe(base);
+  });
+
+  it('leaves out what names a run: its name (--name, --shard, matrix labels) and note', () => {
+    expect(digest({ name: 'another-run' })).toBe(base);
+    expect(digest({ name: 'audit-shard-2-of-4', note: 'a label' })).toBe(base);
+  });
+
+  it('leaves out how a run is carried out, as --resume does: concurrency, timeouts, retries, batch', () => {
+    const slower = {
+      generator: { concurrency: 1, timeout_ms: 5_000, retries: 0 },
+      database: { statement_timeout_ms: 1_000, connections: 2 },
+      circuit_breaker: 9,
+      batch: { enabled: true },
+    };
+    expect(digest(slower)).toBe(base);
+    expect(resumeDigest(validateConfig({ ...DEFAULT_CONFIG, ...slower }, null, {}))).toBe(base);
+  });
+
+  it('changes with what changes the figures: a zone threshold, the generator model', () => {
+    expect(digest({ zones: { weak_below: 1 } })).not.toBe(base);
+    expect(digest({ generator: { model: 'other' } })).not.toBe(base);
+    // --resume refuses the same changes: it checks this digest.
+    expect(resumeDigest(validateConfig({ ...DEFAULT_CONFIG, zones: { weak_below: 1 } }, null, {}))).not.toBe(base);
   });
 });

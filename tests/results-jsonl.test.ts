@@ -5,11 +5,13 @@
  * give the same output from either. The light records a large run keeps in memory give the same
  * summaries as the full ones; the ledger and the spool give records back in case order.
  */
+import { createHash } from 'node:crypto';
 import { appendFileSync, copyFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { compareAndWrite } from '../src/app/compare.js';
 import { main } from '../src/cli/main.js';
+import { InputError } from '../src/errors.js';
 import { runMerge } from '../src/app/merge.js';
 import { writeHtmlReport } from '../src/app/report.js';
 import { summariseJudge } from '../src/judge/summary.js';
@@ -21,6 +23,7 @@ import { summariseProbes } from '../src/runs/probe-summary.js';
 import { casesFileOf, openResults, readResults, writeResults } from '../src/runs/results-file.js';
 import { createJudgeSetup } from '../src/runs/judge-setup.js';
 import { configFromResults, rejudgeResults } from '../src/runs/rejudge.js';
+import { recordDigest } from '../src/runs/record-digest.js';
 import { mergeShards } from '../src/runs/shard-merge.js';
 import { PROMPTS_DIR } from '../src/paths.js';
 import { summariseRetrieval } from '../src/runs/summary.js';
@@ -210,8 +213,55 @@ describe('merge of a large run', () => {
     const merged = openResults(out.json);
     expect(merged.format).toBe('jsonl');
     expect([...merged.cases()]).toEqual(all);
-    const whole = mergeShards(files.map((f) => ({ file: f, result: readResults(f) })));
+    const whole = mergeShards(
+      files.map((f) => ({
+        file: f,
+        result: readResults(f),
+        recordDigests: [...openResults(f).recordJson()].map(recordDigest),
+      })),
+    );
     expect(merged.summary).toEqual(whole.summary);
+  });
+});
+
+describe('shard record digests in a JSON Lines file', () => {
+  it('are the digests of its lines as written; a line edited since is refused, naming file and case', async () => {
+    const dir = workDir('jsonl-shard-digests');
+    const base = readResults(RUN);
+    const total = base.cases.length;
+    const files = [1, 2].map((index) => {
+      const positions = base.cases.map((_, i) => i).filter((i) => i % 2 === index - 1);
+      const shard: RunResult = {
+        ...base,
+        name: `demo-shard-${index}-of-2`,
+        shard: { index, count: 2, total, positions },
+        cases: positions.map((p) => base.cases[p]!),
+      };
+      return writeResults(join(dir, `s${index}`), shard, '# d\n', { stamp: '20260101-000000', format: 'jsonl' }).json;
+    });
+    const casesFile = casesFileOf(files[0]!);
+    const lines = readFileSync(casesFile, 'utf8')
+      .split('\n')
+      .filter((l) => l !== '');
+    // docs/scale.md: the first 16 hex digits of SHA-256 over each line, without its newline.
+    const header = JSON.parse(readFileSync(files[0]!, 'utf8')) as { shard: { record_digests: string[] } };
+    expect(header.shard.record_digests).toEqual(
+      lines.map((l) => createHash('sha256').update(l).digest('hex').slice(0, 16)),
+    );
+    const merged = await runMerge({ files, out: join(dir, 'merged'), report: false, cwd: dir, env: {} });
+    expect(merged.result.cases).toHaveLength(total);
+
+    const second = JSON.parse(lines[1]!) as CaseRecord;
+    lines[1] = JSON.stringify({ ...second, answer: 'An answer nobody generated.' });
+    writeFileSync(casesFile, `${lines.join('\n')}\n`);
+    const refused = await runMerge({ files, out: join(dir, 'refused'), report: false, cwd: dir, env: {} }).then(
+      () => undefined,
+      (e: unknown) => e as InputError,
+    );
+    expect(refused).toBeInstanceOf(InputError);
+    expect(refused!.problems).toEqual([
+      `${files[0]}: case ${second.id} (record 2) is not the record this shard wrote (its digest differs): edited since?`,
+    ]);
   });
 });
 

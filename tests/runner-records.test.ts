@@ -14,7 +14,7 @@ import { buildAuditSetup } from '../src/runs/audit-setup.js';
 import { runAudit } from '../src/runs/audit-run.js';
 import { createRunContext, type RunContext } from '../src/runs/context.js';
 import { Ledger } from '../src/runs/ledger.js';
-import { checkRecord, isCheckedRecord } from '../src/runs/record-check.js';
+import { checkRecord, errorRecord, isCheckedRecord } from '../src/runs/record-check.js';
 import { readResults, writeResults } from '../src/runs/results-file.js';
 import type { CaseRecord } from '../src/model/results.js';
 import { ledgerOf, removeWorkDirs, REPO, resultsOf, runCli, workDir } from './fixtures/audit/harness.js';
@@ -232,5 +232,21 @@ describe('run ids', () => {
     for (const l of [one, two, three]) expect(existsSync(l.file)).toBe(true);
     // Each ledger still holds only its own header.
     expect(Ledger.open(two.file).header.run_id).toBe('20260101-000000-demo-2');
+  });
+});
+
+describe('an error record carries its error text', () => {
+  it('an error thrown without a message is named; a record saying error without its text is refused', () => {
+    const c = NORMAL[0]!.value;
+    const silent = errorRecord(c, 'generation', new Error(''));
+    expect(silent.error).toEqual({ stage: 'generation', message: 'Error without a message' });
+    expect(checkRecord(silent).ok).toBe(true);
+    const { error: _dropped, ...bare } = silent;
+    expect(checkRecord(bare)).toEqual({
+      ok: false,
+      stage: 'record',
+      message: `error: case ${c.id}: status error without its error text (error.stage and error.message)`,
+    });
+    expect(checkRecord({ ...silent, error: { stage: 'generation', message: ' ' } }).ok).toBe(false);
   });
 });

@@ -5,6 +5,7 @@ import { retrievalMarkdown } from '../reports/digest.js';
 import { generationMarkdown } from '../reports/generation-digest.js';
 import { judgeMarkdown } from '../reports/judge-digest.js';
 import { LARGE_RUN_CASES } from '../runs/case-store.js';
+import { recordDigest } from '../runs/record-digest.js';
 import { resultsOf, writeResults, type StoredRun } from '../runs/results-file.js';
 import { mergedStore, mergeShards } from '../runs/shard-merge.js';
 import type { AppEnv } from './hooks.js';
@@ -38,7 +39,13 @@ export async function runMerge(
   // A large run is merged from light records (checks and figures) and written from the shards'
   // files, record by record in position order (src/runs/case-store.ts).
   const large = opened.reduce((n, s) => n + s.opened.count, 0) > LARGE_RUN_CASES;
-  const shards = opened.map((s) => ({ file: s.file, result: resultsOf(s.opened, { light: large }) }));
+  // What each record's digest is now, from the file's own bytes, for the check against the written ones.
+  const withDigests = opened.map((s) => ({ ...s, recordDigests: [...s.opened.recordJson()].map(recordDigest) }));
+  const shards = withDigests.map((s) => ({
+    file: s.file,
+    result: resultsOf(s.opened, { light: large }),
+    recordDigests: s.recordDigests,
+  }));
   const merged = mergeShards(shards);
   if (!merged.cases.length) throw new RagauditError('merge: the shards hold no case');
   const store = large
@@ -51,7 +58,9 @@ export async function runMerge(
   const result: StoredRun = store
     ? { ...merged, caseStore: store }
     : large
-      ? mergeShards(opened.map((s) => ({ file: s.file, result: resultsOf(s.opened) })))
+      ? mergeShards(
+          withDigests.map((s) => ({ file: s.file, result: resultsOf(s.opened), recordDigests: s.recordDigests })),
+        )
       : merged;
   const files = writeResults(out, result, digestOf(result));
   return { result, files, ...(inputs.report ? { report: reportBeside(files.json, result) } : {}) };

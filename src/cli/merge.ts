@@ -17,9 +17,11 @@ export const mergeCommand: Command = {
 
 Joins the results files of the shards of one run (run or retrieval with --shard I/N, e.g. one
 per job of a CI matrix or pod of a Kubernetes Indexed Job) into one results file, its digest
-and HTML report. The shards must come from one config (same config digest), one ragaudit
-version and one case set, and cover it exactly once: a missing shard, a shard given twice or a
-case in two shards is named and nothing is written. Cases are put back in the order of the
+and HTML report. Every record must be the one its shard wrote (each shard carries a digest of
+each record: an edited answer or a renamed case is named), and the shards must come from one
+config (same config digest: the run name, folders and concurrency aside), one ragaudit version
+and one case set, and cover it exactly once: a missing shard, a shard given twice or a case in
+two shards is named and nothing is written. Cases are put back in the order of the
 unsharded run and every figure is computed again from them, so the merged figures equal those
 of the run done in one piece (per-query latencies aside).
 

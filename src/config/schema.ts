@@ -295,7 +295,7 @@ export const ConfigSchema = z
     /**
      * Provider batch APIs (OpenAI Batch API, Anthropic Message Batches) for the generator and the
      * judge (`--batch`): cheaper, answered within 24 h; see docs/scale.md#provider-batch-apis.
-     * Absent unless written or `--batch` is given, so other configs keep their digest.
+     * Absent unless written or `--batch` is given; left out of config_digest (how a run is carried out).
      */
     batch: z
       .object({

@@ -164,7 +164,17 @@ export const CaseRecordSchema = z
     /** Whether the case passed its checks (src/model/verdict.ts); absent on an errored case. */
     verdict: VerdictSchema.optional(),
   })
-  .strict();
+  .strict()
+  // An error is counted apart from the figures and shown with its reason: a record that says
+  // `error` without saying what went wrong is not a record a reader can trust.
+  .superRefine((r, ctx) => {
+    if (r.status === 'error' && !r.error?.message.trim())
+      ctx.addIssue({
+        code: 'custom',
+        path: ['error'],
+        message: `case ${r.id}: status error without its error text (error.stage and error.message)`,
+      });
+  });
 
 export type CaseRecord = z.infer<typeof CaseRecordSchema>;
 export type SourceRecord = z.infer<typeof SourceSchema>;
@@ -190,7 +200,8 @@ export const RunResultSchema = z
     rejudged_from: z.string().optional(),
     /**
      * A shard of a larger run (`--shard I/N`): its index (1-based), the shard count, how many cases
-     * the whole run has, and each of this file's cases' 0-based position in it (for an exact merge).
+     * the whole run has, each of this file's cases' 0-based position in it (for an exact merge),
+     * and each case's record digest.
      */
     shard: z
       .object({
@@ -198,6 +209,11 @@ export const RunResultSchema = z
         count: z.number().int().positive(),
         total: z.number().int().nonnegative(),
         positions: z.array(z.number().int().nonnegative()),
+        /**
+         * Each case's record digest, in case order (src/runs/record-digest.ts): `merge` refuses a
+         * record that no longer matches it.
+         */
+        record_digests: z.array(z.string().regex(/^[0-9a-f]{16}$/)).optional(),
       })
       .strict()
       .optional(),

@@ -3,7 +3,7 @@ import { matchIntentRule } from '../cases/intent-rules.js';
 import { buildSources, systemPrompt } from '../evidence/block.js';
 import { addNeighbourhood } from '../evidence/neighbourhood.js';
 import { evidenceZone } from '../model/zones.js';
-import { redact } from '../errors.js';
+import { errorText } from './record-check.js';
 import type { CaseJudge } from '../judge/case-scores.js';
 import type { ChatModel, Completion, CompletionRequest } from '../llm/types.js';
 import type { NodeResult } from '../retrieval/graph.js';
@@ -62,7 +62,7 @@ export interface CaseOutcome {
 /** Ends a case at a failed stage: the record names the stage and keeps what earlier stages computed. */
 export function stageFailed(record: CaseRecord, stage: string, e: unknown): CaseOutcome {
   record.status = 'error';
-  record.error = { stage, message: redact((e as Error)?.message ?? String(e)) };
+  record.error = { stage, message: errorText(e) };
   return { record, error: e };
 }
 

@@ -16,7 +16,8 @@ import { checkServices, preflightError, retrievalServices } from './preflight.js
 import { errorRecord, storable } from './record-check.js';
 import type { CaseRecord } from '../model/results.js';
 import { FigureRecords, LARGE_RUN_CASES } from './case-store.js';
-import { configDigest, publicConfig, timestamp, type StoredRun } from './results-file.js';
+import { configDigest } from './config-digest.js';
+import { publicConfig, timestamp, type StoredRun } from './results-file.js';
 import type { Config } from '../config/schema.js';
 import type { OnProgress } from './retrieval-run.js';
 import { summariseCaseSets, summariseGeneration } from './generation-summary.js';
@@ -51,34 +52,12 @@ export interface AuditRunOptions {
 }
 
 /**
- * The digest a resumed run must match: the config without the settings that change how a run is
- * carried out but not what it measures (concurrency, timeouts, retries, directories), so a run
- * interrupted by 429s can be resumed at a lower concurrency.
+ * The digest a resumed run must match: the results' `config_digest` (src/runs/results-file.ts),
+ * which leaves out how a run is carried out (concurrency, timeouts, retries, directories), so a
+ * run interrupted by 429s can be resumed at a lower concurrency.
  */
 export function resumeDigest(config: Config): string {
-  const operational = new Set([
-    'concurrency',
-    'timeout_ms',
-    'retries',
-    'max_retry_after_ms',
-    'statement_timeout_ms',
-    'output_dir',
-    'cache_dir',
-    'circuit_breaker',
-    'batch',
-    'connections',
-  ]);
-  const strip = (v: unknown): unknown =>
-    Array.isArray(v)
-      ? v.map(strip)
-      : v && typeof v === 'object'
-        ? Object.fromEntries(
-            Object.entries(v)
-              .filter(([k]) => !operational.has(k))
-              .map(([k, x]) => [k, strip(x)]),
-          )
-        : v;
-  return configDigest(strip(publicConfig(config)) as Record<string, unknown>);
+  return configDigest(publicConfig(config));
 }
 
 /** The ledger path for a run id (`<stamp>-<name>`). */

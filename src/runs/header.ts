@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PACKAGE_ROOT } from '../paths.js';
-import { configDigest, publicConfig } from './results-file.js';
+import { configDigest } from './config-digest.js';
+import { publicConfig } from './results-file.js';
 import { SCHEMA_VERSION, type RunResult } from '../model/results.js';
 import type { RunContext } from './context.js';
 

@@ -123,6 +123,17 @@ function valueAt(v: unknown, path: readonly (string | number)[]): unknown {
   return path.reduce<unknown>((o, k) => (o as Record<string | number, unknown>)[k], v);
 }
 
+/**
+ * What a failure says, redacted, as an error record keeps it: never empty (the results schema
+ * refuses an error record without its text), so an error thrown without a message is named.
+ */
+export function errorText(e: unknown): string {
+  const said = (e as { message?: unknown } | null | undefined)?.message;
+  const text = redact(typeof said === 'string' ? said : String(e)).trim();
+  if (text) return text;
+  return e instanceof Error ? `${e.name} without a message` : `a failure without a message (${typeof e})`;
+}
+
 /** The error record of a case: its identity, the stage and the message (redacted). */
 export function errorRecord(
   c: CaseIdentity,
@@ -134,7 +145,7 @@ export function errorRecord(
     ...baseRecord(c),
     ...extra,
     status: 'error',
-    error: { stage, message: redact(e instanceof Error ? e.message : String(e)) },
+    error: { stage, message: errorText(e) },
   };
 }
 

@@ -4,13 +4,14 @@
  * input the judge needs is in the results file.
  */
 import { ConfigSchema, type Config } from '../config/schema.js';
-import { InputError, redact } from '../errors.js';
+import { InputError } from '../errors.js';
 import { storedEvidenceNode, summariseGeneration } from './generation-summary.js';
 import { CircuitBreaker, RunStoppedError } from './breaker.js';
 import { forEachConcurrent } from './pool.js';
 import { preflightAll } from './preflight.js';
-import { storable } from './record-check.js';
-import { configDigest, publicConfig, type StoredRun } from './results-file.js';
+import { errorText, storable } from './record-check.js';
+import { configDigest } from './config-digest.js';
+import { publicConfig, type StoredRun } from './results-file.js';
 import type { CaseRecord, RunResult } from '../model/results.js';
 import { CaseSpool, LARGE_RUN_CASES, LightRecords } from './case-store.js';
 import { summariseRetrieval } from './summary.js';
@@ -91,7 +92,7 @@ export async function rejudgeResults(stored: StoredRun, opts: RejudgeOptions): P
     } catch (e) {
       error = e;
       record.status = 'error';
-      record.error = { stage: 'judge', message: redact((e as Error)?.message ?? String(e)) };
+      record.error = { stage: 'judge', message: errorText(e) };
     }
     if (breaker.observe(error)) return undefined;
     opts.onProgress?.(++done, total);

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
@@ -15,6 +14,7 @@ import {
 import { jsonlLines } from '../io/jsonl.js';
 import { arrayStore, LARGE_RUN_CASES, LightRecords, type CaseStore } from './case-store.js';
 import { isCheckedRecord, maskedRecord } from './record-check.js';
+import { recordDigest } from './record-digest.js';
 
 /** `YYYYMMDD-HHMMSS` in UTC. */
 export function timestamp(d = new Date()): string {
@@ -60,31 +60,6 @@ export function publicConfig(config: Config): Record<string, unknown> {
     return v;
   };
   return scrub(config) as Record<string, unknown>;
-}
-
-/**
- * Top-level config keys that say where outputs go (`--out` sets output_dir), not what is
- * measured: two runs of one config written to different places are the same configuration.
- */
-const LOCATION_KEYS = new Set(['output_dir', 'cache_dir']);
-
-/** A stable digest of the public config (same config, same digest, wherever its outputs go). */
-export function configDigest(config: Record<string, unknown>): string {
-  const canonical = (v: unknown): unknown =>
-    Array.isArray(v)
-      ? v.map(canonical)
-      : v && typeof v === 'object'
-        ? Object.fromEntries(
-            Object.entries(v)
-              .sort(([a], [b]) => a.localeCompare(b))
-              .map(([k, x]) => [k, canonical(x)]),
-          )
-        : v;
-  const measured = Object.fromEntries(Object.entries(config).filter(([k]) => !LOCATION_KEYS.has(k)));
-  return createHash('sha256')
-    .update(JSON.stringify(canonical(measured)))
-    .digest('hex')
-    .slice(0, 12);
 }
 
 /** The header fields of a results file, validated apart from the cases (one record at a time). */
@@ -199,6 +174,12 @@ export function writeResults(
   if (resultsFormatFor(cases.size, opts.format) === 'jsonl') {
     json = writeJsonlResults(base, header, cases, artifact, opts.stamp !== undefined);
   } else {
+    // A shard's header, written before its cases, carries their digests: one pass to take them.
+    if (header.shard) {
+      const record_digests: string[] = [];
+      for (const c of cases.records()) record_digests.push(recordDigest(JSON.stringify(validCase(c))));
+      header.shard = { ...header.shard, record_digests };
+    }
     // A stamp given is a run id (unique, made with the ledger): its file is replaced on resume.
     // Without one, two runs of the same name in the same second must not replace each other.
     json = writeArtifactStream(
@@ -233,17 +214,23 @@ function writeJsonlResults(
   }
   const casesFile = casesFileOf(json);
   let count = 0;
+  const digests: string[] = [];
   writeArtifactStream(
     casesFile,
     (_put, putMasked) => {
       for (const c of cases.records()) {
-        putMasked(`${JSON.stringify(validCase(c))}\n`);
+        // The digest is of the line as written: the record masked already (validCase).
+        const line = JSON.stringify(validCase(c));
+        putMasked(`${line}\n`);
+        digests.push(recordDigest(line));
         count++;
       }
     },
     artifact,
   );
   const { schema_version: _v1, ...rest } = header;
+  // A shard carries its records' digests (its header is written after them).
+  if (rest.shard && typeof rest.shard === 'object') rest.shard = { ...rest.shard, record_digests: digests };
   const doc = {
     schema_version: RESULTS_JSONL_VERSION,
     ...rest,
@@ -294,6 +281,12 @@ export interface OpenedResults {
   casesFile?: string;
   /** The cases in order; each call reads them again (a format-2 file from disk, line by line). */
   cases(): Generator<CaseRecord>;
+  /**
+   * Each case's compact JSON as the file holds it, in order, unchecked (what a record digest is
+   * taken over): a format-2 file's lines as written, or each record of a format-1 file serialised
+   * again. Each call reads the file again.
+   */
+  recordJson(): Generator<string>;
 }
 
 const issuesOf = (file: string, error: z.ZodError, limit = 20) =>
@@ -324,6 +317,10 @@ export function openResults(file: string): OpenedResults {
     count: cases.length,
     *cases() {
       yield* cases;
+    },
+    *recordJson() {
+      const raw = (JSON.parse(readFileSync(file, 'utf8')) as { cases: unknown[] }).cases;
+      for (const c of raw) yield JSON.stringify(c);
     },
   };
 }
@@ -367,6 +364,9 @@ function openJsonl(file: string, data: unknown): OpenedResults {
       }
       if (n !== cases_count)
         throw new InputError(`${casesFile}: ${n} cases, but ${file} says ${cases_count} (the pair does not match)`);
+    },
+    *recordJson() {
+      for (const line of jsonlLines(casesFile)) if (line.text.trim()) yield line.text;
     },
   };
 }

@@ -15,13 +15,44 @@ import type { CaseStore } from './case-store.js';
  * the unsharded run would have written. Every case is put back at its position in the whole case
  * set and every figure is computed again from the records, with the same functions a run uses,
  * so the merged figures equal the unsharded ones (per-query latencies aside: they are timings).
- * Nothing is merged that does not belong together: the shards must share the kind, the tool
- * version, the config digest, the shard count and the case total, and cover every position once.
+ * Nothing is merged that does not belong together or that changed since it was written: every
+ * record must match the digest its shard wrote of it, and the shards must share the kind, the
+ * tool version, the config digest, the shard count and the case total, and cover every position
+ * once.
  */
 
 export interface ShardFile {
   file: string;
   result: RunResult;
+  /** The digest of each record as the file holds it now (src/runs/record-digest.ts), in case order. */
+  recordDigests: readonly string[];
+}
+
+/** Records named one by one when a shard's records do not match their digests; the rest are counted. */
+const NAMED = 10;
+
+/** The records of a shard that no longer match the digests it wrote (an answer edited, a case renamed). */
+function changedRecords(s: ShardFile, problems: string[]): void {
+  const written = s.result.shard!.record_digests;
+  if (!written) {
+    problems.push(
+      `${s.file}: no record digests (shard.record_digests), so its records cannot be checked: run the shard again with this ragaudit`,
+    );
+    return;
+  }
+  if (written.length !== s.result.cases.length || s.recordDigests.length !== s.result.cases.length) {
+    problems.push(`${s.file}: ${written.length} record digests for ${s.result.cases.length} cases`);
+    return;
+  }
+  let changed = 0;
+  s.result.cases.forEach((c, i) => {
+    if (s.recordDigests[i] === written[i]) return;
+    if (++changed <= NAMED)
+      problems.push(
+        `${s.file}: case ${c.id} (record ${i + 1}) is not the record this shard wrote (its digest differs): edited since?`,
+      );
+  });
+  if (changed > NAMED) problems.push(`${s.file}: ${changed - NAMED} more records differ from those written`);
 }
 
 /** The run name without the `-shard-I-of-N` a shard's results carry. */
@@ -43,6 +74,8 @@ export function mergeShards(shards: readonly ShardFile[]): RunResult {
   for (const s of shards)
     if (!s.result.shard) problems.push(`${s.file}: not a shard's results (no shard block): run with --shard I/N`);
   if (problems.length) throw new InputError(`merge: ${problems.length} file(s) are not shards`, problems);
+  for (const s of shards) changedRecords(s, problems);
+  if (problems.length) throw new InputError('merge: a shard holds records other than those it wrote', problems);
 
   sameEverywhere(shards, 'kind', (r) => r.kind, problems);
   sameEverywhere(shards, 'ragaudit version', (r) => r.tool.version, problems);

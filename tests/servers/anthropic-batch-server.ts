@@ -7,7 +7,7 @@
  *
  *   const server = new AnthropicBatchServer();
  *   const { url, close } = await server.start();
- *   server.script = { polls: 1, errored: { q2: 'overloaded_error' }, expired: ['q3'] };
+ *   server.script = { polls: 1, errored: { q2: 'overloaded_error' }, expired: ['q3'], torn: { q4: 'cut' } };
  *   new AnthropicBatchClient({ model: 'claude-test', baseURL: url, apiKey: 'sk-ant-test-…' });
  *   server.creations, server.submitted   // batches created, the requests of each
  *
@@ -15,7 +15,15 @@
  * on them; `reset()` (after each test) restores the default script.
  */
 import { anthropicMessage, textBlock, toolUseBlock, type MessagesRequestBody } from './anthropic-server.js';
-import { ProviderServer, reply, replyText, status, type RecordedRequest } from './provider-server.js';
+import {
+  ProviderServer,
+  reply,
+  replyText,
+  status,
+  tearLine,
+  type RecordedRequest,
+  type Tear,
+} from './provider-server.js';
 
 export const MESSAGE_BATCHES = 'POST /v1/messages/batches';
 export const messageBatchRoute = (id: string) => `GET /v1/messages/batches/${id}`;
@@ -40,6 +48,10 @@ export interface AnthropicBatchScript {
   erroredWhen?: (customId: string) => string | undefined;
   /** As `expired`, decided per request. */
   expiredWhen?: (customId: string) => boolean;
+  /** custom_id → how its results line is torn (a file cut or garbled on the way). */
+  torn?: Record<string, Tear>;
+  /** As `torn`, decided per request. */
+  tornWhen?: (customId: string) => Tear | undefined;
 }
 
 interface Batch {
@@ -151,7 +163,9 @@ export class AnthropicBatchServer extends ProviderServer {
         };
         c.succeeded++;
       }
-      batch.lines.push(JSON.stringify({ custom_id: id, result }));
+      const line = JSON.stringify({ custom_id: id, result });
+      const tear = s.torn?.[id] ?? s.tornWhen?.(id);
+      batch.lines.push(tear ? tearLine(line, tear) : line);
     }
   }
 

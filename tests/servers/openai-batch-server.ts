@@ -6,7 +6,7 @@
  *
  *   const server = new OpenAIBatchServer();
  *   const { url, close } = await server.start();
- *   server.script = { polls: 2, failed: { q2: 500 }, end: 'expired', unanswered: ['q3'] };
+ *   server.script = { polls: 2, failed: { q2: 500 }, end: 'expired', unanswered: ['q3'], torn: { q4: 'cut' } };
  *   new OpenAIBatchClient({ model: 'test-model', baseURL: `${url}/v1`, apiKey: 'sk-test-…' });
  *   server.creations, server.uploads   // batches created, files uploaded (with their lines)
  *
@@ -15,7 +15,15 @@
  * default script; batches and files stay.
  */
 import { chatCompletion, type ChatRequestBody } from './openai-server.js';
-import { ProviderServer, reply, replyText, status, type RecordedRequest } from './provider-server.js';
+import {
+  ProviderServer,
+  reply,
+  replyText,
+  status,
+  tearLine,
+  type RecordedRequest,
+  type Tear,
+} from './provider-server.js';
 
 export const FILES = 'POST /v1/files';
 export const BATCHES = 'POST /v1/batches';
@@ -41,6 +49,10 @@ export interface OpenAIBatchScript {
   failedWhen?: (customId: string) => number | undefined;
   /** As `unanswered`, decided per request. */
   unansweredWhen?: (customId: string) => boolean;
+  /** custom_id → how its output-file line is torn (a file cut or garbled on the way). */
+  torn?: Record<string, Tear>;
+  /** As `torn`, decided per request. */
+  tornWhen?: (customId: string) => Tear | undefined;
 }
 
 /** One uploaded file as the server saw it. */
@@ -228,18 +240,18 @@ export class OpenAIBatchServer extends ProviderServer {
         : line.body.response_format
           ? JSON.stringify(s.json ? s.json(line.body, id) : {})
           : `echo: ${last?.content ?? ''}`;
-      out.push(
-        JSON.stringify({
-          id: `batch_req_${id}`,
-          custom_id: id,
-          response: {
-            status_code: 200,
-            request_id: `req_${id}`,
-            body: chatCompletion(content, { model: line.body.model, promptTokens: 11, completionTokens: 4 }),
-          },
-          error: null,
-        }),
-      );
+      const answered = JSON.stringify({
+        id: `batch_req_${id}`,
+        custom_id: id,
+        response: {
+          status_code: 200,
+          request_id: `req_${id}`,
+          body: chatCompletion(content, { model: line.body.model, promptTokens: 11, completionTokens: 4 }),
+        },
+        error: null,
+      });
+      const tear = s.torn?.[id] ?? s.tornWhen?.(id);
+      out.push(tear ? tearLine(answered, tear) : answered);
       batch.completed++;
     }
     if (out.length) batch.outputFileId = this.store(out);

@@ -79,6 +79,19 @@ export function replyText(body: string, init: { status?: number; contentType?: s
   return { kind: 'text', status: init.status ?? 200, body, contentType: init.contentType ?? 'text/plain' };
 }
 
+/**
+ * How a fake batch server tears one line of a results file: `cut`, cut short half-way (its
+ * custom_id, near the start, still legible); `garbled`, only its second half left (the custom_id
+ * lost with the first).
+ */
+export type Tear = 'cut' | 'garbled';
+
+/** `line` torn as `tear` says. */
+export function tearLine(line: string, tear: Tear): string {
+  const half = Math.floor(line.length / 2);
+  return tear === 'cut' ? line.slice(0, half) : line.slice(half);
+}
+
 /** Never answers; the socket stays open until the client gives up or the server closes. */
 export function hang(): Behaviour {
   return { kind: 'hang' };

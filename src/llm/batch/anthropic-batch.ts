@@ -9,9 +9,16 @@ import { JudgeParseError, ProviderError, redact } from '../../errors.js';
 import type { Completion, CompletionRequest } from '../types.js';
 import { anthropicMessageParams, checkMessage } from '../anthropic.js';
 import { parseStructured, wireSchema } from '../openai.js';
-import { BatchClientBase, checkSubmission, outcomeOf, requestError } from './base.js';
-import { callJson, checkLine, endpointUrl, jsonlLines, malformed, openEndpoint, type Transport } from './transport.js';
-import type { BatchClientOptions, BatchOutcome, BatchRequest, BatchResult, BatchStatus } from './types.js';
+import { BatchClientBase, checkSubmission, matchResults, outcomeOf, requestError } from './base.js';
+import { callJson, endpointUrl, malformed, openEndpoint, type Transport } from './transport.js';
+import type {
+  BatchClientOptions,
+  BatchOutcome,
+  BatchRequest,
+  BatchResult,
+  BatchStatus,
+  ResultsOptions,
+} from './types.js';
 
 const ANTHROPIC_URL = 'https://api.anthropic.com';
 
@@ -127,7 +134,11 @@ export class AnthropicBatchClient extends BatchClientBase {
     };
   }
 
-  async *results<T = unknown>(batchId: string, requests: readonly BatchRequest<T>[]): AsyncGenerator<BatchResult<T>> {
+  async *results<T = unknown>(
+    batchId: string,
+    requests: readonly BatchRequest<T>[],
+    opts: ResultsOptions = {},
+  ): AsyncGenerator<BatchResult<T>> {
     const b = await this.retrieve(batchId);
     if (b.processing_status !== 'ended' || !b.results_url) {
       throw new ProviderError(
@@ -141,25 +152,17 @@ export class AnthropicBatchClient extends BatchClientBase {
     } catch {
       throw malformed(this.t, `GET ${this.url(`/v1/messages/batches/${batchId}`)}`, 'results_url is not a URL');
     }
-    const byId = new Map(requests.map((r) => [r.custom_id, r.request]));
-    const seen = new Set<string>();
-    let lineNo = 0;
-    for await (const line of jsonlLines(this.t, url)) {
-      const out = checkLine(this.t, url, ++lineNo, line, ResultLine);
-      const req = byId.get(out.custom_id);
-      const endpoint = `GET ${url} (line ${lineNo})`;
-      if (!req) throw malformed(this.t, endpoint, `custom_id '${out.custom_id}' is not a request of this batch`);
-      if (seen.has(out.custom_id)) throw malformed(this.t, endpoint, `second result for custom_id '${out.custom_id}'`);
-      seen.add(out.custom_id);
-      yield { custom_id: out.custom_id, outcome: this.outcome(out.result, req, endpoint, batchId) };
-    }
-    for (const r of requests) {
-      if (seen.has(r.custom_id)) continue;
-      yield {
-        custom_id: r.custom_id,
-        outcome: requestError('failed', `${this.label}: batch ${batchId} ended without a result for this request`),
-      };
-    }
+    yield* matchResults(
+      {
+        t: this.t,
+        urls: [url],
+        schema: ResultLine,
+        requests,
+        outcome: (out, req, endpoint) => this.outcome(out.result, req, endpoint, batchId),
+        missing: { kind: 'failed', message: `${this.label}: batch ${batchId} ended without a result for this request` },
+      },
+      opts,
+    );
   }
 
   private outcome<T>(

@@ -1,18 +1,22 @@
 /**
- * What both batch clients share: checking a submission, waiting with backoff, and turning an
- * answer into a Completion or a per-request error.
+ * What both batch clients share: checking a submission, waiting with backoff, matching result
+ * lines to requests, and turning an answer into a Completion or a per-request error.
  */
+import type { z } from 'zod';
 import { InputError, JudgeParseError, ProviderError } from '../../errors.js';
-import type { Completion } from '../types.js';
+import type { Completion, CompletionRequest } from '../types.js';
 import { sleep as timerSleep, type Sleep } from '../retry.js';
+import { checkLine, jsonlLines, malformed, type Transport } from './transport.js';
 import type {
   BatchClient,
   BatchClientOptions,
   BatchErrorKind,
   BatchOutcome,
   BatchRequest,
+  BatchRequestError,
   BatchResult,
   BatchStatus,
+  ResultsOptions,
   WaitOptions,
 } from './types.js';
 
@@ -57,6 +61,84 @@ export function outcomeOf<T>(make: () => Completion<T>): BatchOutcome<T> {
   }
 }
 
+/**
+ * The custom_id still legible in a result line that does not read (cut short after it, say): the
+ * first `"custom_id": "…"` pair in it. Inside a JSON string a quote is escaped, so an answer
+ * quoting such a pair does not match.
+ */
+export function legibleCustomId(line: string): string | undefined {
+  return /"custom_id"\s*:\s*"([a-zA-Z0-9_-]{1,64})"/.exec(line)?.[1];
+}
+
+export interface MatchSettings<L extends { custom_id: string }, T> {
+  t: Transport;
+  /** The result files, read in order. */
+  urls: readonly (string | null | undefined)[];
+  /** One line's format. */
+  schema: z.ZodType<L>;
+  requests: readonly BatchRequest<T>[];
+  /** The outcome a readable line gives its request. */
+  outcome: (line: L, req: CompletionRequest<T>, endpoint: string) => BatchOutcome<T>;
+  /** The error of a request that no line answered. */
+  missing: BatchRequestError;
+}
+
+/**
+ * One result per request, from the provider's result files (JSONL, read as they arrive), matched
+ * by custom_id. A line that cannot be read costs one request, not the batch: the one whose
+ * custom_id it still shows gets that line's error (file and line), unless a readable line answers
+ * it; a line without a legible custom_id is reported, and named in the errors of the requests
+ * left without a line. Every readable line still gives its result. A line naming a request that
+ * is not in the batch, or one already answered, says the file is not this batch's: an error.
+ */
+export async function* matchResults<L extends { custom_id: string }, T>(
+  m: MatchSettings<L, T>,
+  opts: ResultsOptions = {},
+): AsyncGenerator<BatchResult<T>> {
+  const byId = new Map(m.requests.map((r) => [r.custom_id, r.request]));
+  const seen = new Set<string>();
+  /** custom_id → the error of its unreadable line. */
+  const torn = new Map<string, string>();
+  const unreadable: string[] = [];
+  for (const url of m.urls) {
+    if (!url) continue;
+    let lineNo = 0;
+    for await (const line of jsonlLines(m.t, url)) {
+      const endpoint = `GET ${url} (line ${++lineNo})`;
+      let out: L;
+      try {
+        out = checkLine(m.t, url, lineNo, line, m.schema);
+      } catch (e) {
+        if (!(e instanceof ProviderError)) throw e;
+        unreadable.push(e.message);
+        opts.onUnreadable?.(e.message);
+        const id = legibleCustomId(line);
+        if (id !== undefined && byId.has(id) && !torn.has(id)) torn.set(id, e.message);
+        continue;
+      }
+      const req = byId.get(out.custom_id);
+      if (!req) throw malformed(m.t, endpoint, `custom_id '${out.custom_id}' is not a request of this batch`);
+      if (seen.has(out.custom_id)) throw malformed(m.t, endpoint, `second result for custom_id '${out.custom_id}'`);
+      seen.add(out.custom_id);
+      yield { custom_id: out.custom_id, outcome: m.outcome(out, req, endpoint) };
+    }
+  }
+  const note = unreadable.length
+    ? `; ${unreadable.length === 1 ? 'a line' : `${unreadable.length} lines`} of the results could not be read: ${unreadable.slice(0, 3).join('; ')}${unreadable.length > 3 ? '; …' : ''}`
+    : '';
+  for (const r of m.requests) {
+    if (seen.has(r.custom_id)) continue;
+    const own = torn.get(r.custom_id);
+    yield {
+      custom_id: r.custom_id,
+      outcome:
+        own !== undefined
+          ? requestError('failed', `its result line cannot be read: ${own}`)
+          : { error: { ...m.missing, message: `${m.missing.message}${note}` } },
+    };
+  }
+}
+
 const fmt = (ms: number) => (ms < 60_000 ? `${Math.round(ms / 1000)} s` : `${Math.round(ms / 60_000)} min`);
 
 /** Polling and waiting, on top of a provider's `poll` and `results`. */
@@ -80,7 +162,11 @@ export abstract class BatchClientBase implements BatchClient {
 
   abstract submit(requests: readonly BatchRequest[]): Promise<{ batchId: string }>;
   abstract poll(batchId: string): Promise<BatchStatus>;
-  abstract results<T = unknown>(batchId: string, requests: readonly BatchRequest<T>[]): AsyncIterable<BatchResult<T>>;
+  abstract results<T = unknown>(
+    batchId: string,
+    requests: readonly BatchRequest<T>[],
+    opts?: ResultsOptions,
+  ): AsyncIterable<BatchResult<T>>;
 
   /**
    * Polls at once, then after `pollMinMs`, doubling the wait after every poll up to
@@ -111,6 +197,6 @@ export abstract class BatchClientBase implements BatchClient {
     opts: WaitOptions = {},
   ): AsyncGenerator<BatchResult<T>> {
     await this.waitUntilEnded(batchId, opts);
-    yield* this.results(batchId, requests);
+    yield* this.results(batchId, requests, opts);
   }
 }

@@ -317,6 +317,8 @@ export class BatchCollector {
           if (n > 1 || s.status === 'ended')
             this.opts.onEvent?.(`${this.opts.role} batch ${batchId}: ${describeCounts(s)}`);
         },
+        // An unreadable line costs its own request (or those left without a line), said here once.
+        onUnreadable: (message) => this.opts.onEvent?.(`${this.opts.role} batch ${batchId}: ${message}`),
       });
       for await (const r of results) {
         const e = byId.get(r.custom_id);

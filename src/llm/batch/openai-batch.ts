@@ -8,8 +8,8 @@ import { z } from 'zod';
 import { ProviderError, redact } from '../../errors.js';
 import type { Completion, CompletionRequest } from '../types.js';
 import { checkChatResponse, openaiChatBody, parseJsonText, parseStructured, wireSchema } from '../openai.js';
-import { BatchClientBase, checkSubmission, outcomeOf, requestError } from './base.js';
-import { callJson, checkLine, endpointUrl, jsonlLines, malformed, openEndpoint, type Transport } from './transport.js';
+import { BatchClientBase, checkSubmission, matchResults, outcomeOf, requestError } from './base.js';
+import { callJson, endpointUrl, openEndpoint, type Transport } from './transport.js';
 import type {
   BatchClientOptions,
   BatchCounts,
@@ -18,6 +18,7 @@ import type {
   BatchRequestError,
   BatchResult,
   BatchStatus,
+  ResultsOptions,
 } from './types.js';
 
 const OPENAI_URL = 'https://api.openai.com/v1';
@@ -151,7 +152,11 @@ export class OpenAIBatchClient extends BatchClientBase {
     return { status: ended ? 'ended' : 'in_progress', counts, providerStatus: b.status };
   }
 
-  async *results<T = unknown>(batchId: string, requests: readonly BatchRequest<T>[]): AsyncGenerator<BatchResult<T>> {
+  async *results<T = unknown>(
+    batchId: string,
+    requests: readonly BatchRequest<T>[],
+    opts: ResultsOptions = {},
+  ): AsyncGenerator<BatchResult<T>> {
     const b = await this.retrieve(batchId);
     if (!ENDED.has(b.status)) {
       throw new ProviderError(`${this.label}: batch ${batchId} has not ended (status ${b.status}); wait for it first`, {
@@ -160,25 +165,19 @@ export class OpenAIBatchClient extends BatchClientBase {
         fault: 'client',
       });
     }
-    const byId = new Map(requests.map((r) => [r.custom_id, r.request]));
-    const seen = new Set<string>();
-    for (const fileId of [b.output_file_id, b.error_file_id]) {
-      if (!fileId) continue;
-      const url = this.url(`/files/${encodeURIComponent(fileId)}/content`);
-      let lineNo = 0;
-      for await (const line of jsonlLines(this.t, url)) {
-        const out = checkLine(this.t, url, ++lineNo, line, OutputLine);
-        const req = byId.get(out.custom_id);
-        const endpoint = `GET ${url} (line ${lineNo})`;
-        if (!req) throw malformed(this.t, endpoint, `custom_id '${out.custom_id}' is not a request of this batch`);
-        if (seen.has(out.custom_id))
-          throw malformed(this.t, endpoint, `second result for custom_id '${out.custom_id}'`);
-        seen.add(out.custom_id);
-        yield { custom_id: out.custom_id, outcome: this.outcome(out, req, endpoint) };
-      }
-    }
-    const missing = missingError(b);
-    for (const r of requests) if (!seen.has(r.custom_id)) yield { custom_id: r.custom_id, outcome: { error: missing } };
+    const content = (fileId: string | null | undefined) =>
+      fileId ? this.url(`/files/${encodeURIComponent(fileId)}/content`) : undefined;
+    yield* matchResults(
+      {
+        t: this.t,
+        urls: [content(b.output_file_id), content(b.error_file_id)],
+        schema: OutputLine,
+        requests,
+        outcome: (out, req, endpoint) => this.outcome(out, req, endpoint),
+        missing: missingError(b),
+      },
+      opts,
+    );
   }
 
   private outcome<T>(out: OutputLine, req: CompletionRequest<T>, endpoint: string): BatchOutcome<T> {

@@ -78,7 +78,11 @@ export interface BatchClient {
    * schemas parse the answers, and a request with no result becomes an explicit error),
    * streamed as the provider's result files are read. The batch must have ended.
    */
-  results<T = unknown>(batchId: string, requests: readonly BatchRequest<T>[]): AsyncIterable<BatchResult<T>>;
+  results<T = unknown>(
+    batchId: string,
+    requests: readonly BatchRequest<T>[],
+    opts?: ResultsOptions,
+  ): AsyncIterable<BatchResult<T>>;
   /** `waitUntilEnded`, then `results`. */
   wait<T = unknown>(
     batchId: string,
@@ -87,7 +91,16 @@ export interface BatchClient {
   ): AsyncIterable<BatchResult<T>>;
 }
 
-export interface WaitOptions {
+export interface ResultsOptions {
+  /**
+   * Called with each line of a result file that cannot be read (torn, not JSON, off the line
+   * format), naming the file and line: it costs the request whose custom_id it still shows, or
+   * else the requests left without a line, never the rest of the batch.
+   */
+  onUnreadable?: (message: string) => void;
+}
+
+export interface WaitOptions extends ResultsOptions {
   /** Called after every poll (progress display, ledger). */
   onPoll?: (status: BatchStatus, poll: number) => void;
   signal?: AbortSignal;
