@@ -97,7 +97,7 @@ describe.each([
     expect(Object.keys(merged.summary as Json)).toEqual(keys);
     expect(keys).toEqual(
       command === 'run'
-        ? ['retrieval', 'generation', 'generation_sets', 'conversations', 'judge']
+        ? ['retrieval', 'generation', 'generation_sets', 'conversations', 'judge', 'verdicts']
         : ['retrieval', 'conversations'],
     );
   });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CaseExpectSchema } from '../model/verdict.js';
 
 const slug = z
   .string()
@@ -88,6 +89,8 @@ export const CaseSchema = z
     difficulty: z.string().default('unrated'),
     tags: z.array(z.string()).default([]),
     human: HumanLabelsSchema.optional(),
+    /** Tightens or relaxes the checks of the case's verdict (docs/verdicts.md). */
+    expect: CaseExpectSchema.optional(),
     ...forbiddenFields,
   })
   .strict()

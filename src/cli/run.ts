@@ -1,4 +1,5 @@
 import { runAuditCommand } from '../app/audit.js';
+import { verdictConsole } from '../reports/verdict-digest.js';
 import { caseSetsText } from '../reports/case-sets.js';
 import { textTable } from '../reports/format.js';
 import { generationRows } from '../reports/generation-digest.js';
@@ -40,7 +41,8 @@ export const runCommand: Command = {
 Replays the whole pipeline for every case: retrieval by node, cross-encoder rerank, the evidence
 zone from the top-1 score (empty / weak / normal), the evidence block from prompts/, the
 generator's answer, then citation validity (checked against the database), golden citations,
-CTA, stance and off-topic citations. Each finished case is appended to a ledger at once;
+CTA, stance and off-topic citations, and each case's verdict (its named checks passed or
+failed, docs/verdicts.md). Each finished case is appended to a ledger at once;
 --resume finishes an interrupted run without redoing finished cases, and model answers are
 cached on disk, so a re-run with an unchanged config makes no model call.
 
@@ -85,6 +87,7 @@ Exit codes: 0 all cases completed, 1 some cases ended in error, 2 bad input or c
     const failed = result.cases.filter((c) => c.status === 'error');
     for (const c of failed.slice(0, 10)) io.out(`ERROR ${c.id} (${c.error?.stage}): ${c.error?.message}\n`);
     if (failed.length > 10) io.out(`… and ${failed.length - 10} more errors (see the digest)\n`);
+    io.out(verdictConsole(result, files.md));
     io.out(
       `cases ${r.cases} · ok ${r.ok} · gated ${r.gated} · errors ${r.errors}\nresults: ${files.json}\ndigest:  ${files.md}\n`,
     );

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { ScoreSchema } from './scores.js';
 import { RunSummarySchema } from './summary.js';
-import { VerdictSchema } from './verdict.js';
+import { CaseExpectSchema, VerdictSchema } from './verdict.js';
 import { ZoneSchema } from './zones.js';
 
 /** Bumped on any incompatible change of the results file. */
@@ -105,6 +105,8 @@ export const CaseRecordSchema = z
     forbidden_topic_ids: z.array(z.number()).optional(),
     must_not_contain: z.array(z.string()).optional(),
     human: z.record(z.string(), z.unknown()).optional(),
+    /** The case's own verdict expectations (src/model/verdict.ts); present only when the case names them. */
+    expect: CaseExpectSchema.optional(),
     /** `mined` (ragaudit mine) or `curated`; present only when the case says it. */
     source: z.enum(['curated', 'mined']).optional(),
     /** A mined case's origin (src/cases/schema.ts MinedSchema). */

@@ -21,6 +21,7 @@ export type CaseIdentity = Pick<
   | 'forbidden_topic_ids'
   | 'must_not_contain'
   | 'human'
+  | 'expect'
   | 'source'
   | 'mined'
   | 'turns'
@@ -42,6 +43,7 @@ export function baseRecord(c: CaseIdentity): CaseRecord {
     ...(c.forbidden_topic_ids?.length ? { forbidden_topic_ids: c.forbidden_topic_ids } : {}),
     ...(c.must_not_contain?.length ? { must_not_contain: c.must_not_contain } : {}),
     ...(c.human ? { human: c.human } : {}),
+    ...(c.expect ? { expect: c.expect } : {}),
     ...(c.source ? { source: c.source } : {}),
     ...(c.mined ? { mined: c.mined } : {}),
     // A conversation keeps its history, and says whether its final question needs it.
