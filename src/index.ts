@@ -157,6 +157,7 @@ export {
   RELEASE_GATE_METRICS,
   loadReleaseGate,
   evaluateReleaseGate,
+  evaluateRunGate,
   gatePairings,
   gatePairingProblem,
   type ReleaseGateRules,

@@ -2,7 +2,7 @@
  * Case verdicts (src/scoring/verdict.ts): each named check passes and fails on hand-built records,
  * with its reason, its threshold from the case's expect:, else the config, else the default; an
  * errored case has none, a gated one is judged by its expectation; the run's counts and pass
- * rate; and the expect: block is validated like every case field.
+ * rate; the expect: block is validated like every case field; and the intervals a gate's min_lower_ci reads (Wilson, bootstrap) are the textbook ones.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,6 +13,7 @@ import { InputError } from '../src/errors.js';
 import type { CaseRecord } from '../src/model/results.js';
 import type { ScoreRecord } from '../src/model/scores.js';
 import { caseFingerprint } from '../src/runs/ledger.js';
+import { bootstrapMeanCI, pairedBootstrapCI, wilsonInterval } from '../src/scoring/statistics.js';
 import { caseVerdict, summariseVerdicts, verdictSettings, withVerdict } from '../src/scoring/verdict.js';
 
 const DEFAULTS = verdictSettings({});
@@ -264,5 +265,32 @@ describe('the expect: block is validated like every case field', () => {
     const c = { question: 'q', kind: 'in_domain', expected_topic_ids: [], expected_post_ids: [], expected_content: [] };
     expect(caseFingerprint(c)).toBe(JSON.stringify(['q', 'in_domain', [], [], []]));
     expect(caseFingerprint({ ...c, expect: { must_abstain: true } })).not.toBe(caseFingerprint(c));
+  });
+});
+
+describe('the intervals of min_lower_ci', () => {
+  it('Wilson score interval, hand-computed (z = 1.95996)', () => {
+    // 20/20: low = 1 / (1 + z²/20) = 1 / 1.192073 = 0.838875; high 1.
+    const all = wilsonInterval(20, 20);
+    expect(all.low).toBeCloseTo(0.838875, 5);
+    expect(all.high).toBe(1);
+    // 5/10: (0.5 + z²/20 ± z·√(0.025 + z²/400)) / (1 + z²/10) = (0.692073 ± 0.364584) / 1.384146.
+    const half = wilsonInterval(5, 10);
+    expect(half.low).toBeCloseTo(0.236593, 5);
+    expect(half.high).toBeCloseTo(0.763407, 5);
+    expect(wilsonInterval(0, 10).low).toBe(0);
+    expect(() => wilsonInterval(11, 10)).toThrow(RangeError);
+  });
+
+  it("the one-sample bootstrap is compare's paired bootstrap of the values against 0", () => {
+    const x = [0.2, 1, 0.5, 0.75, 1, 0.1, 0.9];
+    const one = bootstrapMeanCI(x, { seed: 3, iterations: 500 });
+    const paired = pairedBootstrapCI(
+      x.map(() => 0),
+      x,
+      { seed: 3, iterations: 500 },
+    );
+    expect([one.low, one.high, one.mean]).toEqual([paired.low, paired.high, paired.meanDiff]);
+    expect(one.mean).toBeCloseTo(4.45 / 7, 12);
   });
 });
