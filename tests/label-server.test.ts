@@ -14,7 +14,7 @@ import { InputError } from '../src/errors.js';
 import { fileDigest } from '../src/judge/labels.js';
 import { PACKAGE_ROOT } from '../src/paths.js';
 
-const RESULTS = join(PACKAGE_ROOT, 'results', 'reference', '20261203-233004-demo.json');
+const RESULTS = join(PACKAGE_ROOT, 'results', 'reference', '20261204-194458-demo.json');
 
 const open: LabelServer[] = [];
 afterEach(async () => {
