@@ -2,9 +2,10 @@
  * Case verdicts (src/scoring/verdict.ts): each named check passes and fails on hand-built records,
  * with its reason, its threshold from the case's expect:, else the config, else the default; an
  * errored case has none, a gated one is judged by its expectation; the run's counts and pass
- * rate; the expect: block is validated like every case field; and the intervals a gate's min_lower_ci reads (Wilson, bootstrap) are the textbook ones.
+ * rate; the expect: block is validated like every case field; the README's table is the
+ * module's; and the intervals a gate's min_lower_ci reads (Wilson, bootstrap) are the textbook ones.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -12,9 +13,16 @@ import { loadCases } from '../src/cases/load.js';
 import { InputError } from '../src/errors.js';
 import type { CaseRecord } from '../src/model/results.js';
 import type { ScoreRecord } from '../src/model/scores.js';
+import { PACKAGE_ROOT } from '../src/paths.js';
 import { caseFingerprint } from '../src/runs/ledger.js';
 import { bootstrapMeanCI, pairedBootstrapCI, wilsonInterval } from '../src/scoring/statistics.js';
-import { caseVerdict, summariseVerdicts, verdictSettings, withVerdict } from '../src/scoring/verdict.js';
+import {
+  caseVerdict,
+  summariseVerdicts,
+  verdictChecksMarkdown,
+  verdictSettings,
+  withVerdict,
+} from '../src/scoring/verdict.js';
 
 const DEFAULTS = verdictSettings({});
 
@@ -265,6 +273,13 @@ describe('the expect: block is validated like every case field', () => {
     const c = { question: 'q', kind: 'in_domain', expected_topic_ids: [], expected_post_ids: [], expected_content: [] };
     expect(caseFingerprint(c)).toBe(JSON.stringify(['q', 'in_domain', [], [], []]));
     expect(caseFingerprint({ ...c, expect: { must_abstain: true } })).not.toBe(caseFingerprint(c));
+  });
+});
+
+describe('where a reader looks', () => {
+  it("the checks table of the README and of docs/verdicts.md is the verdict module's, word for word", () => {
+    for (const page of ['README.md', join('docs', 'verdicts.md')])
+      expect(readFileSync(join(PACKAGE_ROOT, page), 'utf8'), page).toContain(verdictChecksMarkdown());
   });
 });
 

@@ -142,6 +142,12 @@ export const GENERATION_DEFINITIONS: readonly MetricDefinition[] = [
       'a failed stage (empty or malformed answer, a judge that failed twice, a timeout) is an error record, counted beside the figures and never averaged in as a score.',
   },
   { key: 'cta', label: 'CTA', definition: 'the configured footer is present.' },
+  {
+    key: 'pass_rate',
+    label: 'pass rate',
+    definition:
+      "cases whose verdict passed / cases with a verdict; a case's verdict passes when every check that applies to it passes (docs/verdicts.md); an errored case has none and is counted apart.",
+  },
 ];
 
 /** Judge agreement with human labels. */
