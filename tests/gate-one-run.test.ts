@@ -17,6 +17,7 @@ import { summariseGeneration } from '../src/runs/generation-summary.js';
 import { summariseRetrieval } from '../src/runs/summary.js';
 import { FIGURE_BOOTSTRAP } from '../src/scoring/figure-interval.js';
 import { bootstrapMeanCI } from '../src/scoring/statistics.js';
+import { verdictConsole } from '../src/reports/verdict-digest.js';
 import { summariseVerdicts, verdictSettings, withVerdict } from '../src/scoring/verdict.js';
 import { runCli } from './helpers/cli.js';
 
@@ -160,6 +161,25 @@ describe('evaluateRunGate: one run, no baseline', () => {
         `${f}:3: offtopic_hallucinations.min_lower_ci: offtopic_hallucinations has no 95 % interval (a count, or lower is better): use max`,
       ]);
     }
+  });
+});
+
+describe('the verdicts on the console', () => {
+  it('name the first failing cases, then how many more and where they are', () => {
+    const three = run(
+      'three',
+      ['a', 'b', 'c', 'd'].map((id) => ({ id, hit: 1, valid: id === 'a' })),
+    );
+    expect(verdictConsole(three, 'results/three.md', 1)).toBe(
+      [
+        'verdicts: 1 of 4 cases passed · pass rate 25.0 %',
+        'failed checks: valid_citations 3',
+        'FAIL b: valid_citations: 1 invalid: [[1]] the post is not public',
+        '… and 2 more failing cases: see results/three.md',
+        '',
+      ].join('\n'),
+    );
+    expect(verdictConsole(three, 'x', 2)).toContain('… and 1 more failing case: see x\n');
   });
 });
 

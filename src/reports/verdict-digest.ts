@@ -40,7 +40,7 @@ export function verdictConsole(result: RunResult, digest: string, max = CONSOLE_
     ...bad
       .slice(0, max)
       .map((c) => `FAIL ${c.id}: ${c.verdict!.failures.map((f) => `${f.check}: ${inertText(f.reason)}`).join('; ')}`),
-    ...(bad.length > max ? [`… and ${bad.length - max} more failing cases: see ${digest}`] : []),
+    ...(bad.length > max ? [`… and ${plural(bad.length - max, 'more failing case')}: see ${digest}`] : []),
   ];
   return `${lines.join('\n')}\n`;
 }
