@@ -165,6 +165,7 @@ export {
   RELEASE_GATE_METRICS,
   loadReleaseGate,
   evaluateReleaseGate,
+  evaluateRunGate,
   gatePairings,
   gatePairingProblem,
   type ReleaseGateRules,
@@ -174,6 +175,27 @@ export {
   type GatePairing,
 } from './reports/release-gate.js';
 export { junitXml } from './reports/junit.js';
+export {
+  VERDICT_CHECKS,
+  VERDICT_DEFAULTS,
+  caseVerdict,
+  summariseVerdicts,
+  verdictOf,
+  verdictSettings,
+  withVerdict,
+  type VerdictCheck,
+  type VerdictSettings,
+  type VerdictThresholds,
+} from './scoring/verdict.js';
+export {
+  CaseExpectSchema,
+  VerdictSchema,
+  VerdictSummarySchema,
+  type CaseExpect,
+  type Verdict,
+  type VerdictFailure,
+  type VerdictSummary,
+} from './model/verdict.js';
 export { retrievalMarkdown } from './reports/digest.js';
 export { generationMarkdown } from './reports/generation-digest.js';
 export { judgeMarkdown } from './reports/judge-digest.js';

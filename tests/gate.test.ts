@@ -104,11 +104,11 @@ describe('gate file validation', () => {
       'hit_at_5: {max_drop: 0.02}\nhit5: {min: 1}\ncitation_validity:\n  min: high\nfaithfulness: {minimum: 0.8}\nmax_regressions: -1\nmrr_at_10: {}\n',
     );
     expect(problemsOf(() => loadReleaseGate(f))).toEqual([
-      `${f}:2: hit5: unknown metric (known: hit_at_5, post_hit_at_5, mrr_at_10, content_mrr_at_10, citation_validity, faithfulness, correct_abstention, offtopic_hallucinations, wrong_abstentions, judge_errors, errors, forbidden_hits, forbidden, max_regressions)`,
+      `${f}:2: hit5: unknown metric (known: hit_at_5, post_hit_at_5, mrr_at_10, content_mrr_at_10, citation_validity, faithfulness, correct_abstention, offtopic_hallucinations, wrong_abstentions, judge_errors, errors, forbidden_hits, forbidden, pass_rate, max_regressions)`,
       `${f}:4: citation_validity.min: Invalid input: expected number, received string`,
       `${f}:5: faithfulness: unknown key 'minimum'`,
       `${f}:6: max_regressions: Too small: expected number to be >=0`,
-      `${f}:7: mrr_at_10: a rule needs at least one of min, max, max_drop, max_increase`,
+      `${f}:7: mrr_at_10: a rule needs at least one of min, max, min_lower_ci, max_drop, max_increase`,
     ]);
   });
 

@@ -70,7 +70,7 @@ export function compareAndWrite(inputs: CompareInputs): CompareOutcome {
       );
   }
   if (gate) gateJudgeTrust(gate, runs, inputs.cwd, inputs.promptsDir);
-  const verdict: ReleaseGateResult | undefined = gate ? evaluateReleaseGate(gate, cmp) : undefined;
+  const verdict: ReleaseGateResult | undefined = gate ? evaluateReleaseGate(gate, cmp, runs) : undefined;
 
   const base = join(inputs.outDir, `${timestamp()}-compare`);
   for (const ext of ['.md', '.json']) checkOutputFile(`${base}${ext}`, '--out', inputs.inputs);

@@ -24,6 +24,7 @@ export function gateJudgeTrust(
   runs: readonly LoadedRun[],
   cwd: string,
   promptsDir?: string,
+  command = 'compare --gate',
 ): void {
   const rule = gate.judge_calibration;
   if (!rule) {
@@ -31,7 +32,7 @@ export function gateJudgeTrust(
     const judged = runs.filter((r) => r.result.summary.judge && !r.result.summary.judge.offline);
     if (gated.length && judged.length)
       throw new InputError(
-        `compare --gate: ${gated.join(', ')} rest on an LLM judge that ${gate.file} names no calibration for; ` +
+        `${command}: ${gated.join(', ')} rest on an LLM judge that ${gate.file} names no calibration for; ` +
           'label answers (ragaudit label), record a calibration (ragaudit agreement --calibration FILE) and add ' +
           '`judge_calibration: { file: FILE, min_kappa: 0.6, min_n: 30 }` to the gate file, or gate on other figures',
         judged.map((r) => `${r.label}: judge ${r.result.summary.judge!.judge}`),
@@ -53,7 +54,7 @@ export function gateJudgeTrust(
   );
   if (problems.length)
     throw new InputError(
-      `compare --gate: the judge is not calibrated for the rules that rest on it (${gate.file}: judge_calibration)`,
+      `${command}: the judge is not calibrated for the rules that rest on it (${gate.file}: judge_calibration)`,
       problems,
     );
 }

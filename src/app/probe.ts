@@ -17,7 +17,7 @@ import { publicConfig, writeResults } from '../runs/results-file.js';
 import { forbiddenFindings } from '../scoring/forbidden.js';
 import { failuresText, probeVerdict } from '../scoring/probe-verdict.js';
 import { checkSafety, safetyScore } from '../scoring/safety.js';
-import { summariseVerdicts } from '../runs/verdict-summary.js';
+import { summariseVerdicts } from '../scoring/verdict.js';
 import type { AppEnv, AppHooks } from './hooks.js';
 import { announceComponents, openContext, outputDir } from './pipeline.js';
 

@@ -1,8 +1,15 @@
 import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
 import { InputError } from '../errors.js';
 import { LARGE_RUN_CASES } from '../runs/case-store.js';
 import { openResults, readResults, resultsOf, type OpenedResults, type StoredRun } from '../runs/results-file.js';
 import type { RunResult } from '../model/results.js';
+
+/** Labels of results files from their names, made unique when two files share a base name. */
+export function runLabels(files: readonly string[]): string[] {
+  const base = files.map((f) => basename(f).replace(/\.json$/i, ''));
+  return base.map((b, i) => (base.filter((x) => x === b).length > 1 ? `${b}#${i + 1}` : b));
+}
 
 /** The other JSON files ragaudit writes, told apart by their shape. */
 function otherKind(data: unknown): string | null {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CaseExpectSchema } from '../model/verdict.js';
 
 const slug = z
   .string()
@@ -120,6 +121,8 @@ export const CaseSchema = z
     nuggets: z.array(NuggetSchema).min(1).optional(),
     /** A correct answer written by a person; the judge rates the answer against it. */
     reference_answer: nonEmpty.optional(),
+    /** Tightens or relaxes the checks of the case's verdict (docs/verdicts.md). */
+    expect: CaseExpectSchema.optional(),
     ...forbiddenFields,
   })
   .strict()

@@ -3,7 +3,7 @@ import type { Command } from './command.js';
 /**
  * A command as the CLI lists it. Its module (options, help and work, and everything the work
  * imports) is loaded only when the command runs: `ragaudit run` loads what a run needs, not the
- * modules of the seventeen other commands (~0.1 s of every start-up).
+ * modules of the other commands (~0.1 s of every start-up).
  */
 export interface CommandEntry {
   name: string;
@@ -84,6 +84,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     name: 'compare',
     summary: 'compare runs one factor at a time: table, config differences, per-question changes, CIs, gate',
     load: async () => (await import('./compare.js')).compareCommand,
+  },
+  {
+    name: 'gate',
+    summary: 'gate one run: rules on its figures, interval bounds and pass rate (a baseline optional), JUnit',
+    load: async () => (await import('./gate.js')).gateCommand,
   },
   {
     name: 'report',

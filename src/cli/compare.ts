@@ -1,11 +1,13 @@
 import { realpathSync } from 'node:fs';
-import { basename, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { compareAndWrite } from '../app/compare.js';
 import { checkOutputDir, checkOutputFile } from '../app/output-paths.js';
+import { runLabels } from '../app/results-input.js';
 import { InputError } from '../errors.js';
 import { displayPath } from '../paths.js';
 import { comparisonText } from '../reports/compare-format.js';
-import { loadReleaseGate, RELEASE_GATE_METRICS } from '../reports/release-gate.js';
+import { loadReleaseGate } from '../reports/release-gate.js';
+import { gateRulesDoc, PAIRING_OPTIONS, pairingFlags } from './gate-options.js';
 import { numberFlag, type Command } from './command.js';
 import { HELP_OPTION, optionsHelp, parseCommand, type OptionSpecs } from './options.js';
 
@@ -22,16 +24,7 @@ added to the list when not already in it)`,
     doc: "retrieval node to compare (default: each run's rerank node, else its last)",
   },
   out: { type: 'string', value: 'DIR', doc: 'where the markdown and JSON go (default: results)' },
-  gate: {
-    type: 'string',
-    value: 'FILE',
-    doc: `release gate (YAML). Rules per metric: min, max, max_drop, max_increase;
-and max_regressions: N (questions with any regression, per run). Metrics:
-${Object.entries(RELEASE_GATE_METRICS)
-  .map(([k, m]) => `  ${k.padEnd(24)} ${m.doc}`)
-  .join('\n')}
-Example: cases/demo/gate.yml. A rule on a figure a run does not measure fails.`,
-  },
+  gate: { type: 'string', value: 'FILE', doc: gateRulesDoc('release gate') },
   junit: {
     type: 'string',
     value: 'FILE',
@@ -39,13 +32,7 @@ Example: cases/demo/gate.yml. A rule on a figure a run does not measure fails.`,
 question (a failure only when that run breaks max_regressions, so the
 XML's failures agree with the exit code)`,
   },
-  'min-overlap': {
-    type: 'string',
-    value: 'S',
-    doc: `a gate needs each run to pair (by case id) at least this share of the
-baseline's cases (default 1: all of them); below it, exit 2`,
-  },
-  'allow-partial': { type: 'boolean', doc: 'gate on the paired cases even below --min-overlap (never with 0 paired)' },
+  ...PAIRING_OPTIONS,
   seed: { type: 'string', value: 'N', doc: 'bootstrap seed (default 1): same inputs and seed, same figures' },
   ...HELP_OPTION,
 } as const satisfies OptionSpecs;
@@ -70,12 +57,6 @@ Options:
 ${optionsHelp(OPTIONS)}
 
 Exit codes: 0 done (and every gate rule passed), 1 a gate rule failed, 2 bad input.`;
-
-/** Labels from file names, made unique when two files share a base name. */
-function labels(files: readonly string[]): string[] {
-  const base = files.map((f) => basename(f).replace(/\.json$/i, ''));
-  return base.map((b, i) => (base.filter((x) => x === b).length > 1 ? `${b}#${i + 1}` : b));
-}
 
 function realPath(file: string): string {
   try {
@@ -112,9 +93,7 @@ export const compareCommand: Command = {
         `compare --gate: a gate needs two or more distinct results files (a baseline and a run to check against it), got ${files.length === 1 ? 'one' : 'the same file twice'}`,
       );
     }
-    const minShare = numberFlag('min-overlap', values['min-overlap']) ?? 1;
-    if (!(minShare > 0 && minShare <= 1))
-      throw new InputError(`--min-overlap: expected a share in (0, 1], got ${values['min-overlap']}`);
+    const { minShare, allowPartial } = pairingFlags(values);
     const seed = numberFlag('seed', values.seed) ?? 1;
     if (!Number.isInteger(seed)) throw new InputError(`--seed: expected an integer, got ${values.seed}`);
     // Every input is validated before anything is computed or written.
@@ -128,13 +107,13 @@ export const compareCommand: Command = {
     checkOutputDir(outDir, '--out');
     const { cmp, pairings, verdict, base } = compareAndWrite({
       files,
-      labels: labels(files),
+      labels: runLabels(files),
       baseline,
       seed,
       node: values.node,
       gate,
       minShare,
-      allowPartial: Boolean(values['allow-partial']),
+      allowPartial,
       outDir,
       junit,
       inputs,

@@ -6,6 +6,7 @@ import { loadConfig } from '../config/load.js';
 import { InputError } from '../errors.js';
 import { textTable } from '../reports/format.js';
 import { judgeRows } from '../reports/judge-digest.js';
+import { verdictConsole } from '../reports/verdict-digest.js';
 import { configFromResults } from '../runs/rejudge.js';
 import { numberFlag, type Command } from './command.js';
 import { cliHooks } from './common.js';
@@ -37,7 +38,8 @@ const HELP = `ragaudit judge RESULTS.json [options]
 
 Re-judges the answers stored in a run's results file: faithfulness (claims labelled against the
 evidence block the generator saw, re-rendered from the stored sources), stance and correct
-abstention, citation relevance, and agreement with the cases' human labels. The generator is
+abstention, citation relevance, and agreement with the cases' human labels; each case's verdict
+is decided again with the new verdicts (docs/verdicts.md). The generator is
 never built or called, and the database is not opened. The judge settings come from the config
 stored in the results file unless --judge or --config gives others. Writes a new results file
 (kind 'judge', naming the file it re-judged in 'rejudged_from') and its .md digest.
@@ -85,6 +87,8 @@ export const judgeCommand: Command = {
       `re-judged ${file}\ncases ${result.cases.length} · judge errors (infrastructure) ${errors} · verdicts not given ${failedVerdicts}\nresults: ${files.json}\ndigest:  ${files.md}\n`,
     );
     io.out(`report:  ${report}\n`);
+    // Faithfulness and stance were judged again: so were the case verdicts.
+    io.out(verdictConsole(result, files.md));
     // As the help says: any verdict the judge could not give fails the command.
     return errors > 0 || failedVerdicts > 0 ? 1 : 0;
   },

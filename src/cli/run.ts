@@ -1,4 +1,9 @@
 import { runAuditCommand } from '../app/audit.js';
+import { gateRun } from '../app/gate.js';
+import { runLabels } from '../app/results-input.js';
+import { InputError } from '../errors.js';
+import { displayPath } from '../paths.js';
+import { verdictConsole } from '../reports/verdict-digest.js';
 import { caseSetsText } from '../reports/case-sets.js';
 import { textTable } from '../reports/format.js';
 import { generationRows } from '../reports/generation-digest.js';
@@ -8,6 +13,7 @@ import { parseShardSpec } from '../cases/shard.js';
 import type { Command } from './command.js';
 import { cliHooks, loadWithOverrides, resolvePaths } from './common.js';
 import { generationOverrides, judgeOverrides, repeatFlag } from './flags.js';
+import { gateInputs, gateText, RUN_GATE_OPTIONS } from './gate-options.js';
 import {
   GENERATION_COLUMN,
   GENERATION_OPTIONS,
@@ -28,6 +34,7 @@ const OWN_OPTIONS = {
 JOB_COMPLETION_INDEX): cases split by a stable hash of their id; 'ragaudit merge' joins the shards`,
   },
   'no-report': { type: 'boolean', doc: 'do not write the HTML report (<results>.html) beside the results file' },
+  ...RUN_GATE_OPTIONS,
 } as const;
 
 const OPTIONS = { ...PIPELINE_OPTIONS, ...OWN_OPTIONS } as const;
@@ -40,7 +47,8 @@ export const runCommand: Command = {
 Replays the whole pipeline for every case: retrieval by node, cross-encoder rerank, the evidence
 zone from the top-1 score (empty / weak / normal), the evidence block from prompts/, the
 generator's answer, then citation validity (checked against the database), golden citations,
-CTA, stance and off-topic citations. Each finished case is appended to a ledger at once;
+CTA, stance and off-topic citations, and each case's verdict (its named checks passed or
+failed, docs/verdicts.md). Each finished case is appended to a ledger at once;
 --resume finishes an interrupted run without redoing finished cases, and model answers are
 cached on disk, so a re-run with an unchanged config makes no model call.
 
@@ -48,7 +56,10 @@ Options:
 ${optionsHelp(PIPELINE_OPTIONS, PIPELINE_COLUMN)}
 ${optionsHelp(OWN_OPTIONS, GENERATION_COLUMN)}
 
-Exit codes: 0 all cases completed, 1 some cases ended in error, 2 bad input or config.`,
+With --gate FILE the run is gated as 'ragaudit gate' would gate its results file.
+
+Exit codes: 0 all cases completed (and every gate rule passed), 1 some cases ended in error or a
+gate rule failed, 2 bad input or config.`,
   async run(argv, io) {
     const { values } = parseCommand('run', argv, OPTIONS, {
       positionals: false,
@@ -58,6 +69,11 @@ Exit codes: 0 all cases completed, 1 some cases ended in error, 2 bad input or c
       io.out(`${this.help}\n`);
       return 0;
     }
+    for (const flag of ['baseline', 'junit'] as const)
+      if (values[flag] !== undefined && values.gate === undefined)
+        throw new InputError(`--${flag} gates the run: it needs --gate FILE`);
+    // The gate's files are read before any case runs: a bad gate file is exit 2 at once.
+    const gated = values.gate ? gateInputs(io, { ...values, rules: values.gate }, [], 'run --gate') : undefined;
     const loaded = loadWithOverrides(values, io, [...generationOverrides(values), ...judgeOverrides(values)]);
     const repeat = repeatFlag(values);
     const { result, files, report } = await runAuditCommand(
@@ -85,6 +101,7 @@ Exit codes: 0 all cases completed, 1 some cases ended in error, 2 bad input or c
     const failed = result.cases.filter((c) => c.status === 'error');
     for (const c of failed.slice(0, 10)) io.out(`ERROR ${c.id} (${c.error?.stage}): ${c.error?.message}\n`);
     if (failed.length > 10) io.out(`… and ${failed.length - 10} more errors (see the digest)\n`);
+    io.out(verdictConsole(result, files.md));
     io.out(
       `cases ${r.cases} · ok ${r.ok} · gated ${r.gated} · errors ${r.errors}\nresults: ${files.json}\ndigest:  ${files.md}\n`,
     );
@@ -95,6 +112,23 @@ Exit codes: 0 all cases completed, 1 some cases ended in error, 2 bad input or c
       io.out(
         `judge errors: ${judgeErrors} ${judgeErrors === 1 ? 'verdict' : 'verdicts'} could not be given (see the digest)\n`,
       );
-    return r.errors > 0 || judgeErrors > 0 ? 1 : 0;
+    let gateFailed = false;
+    if (gated) {
+      const [label] = runLabels(gated.baseline ? [files.json, gated.baseline.file] : [files.json]);
+      const outcome = gateRun({
+        run: { label: label!, file: displayPath(files.json, io.cwd), result },
+        gate: gated.gate,
+        baseline: gated.baseline,
+        minShare: 1,
+        allowPartial: false,
+        junit: gated.junit,
+        cwd: io.cwd,
+        command: 'run --gate',
+      });
+      io.out(`\n${gateText(outcome)}`);
+      if (gated.junit) io.out(`junit: ${gated.junit}\n`);
+      gateFailed = !outcome.verdict.passed;
+    }
+    return r.errors > 0 || judgeErrors > 0 || gateFailed ? 1 : 0;
   },
 };

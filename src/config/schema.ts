@@ -293,6 +293,18 @@ export const ConfigSchema = z
         max_retry_after_ms: 30_000,
       }),
     /**
+     * Run-wide thresholds of the case verdicts (docs/verdicts.md); a case's `expect:` overrides
+     * them. Absent unless written, so other configs keep their digest (the defaults are
+     * src/scoring/verdict.ts VERDICT_DEFAULTS).
+     */
+    verdicts: z
+      .object({
+        /** Faithfulness a judged answer must reach (default 0.8). */
+        min_faithfulness: z.number().min(0).max(1).optional(),
+      })
+      .strict()
+      .optional(),
+    /**
      * Provider batch APIs (OpenAI Batch API, Anthropic Message Batches) for the generator and the
      * judge (`--batch`): cheaper, answered within 24 h; see docs/scale.md#provider-batch-apis.
      * Absent unless written or `--batch` is given; left out of config_digest (how a run is carried out).

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { ScoreSchema } from './scores.js';
 import { RunSummarySchema } from './summary.js';
-import { VerdictSchema } from './verdict.js';
+import { CaseExpectSchema, VerdictSchema } from './verdict.js';
 import { ZoneSchema } from './zones.js';
 
 /** Bumped on any incompatible change of the results file. */
@@ -115,6 +115,8 @@ export const CaseRecordSchema = z
     /** The case's nuggets and reference answer (src/cases/schema.ts), for the judge. */
     nuggets: z.array(z.object({ text: z.string(), importance: z.enum(['vital', 'okay']) }).strict()).optional(),
     reference_answer: z.string().optional(),
+    /** The case's own verdict expectations (src/model/verdict.ts); present only when the case names them. */
+    expect: CaseExpectSchema.optional(),
     /** `mined` (ragaudit mine) or `curated`; present only when the case says it. */
     source: z.enum(['curated', 'mined']).optional(),
     /** A mined case's origin (src/cases/schema.ts MinedSchema). */

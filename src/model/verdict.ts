@@ -28,6 +28,39 @@ export const VerdictSummarySchema = z
     failed: z.number().int().nonnegative(),
     pass_rate: z.number().nullable(),
     by_check: z.record(z.string(), z.number().int().nonnegative()),
+    /**
+     * The run-wide thresholds the checks used (config `verdicts:`, else the stated defaults), so a
+     * verdict can be recomputed from the results file alone: a case's own `expect:` (kept on its
+     * record) overrides them. Absent in files written before thresholds were recorded.
+     */
+    thresholds: z.record(z.string(), z.number()).optional(),
   })
   .strict();
 export type VerdictSummary = z.infer<typeof VerdictSummarySchema>;
+
+const topicOrPostIds = z.array(z.number().int().positive()).min(1);
+
+/**
+ * A case's own expectations (`expect:` in a case file, kept on its record): each tightens or
+ * relaxes one check of its verdict (src/scoring/verdict.ts), and what it does not name keeps the
+ * default of the case's kind.
+ */
+export const CaseExpectSchema = z
+  .object({
+    /** true: the answer must abstain or hedge (as an off-topic case); false: it must answer (not abstain). */
+    must_abstain: z.boolean().optional(),
+    /** Faithfulness the answer must reach; when given, the case must be judged. */
+    min_faithfulness: z.number().min(0).max(1).optional(),
+    /** Topics the answer must cite, each through at least one valid [[n]] marker. */
+    must_cite_topic_ids: topicOrPostIds.optional(),
+    /** Posts the answer must cite, each through at least one valid [[n]] marker. */
+    must_cite_post_ids: topicOrPostIds.optional(),
+  })
+  .strict()
+  // Only for a block that is otherwise valid: an unknown key is reported alone.
+  .refine((e) => Object.keys(e).length > 0, {
+    message:
+      'an expect block needs at least one of must_abstain, min_faithfulness, must_cite_topic_ids, must_cite_post_ids',
+    when: (p) => !p.issues.length,
+  });
+export type CaseExpect = z.infer<typeof CaseExpectSchema>;

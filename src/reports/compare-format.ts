@@ -123,7 +123,8 @@ export function queriesTable(v: RunVsBaseline, baseline: string): { header: stri
   };
 }
 
-function gateLines(gate: ReleaseGateResult): string[] {
+/** The gate verdict as lines: the outcome, then each rule with pass or FAIL (console and digest). */
+export function gateLines(gate: ReleaseGateResult): string[] {
   return [
     `Gate ${gate.file}: ${gate.passed ? 'PASSED' : 'FAILED'} (${gate.checks.filter((c) => !c.passed).length} of ${gate.checks.length} rules failed)`,
     ...gate.checks.map((c) => `${c.passed ? 'pass' : 'FAIL'}  ${c.message}`),

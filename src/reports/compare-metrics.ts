@@ -50,6 +50,8 @@ export interface RunFigures {
   forbidden_hits?: MeanN;
   /** Answered cases holding something forbidden; present only when some answered case names it. */
   forbidden?: CountN;
+  /** Cases whose verdict passed, of those with a verdict; present only when the run has verdicts. */
+  pass_rate?: MeanN;
 }
 
 /** The default node: the rerank node when the run has one, else the last node. */
@@ -82,6 +84,7 @@ export function runFigures(result: RunResult, node: string): RunFigures {
   const evidenceNode = storedEvidenceNode(result.summary);
   const forbiddenHits = meanFigure(f('forbidden_hits'));
   const forbidden = countFigure(f('forbidden'));
+  const passRate = meanFigure(f('pass_rate'));
   return {
     node,
     cases: result.cases.length,
@@ -101,6 +104,7 @@ export function runFigures(result: RunResult, node: string): RunFigures {
     evidence: evidenceNode !== undefined && evidence ? { node: evidenceNode, post_hit_at_5: evidence } : null,
     ...(forbiddenHits && forbiddenHits.n > 0 ? { forbidden_hits: forbiddenHits } : {}),
     ...(forbidden ? { forbidden } : {}),
+    ...(passRate ? { pass_rate: passRate } : {}),
   };
 }
 

@@ -241,6 +241,21 @@ function setFigures(result: RunResult, node: string): Pick<RunRow, 'sets'> {
   };
 }
 
+/** The comparison row of a run read at `node` (what the table shows and the gate reads). */
+export function runRow(r: LoadedRun, node: string, baseline: boolean): RunRow {
+  return {
+    label: r.label,
+    file: r.file,
+    name: r.result.name,
+    kind: r.result.kind,
+    note: r.result.note,
+    config_digest: r.result.config_digest,
+    baseline,
+    ...runFigures(r.result, node),
+    ...setFigures(r.result, node),
+  };
+}
+
 /** Compares `runs` (at least one) against the one at `opts.baseline`. */
 export function compareRuns(runs: readonly LoadedRun[], opts: CompareOptions = {}): Comparison {
   if (!runs.length) throw new RangeError('compareRuns: no run to compare');
@@ -248,17 +263,7 @@ export function compareRuns(runs: readonly LoadedRun[], opts: CompareOptions = {
   if (!(b >= 0 && b < runs.length)) throw new RangeError(`compareRuns: baseline index ${b} out of range`);
   const o = { seed: opts.seed ?? 1, iterations: opts.iterations ?? 10_000 };
   const nodes = runs.map((r) => pickNode(r.result, opts.node, r.label));
-  const rows: RunRow[] = runs.map((r, i) => ({
-    label: r.label,
-    file: r.file,
-    name: r.result.name,
-    kind: r.result.kind,
-    note: r.result.note,
-    config_digest: r.result.config_digest,
-    baseline: i === b,
-    ...runFigures(r.result, nodes[i]!),
-    ...setFigures(r.result, nodes[i]!),
-  }));
+  const rows: RunRow[] = runs.map((r, i) => runRow(r, nodes[i]!, i === b));
   const base = { result: runs[b]!.result, node: nodes[b]! };
   const others = runs.map((r, i) => ({ ...r, node: nodes[i]!, i })).filter((r) => r.i !== b || runs.length === 1);
   return {

@@ -3,6 +3,7 @@ import { findScore } from '../model/scores.js';
 import { caseSetsGenerationMarkdown } from './case-sets.js';
 import { generationRows } from './generation-rows.js';
 import { fmt, markdownTable } from './format.js';
+import { verdictMarkdown } from './verdict-digest.js';
 
 export { generationRows } from './generation-rows.js';
 
@@ -10,6 +11,8 @@ export { generationRows } from './generation-rows.js';
 export function generationMarkdown(result: RunResult): string {
   const g = result.summary.generation;
   if (!g) return '';
+  // The verdict column only in runs that have verdicts: older digests keep their shape.
+  const verdicts = result.summary.verdicts !== undefined;
   const perCase = result.cases.map((c) => [
     c.id,
     c.kind,
@@ -18,6 +21,7 @@ export function generationMarkdown(result: RunResult): string {
     fmt(c.top1_score ?? null, 2),
     findScore(c.scores, 'stance_pattern')?.details?.stance ?? '–',
     c.citations ? `${c.citations.filter((x) => x.valid).length}/${c.citations.length}` : '–',
+    ...(verdicts ? [c.verdict ? (c.verdict.passed ? 'pass' : 'FAIL') : '–'] : []),
     (c.answer ?? c.error?.message ?? c.gate?.intent ?? '').slice(0, 160),
   ]);
   return [
@@ -26,9 +30,23 @@ export function generationMarkdown(result: RunResult): string {
     markdownTable(['figure', 'value'], generationRows(g)),
     '',
     ...caseSetsGenerationMarkdown(result.summary),
+    ...(verdicts ? [verdictMarkdown(result)] : []),
     '## Cases',
     '',
-    markdownTable(['case', 'kind', 'status', 'zone', 'top-1', 'stance', 'valid cites', 'answer (start)'], perCase),
+    markdownTable(
+      [
+        'case',
+        'kind',
+        'status',
+        'zone',
+        'top-1',
+        'stance',
+        'valid cites',
+        ...(verdicts ? ['verdict'] : []),
+        'answer (start)',
+      ],
+      perCase,
+    ),
     '',
   ].join('\n');
 }

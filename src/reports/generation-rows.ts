@@ -41,6 +41,10 @@ export function generationRows(g: GenerationSummary): [string, string][] {
       `${g.offtopic_hallucinations.count}/${g.offtopic_hallucinations.n}`,
     ],
     ['wrong abstentions (in-domain)', `${g.wrong_abstentions.count}/${g.wrong_abstentions.n}`],
+    // Only runs whose cases name something forbidden carry the figure.
+    ...(g.forbidden
+      ? ([['forbidden content (evidence or answer)', `${g.forbidden.count}/${g.forbidden.n}`]] as [string, string][])
+      : []),
     ['tokens in / out', `${g.tokens.input} / ${g.tokens.output}`],
     [
       'generation latency p50 / p90',

@@ -2,20 +2,26 @@ import { z } from 'zod';
 import { InputError } from '../errors.js';
 import { CalibrationRuleSchema, type CalibrationRule } from '../judge/calibration.js';
 import { readYaml, zodProblems } from '../yaml-file.js';
-import { figureValue, GATE_METRICS } from '../scoring/registry.js';
-import type { Comparison, RunRow } from './compare.js';
+import { figureValue, GATE_METRICS, metric as registryMetric } from '../scoring/registry.js';
+import type { RunResult } from '../model/results.js';
+import { figureInterval } from '../scoring/figure-interval.js';
+import { intervalMethod } from '../scoring/registry.js';
+import { runRow, type Comparison, type LoadedRun, type RunRow } from './compare.js';
 import { rowFigure } from './compare-metrics.js';
 import { fmt } from './format.js';
 
 /**
- * The release gate: rules on a comparison's figures, read from a YAML file such as
+ * The release gate: rules on a run's figures, read from a YAML file such as
  *   hit_at_5: {max_drop: 0.02}
  *   citation_validity: {min: 1.0}
+ *   pass_rate: {min_lower_ci: 0.9}
  *   offtopic_hallucinations: {max: 0}
  *   max_regressions: 3
- * Every run but the baseline is checked; the CLI refuses a gate without two distinct files whose
- * case ids pair (gatePairingProblem). A figure a run does not measure (faithfulness without a judge) fails its rule
- * rather than passing silently.
+ * `compare --gate` checks every run but the baseline against it (the CLI refuses a gate without
+ * two distinct files whose case ids pair, gatePairingProblem); `gate` and `run --gate` check one
+ * run, against a baseline only when given one (a relative rule without one fails, saying so). A
+ * figure a run does not measure (faithfulness without a judge) fails its rule rather than
+ * passing silently.
  */
 
 /** A gated figure: how to read it from a comparison row. */
@@ -48,13 +54,15 @@ const RuleSchema = z
   .object({
     min: Limit.optional(),
     max: Limit.optional(),
+    /** The figure's 95 % interval lower bound must reach this (src/scoring/figure-interval.ts). */
+    min_lower_ci: Limit.optional(),
     max_drop: Limit.min(0).optional(),
     max_increase: Limit.min(0).optional(),
   })
   .strict()
   // Only for a rule that is otherwise valid: `{minimum: 1}` is reported as an unknown key alone.
   .refine((r) => Object.keys(r).length > 0, {
-    message: 'a rule needs at least one of min, max, max_drop, max_increase',
+    message: 'a rule needs at least one of min, max, min_lower_ci, max_drop, max_increase',
     when: (p) => !p.issues.length,
   });
 export type IntentRule = z.infer<typeof RuleSchema>;
@@ -90,6 +98,14 @@ export function loadReleaseGate(file: string, text?: string): ReleaseGateRules {
   const known_only = Object.fromEntries(Object.entries(src.data).filter(([k]) => known.includes(k)));
   const parsed = GateFileSchema.safeParse(known_only);
   if (!parsed.success) problems.push(...zodProblems(src, parsed.error));
+  // An interval bound is asked only of a figure that has an interval (a share or a mean, higher better).
+  for (const [k, rule] of Object.entries(known_only)) {
+    if (!RELEASE_GATE_METRICS[k] || !rule || typeof rule !== 'object' || !('min_lower_ci' in rule)) continue;
+    if (!intervalMethod(registryMetric(k)))
+      problems.push(
+        `${file}:${src.lineOf([k, 'min_lower_ci'])}: ${k}.min_lower_ci: ${k} has no 95 % interval (a count, or lower is better): use max`,
+      );
+  }
   const line = (p: string) => Number(/^.*?:(\d+): /.exec(p.slice(file.length))?.[1] ?? 0);
   problems.sort((x, y) => line(x) - line(y));
   if (problems.length)
@@ -113,10 +129,13 @@ export interface GateCheck {
   run: string;
   /** `hit_at_5.max_drop`, `max_regressions`. */
   rule: string;
+  /** The figure (for `min_lower_ci`: the interval's lower bound). */
   value: number | null;
   baseline?: number | null;
   limit: number;
   passed: boolean;
+  /** `min_lower_ci`: the figure's 95 % interval and what it is over (src/scoring/figure-interval.ts). */
+  interval?: { low: number; high: number; method: string; over: string };
   /** e.g. `weak1: hit_at_5.max_drop: drop 0.030 (0.925 → 0.895), limit 0.02`. */
   message: string;
 }
@@ -131,79 +150,141 @@ const EPS = 1e-9;
 const show = (v: number | null | undefined) =>
   v === null || v === undefined ? '–' : Number.isInteger(v) ? String(v) : fmt(v);
 
-/** Checks every rule on every run compared against the baseline. */
-export function evaluateReleaseGate(rules: ReleaseGateRules, cmp: Comparison): ReleaseGateResult {
+/** What a relative rule says when the gate has no baseline (one run gated alone). */
+export const NEEDS_BASELINE = 'needs a baseline to compare with (--baseline FILE)';
+
+/** One run the gate checks: its row and results, and the baseline it is held against (null: none). */
+export interface GateSubject {
+  row: RunRow;
+  /** Its results, for `min_lower_ci` (the per-case values an interval may need). */
+  result?: RunResult | undefined;
+  versus: { label: string; row: RunRow; regressed: readonly string[] } | null;
+}
+
+interface Outcome {
+  ok: boolean;
+  text: string;
+}
+
+/** Every rule of `rules` on one run. */
+export function checkRun(rules: ReleaseGateRules, s: GateSubject): GateCheck[] {
   const checks: GateCheck[] = [];
-  const base = cmp.rows.find((r) => r.baseline)!;
-  for (const v of cmp.versus) {
-    const row = cmp.rows.find((r) => r.label === v.label)!;
-    for (const [metric, rule] of Object.entries(rules.metrics)) {
-      const m = RELEASE_GATE_METRICS[metric]!;
-      const value = m.read(row);
-      const before = m.read(base);
-      const check = (
-        kind: keyof IntentRule,
-        limit: number,
-        test: () => { ok: boolean; text: string },
-        withBaseline = false,
-      ) => {
-        const name = `${metric}.${kind}`;
-        const missing = value === null || (withBaseline && before === null);
-        const na = m.notApplicable?.(row) ?? (withBaseline ? m.notApplicable?.(base) : null) ?? null;
-        const r = na
-          ? { ok: false, text: na }
-          : missing
-            ? { ok: false, text: `not measured in ${value === null ? v.label : cmp.baseline}` }
-            : test();
-        checks.push({
-          run: v.label,
-          rule: name,
-          value,
-          ...(withBaseline ? { baseline: before } : {}),
-          limit,
-          passed: r.ok,
-          message: `${v.label}: ${name}: ${r.text}, limit ${show(limit)}`,
-        });
-      };
-      if (rule.min !== undefined)
-        check('min', rule.min, () => ({ ok: value! >= rule.min! - EPS, text: `value ${show(value)}` }));
-      if (rule.max !== undefined)
-        check('max', rule.max, () => ({ ok: value! <= rule.max! + EPS, text: `value ${show(value)}` }));
-      if (rule.max_drop !== undefined) {
-        check(
-          'max_drop',
-          rule.max_drop,
-          () => ({
-            ok: before! - value! <= rule.max_drop! + EPS,
-            text: `drop ${show(before! - value!)} (${show(before)} → ${show(value)})`,
-          }),
-          true,
-        );
-      }
-      if (rule.max_increase !== undefined) {
-        check(
-          'max_increase',
-          rule.max_increase,
-          () => ({
-            ok: value! - before! <= rule.max_increase! + EPS,
-            text: `increase ${show(value! - before!)} (${show(before)} → ${show(value)})`,
-          }),
-          true,
-        );
-      }
-    }
-    if (rules.max_regressions !== undefined) {
-      const n = v.regressed.length;
+  const label = s.row.label;
+  const base = s.versus?.row;
+  const at = { node: s.row.node, grain: s.row.post_hit_applies ? 'post' : 'topic' };
+  for (const [metric, rule] of Object.entries(rules.metrics)) {
+    const m = RELEASE_GATE_METRICS[metric]!;
+    const value = m.read(s.row);
+    const before = base ? m.read(base) : null;
+    const push = (kind: keyof IntentRule, limit: number, r: Outcome, extra: Partial<GateCheck> = {}) =>
       checks.push({
-        run: v.label,
-        rule: 'max_regressions',
-        value: n,
-        limit: rules.max_regressions,
-        passed: n <= rules.max_regressions,
-        message: `${v.label}: max_regressions: ${n} regressed question${n === 1 ? '' : 's'}${n ? ` (${v.regressed.slice(0, 10).join(', ')}${n > 10 ? ', …' : ''})` : ''}, limit ${rules.max_regressions}`,
+        run: label,
+        rule: `${metric}.${kind}`,
+        value,
+        limit,
+        passed: r.ok,
+        ...extra,
+        message: `${label}: ${metric}.${kind}: ${r.text}, limit ${show(limit)}`,
       });
+    // Why the rule cannot be judged on this run (or against its baseline), else null.
+    const unjudged = (withBaseline: boolean): Outcome | null => {
+      if (withBaseline && !s.versus) return { ok: false, text: NEEDS_BASELINE };
+      const na = m.notApplicable?.(s.row) ?? (withBaseline && base ? m.notApplicable?.(base) : null) ?? null;
+      if (na) return { ok: false, text: na };
+      if (value === null) return { ok: false, text: `not measured in ${label}` };
+      if (withBaseline && before === null) return { ok: false, text: `not measured in ${s.versus!.label}` };
+      return null;
+    };
+    const absolute = (kind: 'min' | 'max', limit: number) =>
+      push(
+        kind,
+        limit,
+        unjudged(false) ?? {
+          ok: kind === 'min' ? value! >= limit - EPS : value! <= limit + EPS,
+          text: `value ${show(value)}`,
+        },
+      );
+    const relative = (kind: 'max_drop' | 'max_increase', limit: number) => {
+      const change = kind === 'max_drop' ? before! - value! : value! - before!;
+      const word = kind === 'max_drop' ? 'drop' : 'increase';
+      push(
+        kind,
+        limit,
+        unjudged(true) ?? {
+          ok: change <= limit + EPS,
+          text: `${word} ${show(change)} (${show(before)} → ${show(value)})`,
+        },
+        s.versus ? { baseline: before } : {},
+      );
+    };
+    if (rule.min !== undefined) absolute('min', rule.min);
+    if (rule.max !== undefined) absolute('max', rule.max);
+    if (rule.min_lower_ci !== undefined) {
+      const limit = rule.min_lower_ci;
+      const blocked = unjudged(false);
+      const ci = blocked
+        ? null
+        : s.result
+          ? figureInterval(metric, s.result, at)
+          : { problem: "the run's case records were not read" };
+      if (!ci || 'problem' in ci) {
+        push('min_lower_ci', limit, blocked ?? { ok: false, text: ci!.problem });
+      } else {
+        push(
+          'min_lower_ci',
+          limit,
+          {
+            ok: ci.low >= limit - EPS,
+            text: `lower 95 % bound ${show(ci.low)} (${ci.over}; value ${show(value)})`,
+          },
+          { value: ci.low, interval: ci },
+        );
+      }
     }
+    if (rule.max_drop !== undefined) relative('max_drop', rule.max_drop);
+    if (rule.max_increase !== undefined) relative('max_increase', rule.max_increase);
   }
+  if (rules.max_regressions !== undefined) {
+    const limit = rules.max_regressions;
+    const regressed = s.versus?.regressed;
+    const n = regressed?.length ?? null;
+    checks.push({
+      run: label,
+      rule: 'max_regressions',
+      value: n,
+      limit,
+      passed: n !== null && n <= limit,
+      message: regressed
+        ? `${label}: max_regressions: ${n} regressed question${n === 1 ? '' : 's'}${n ? ` (${regressed.slice(0, 10).join(', ')}${n! > 10 ? ', …' : ''})` : ''}, limit ${limit}`
+        : `${label}: max_regressions: ${NEEDS_BASELINE}, limit ${limit}`,
+    });
+  }
+  return checks;
+}
+
+/**
+ * Checks every rule on every run compared against the baseline; `runs` (the compared results)
+ * give `min_lower_ci` its per-case values.
+ */
+export function evaluateReleaseGate(
+  rules: ReleaseGateRules,
+  cmp: Comparison,
+  runs: readonly LoadedRun[] = [],
+): ReleaseGateResult {
+  const base = cmp.rows.find((r) => r.baseline)!;
+  const checks = cmp.versus.flatMap((v) =>
+    checkRun(rules, {
+      row: cmp.rows.find((r) => r.label === v.label)!,
+      result: runs.find((r) => r.label === v.label)?.result,
+      versus: { label: cmp.baseline, row: base, regressed: v.regressed },
+    }),
+  );
+  return { file: rules.file, passed: checks.every((c) => c.passed), checks };
+}
+
+/** The gate on one run alone (`gate`, `run --gate` without --baseline): a relative rule fails, saying it needs a baseline. */
+export function evaluateRunGate(rules: ReleaseGateRules, run: LoadedRun, node: string): ReleaseGateResult {
+  const checks = checkRun(rules, { row: runRow(run, node, false), result: run.result, versus: null });
   return { file: rules.file, passed: checks.every((c) => c.passed), checks };
 }
 

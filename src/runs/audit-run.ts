@@ -22,6 +22,7 @@ import type { Config } from '../config/schema.js';
 import type { OnProgress } from './retrieval-run.js';
 import { summariseCaseSets, summariseGeneration } from './generation-summary.js';
 import { summariseRetrieval } from './summary.js';
+import { caseVerdict, summariseVerdicts, verdictSettings } from '../scoring/verdict.js';
 import type { JudgeSummary, ProbeSummary, RunSummary } from '../model/summary.js';
 import { TARGET_NODE, targetCaseOutcome } from './target-case.js';
 
@@ -238,6 +239,7 @@ export async function runAudit(
   opts.onProgress?.(done, cases.length);
   const breaker = new CircuitBreaker(deps.ctx.config.circuit_breaker);
   const retrieve = (question: string) => feed.get(question);
+  const verdicts = kind === 'run' ? verdictSettings(deps.ctx.config) : undefined;
   const { batch } = deps;
   deps = { ...deps, condenser };
   await forEachConcurrent(
@@ -265,6 +267,11 @@ export async function runAudit(
       }
       // A case that met the fault the run stops on is no result: it is left for the resume.
       if (breaker.observe(outcome.error)) return;
+      // An audit case's verdict is decided before it is stored (an errored case has none).
+      if (verdicts) {
+        const verdict = caseVerdict(outcome.record, verdicts);
+        if (verdict) outcome.record.verdict = verdict;
+      }
       ledger.append(storable(value, outcome.record));
       opts.onProgress?.(++done, cases.length);
     },
@@ -302,6 +309,8 @@ export async function runAudit(
     ...summariseCaseSets(records, nodes, fedNode),
     ...(judge ? { judge: judge(records) } : {}),
     ...(probes ? { probes: probes(records) } : {}),
+    // Probe records get their verdicts where their safety checks are decided: counted when present.
+    ...(verdicts || records.some((r) => r.verdict) ? { verdicts: summariseVerdicts(records, verdicts) } : {}),
   };
   const runId = ledger.header.run_id;
   return {

@@ -29,6 +29,7 @@ export function caseFingerprint(
     | 'forbidden_topic_ids'
     | 'must_not_contain'
     | 'turns'
+    | 'expect'
   >,
 ): string {
   const fields: unknown[] = [c.question, c.kind, c.expected_topic_ids, c.expected_post_ids, c.expected_content];
@@ -37,6 +38,8 @@ export function caseFingerprint(
   const forbidden = [c.forbidden_post_ids ?? [], c.forbidden_topic_ids ?? [], c.must_not_contain ?? []];
   if (forbidden.some((l) => l.length) || c.turns?.length) fields.push(...forbidden);
   if (c.turns?.length) fields.push(c.turns);
+  // The verdict's expectations decide the record too; only a case that names them adds them.
+  if (c.expect) fields.push({ expect: c.expect });
   // As the stored record holds them (src/runs/record-check.ts masks every record): a case whose
   // question quotes a token is the same case in the ledger as in its file.
   return JSON.stringify(redactDeep(fields));

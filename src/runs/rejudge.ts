@@ -17,6 +17,7 @@ import { CaseSpool, LARGE_RUN_CASES, LightRecords } from './case-store.js';
 import { summariseRetrieval } from './summary.js';
 import { JUDGE_SCORE_NAMES } from '../judge/case-scores.js';
 import type { JudgeSetup } from './judge-setup.js';
+import { caseVerdict, summariseVerdicts, verdictSettings, withVerdict } from '../scoring/verdict.js';
 
 /**
  * The config a results file was made with. Secrets were masked as `***` when it was written:
@@ -80,6 +81,7 @@ export async function rejudgeResults(stored: StoredRun, opts: RejudgeOptions): P
   const total = stored.cases.filter(judgedAgain).length;
   const breaker = new CircuitBreaker(opts.config.circuit_breaker);
   let done = 0;
+  const settings = verdictSettings(opts.config);
   opts.onProgress?.(0, total);
   const judgeOne = async (original: CaseRecord): Promise<CaseRecord | undefined> => {
     const record = structuredClone(original);
@@ -96,6 +98,12 @@ export async function rejudgeResults(stored: StoredRun, opts: RejudgeOptions): P
     }
     if (breaker.observe(error)) return undefined;
     opts.onProgress?.(++done, total);
+    // Faithfulness and stance changed: an audit case's verdict is decided again (probes decide their own).
+    if (!record.probe) {
+      const verdict = caseVerdict(record, settings);
+      if (verdict) record.verdict = verdict;
+      else delete record.verdict;
+    }
     return record;
   };
   const keep = (record: CaseRecord, line: string) => {
@@ -119,7 +127,11 @@ export async function rejudgeResults(stored: StoredRun, opts: RejudgeOptions): P
       if (again) {
         const checked = storable(again, again);
         keep(checked.record, checked.line);
-      } else keep(r, spool ? JSON.stringify({ case: r }) : '');
+      } else {
+        // Not judged again (gated, other errors): its verdict is still decided with this run's thresholds.
+        const kept = r.probe ? r : withVerdict(r, settings);
+        keep(kept, spool ? JSON.stringify({ case: kept }) : '');
+      }
     });
   };
   let window: CaseRecord[] = [];
@@ -163,6 +175,9 @@ export async function rejudgeResults(stored: StoredRun, opts: RejudgeOptions): P
         ? { generation: summariseGeneration(records, storedEvidenceNode(stored.summary)) }
         : {}),
       judge: opts.judge.summarise(records),
+      ...(records.some((r) => r.verdict)
+        ? { verdicts: summariseVerdicts(records, records.some((r) => !r.probe) ? settings : undefined) }
+        : {}),
     },
     cases: records,
     ...(spool ? { caseStore: spool } : {}),

@@ -20,6 +20,7 @@ export type CaseIdentity = Pick<
   | 'human'
   | 'nuggets'
   | 'reference_answer'
+  | 'expect'
   | 'source'
   | 'mined'
   | 'turns'
@@ -43,6 +44,7 @@ export function baseRecord(c: CaseIdentity): CaseRecord {
     ...(c.human ? { human: c.human } : {}),
     ...(c.nuggets?.length ? { nuggets: c.nuggets } : {}),
     ...(c.reference_answer ? { reference_answer: c.reference_answer } : {}),
+    ...(c.expect ? { expect: c.expect } : {}),
     ...(c.source ? { source: c.source } : {}),
     ...(c.mined ? { mined: c.mined } : {}),
     // A conversation keeps its history, and says whether its final question needs it.

@@ -2,8 +2,8 @@ import { InputError } from '../errors.js';
 import { summariseJudge } from '../judge/summary.js';
 import type { CaseRecord, RunResult } from '../model/results.js';
 import type { RunSummary } from '../model/summary.js';
+import { summariseVerdicts, verdictSettings } from '../scoring/verdict.js';
 import { storedEvidenceNode, summariseCaseSets, summariseGeneration } from './generation-summary.js';
-import { summariseVerdicts } from './verdict-summary.js';
 import { summariseProbes } from './probe-summary.js';
 import { configFromResults } from './rejudge.js';
 import { sampleLatency, summariseRetrieval } from './summary.js';
@@ -164,7 +164,12 @@ export function mergeShards(shards: readonly ShardFile[]): RunResult {
       summary.judge = batchPriced(summary.judge, stored.judge.batch_discount);
   }
   if (stored.probes) summary.probes = summariseProbes(cases);
-  if (stored.verdicts) summary.verdicts = summariseVerdicts(cases);
+  // Each record kept its verdict; the counts are over the whole run, at the thresholds the shards used.
+  if (stored.verdicts)
+    summary.verdicts = summariseVerdicts(
+      cases,
+      stored.verdicts.thresholds ? verdictSettings(configFromResults(first, ordered[0]!.file)) : undefined,
+    );
   const warnings = [...new Set(ordered.flatMap((s) => s.result.warnings))];
   const { shard: _shard, ...header } = first;
   return {

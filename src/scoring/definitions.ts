@@ -161,6 +161,12 @@ export const GENERATION_DEFINITIONS: readonly MetricDefinition[] = [
     definition:
       'on a case with a reference_answer, the judge rates the answer against it: correct 1, partly correct 0.5, incorrect 0; the mean over those cases.',
   },
+  {
+    key: 'pass_rate',
+    label: 'pass rate',
+    definition:
+      "cases whose verdict passed / cases with a verdict; a case's verdict passes when every check that applies to it passes (docs/verdicts.md); an errored case has none and is counted apart.",
+  },
 ];
 
 /** Judge agreement with human labels. */

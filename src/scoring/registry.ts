@@ -66,7 +66,15 @@ export interface Metric {
   labels?: { card?: string; cardSub?: string; matrix?: string };
   /** A release gate may name it; `notApplicable` says why a figure does not apply to a run. */
   gate?: { doc: string; notApplicable?: (at: NodeRef) => string | null };
+  /**
+   * How its 95 % interval is had (a gate's `min_lower_ci`), when not by its kind (see
+   * {@link intervalMethod}): `wilson` for a share of n units, `bootstrap` over its per-case values.
+   */
+  interval?: IntervalMethod;
 }
+
+/** How a figure's 95 % interval is computed (src/scoring/figure-interval.ts). */
+export type IntervalMethod = 'wilson' | 'bootstrap';
 
 const node =
   (key: RetrievalMetricKey) =>
@@ -226,6 +234,8 @@ const ALL: readonly Metric[] = [
     },
     labels: { card: 'Real links', cardSub: 'valid [[n]] markers, ' },
     gate: { doc: 'share of valid [[n]] markers (real links)' },
+    // A share of the markers (n = markers), not a mean of per-case shares.
+    interval: 'wilson',
   },
   {
     key: 'faithfulness',
@@ -294,6 +304,17 @@ const ALL: readonly Metric[] = [
     fromSummary: (s) =>
       s.judge ? plain(s.judge.wrong_abstentions) : s.generation ? plain(s.generation.wrong_abstentions) : null,
     gate: { doc: 'in-domain abstentions (count)' },
+  },
+  {
+    key: 'pass_rate',
+    label: 'pass rate',
+    grain: 'run',
+    kind: 'binary',
+    higherIsBetter: true,
+    format: 'percent',
+    definition: 'cases whose verdict passed / cases with a verdict (an errored case has none)',
+    fromSummary: (s) => (s.verdicts ? { mean: s.verdicts.pass_rate, n: s.verdicts.passed + s.verdicts.failed } : null),
+    gate: { doc: 'cases whose verdict passed, of those with a verdict (docs/verdicts.md)' },
   },
   {
     key: 'judge_errors',
@@ -365,6 +386,7 @@ export const GATE_METRICS = view([
   'errors',
   'forbidden_hits',
   'forbidden',
+  'pass_rate',
 ]);
 
 /** The per-question metrics compare pairs across runs, in display order (between its category columns). */
@@ -442,4 +464,16 @@ export function figureValue(f: Figure | undefined): number | null {
   if (f === null || f === undefined) return null;
   if (typeof f === 'number') return f;
   return 'mean' in f ? f.mean : f.count;
+}
+
+/**
+ * How a metric's 95 % interval is computed, or null when it has none (a count, a figure lower is
+ * better, or a mean with no per-case value to resample): its own `interval`, else Wilson for a
+ * binary figure (a share of cases), else the bootstrap over the per-case values of a continuous one.
+ */
+export function intervalMethod(m: Metric): IntervalMethod | null {
+  if (!m.higherIsBetter || m.kind === 'count') return null;
+  if (m.interval) return m.interval;
+  if (m.kind === 'binary') return 'wilson';
+  return m.perCase ? 'bootstrap' : null;
 }

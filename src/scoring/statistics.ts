@@ -139,26 +139,81 @@ export function pairedBootstrapCI(
   if (n === 0) return { n, meanDiff: Number.NaN, low: Number.NaN, high: Number.NaN, significant: false };
 
   const diffs = new Float64Array(n);
-  let total = 0;
-  for (let i = 0; i < n; i++) {
-    const d = (b[i] as number) - (a[i] as number);
-    diffs[i] = d;
-    total += d;
-  }
+  for (let i = 0; i < n; i++) diffs[i] = (b[i] as number) - (a[i] as number);
+  const { mean, low, high } = percentileInterval(diffs, iterations, seed, confidence);
+  return { n, meanDiff: mean, low, high, significant: low > 0 || high < 0 };
+}
 
+/**
+ * The percentile bootstrap of a mean (Efron & Tibshirani 1993, ch. 13): resample the values with
+ * replacement `iterations` times (Mulberry32 from `seed`), and take the (1−c)/2 and (1+c)/2 type 7
+ * quantiles of the resampled means. The one resampling loop of this module (values non-empty).
+ */
+function percentileInterval(
+  values: Float64Array,
+  iterations: number,
+  seed: number,
+  confidence: number,
+): { mean: number; low: number; high: number } {
+  const n = values.length;
+  let total = 0;
+  for (let i = 0; i < n; i++) total += values[i] as number;
   const rand = mulberry32(seed);
   const means = new Float64Array(iterations);
   for (let it = 0; it < iterations; it++) {
     let sum = 0;
-    for (let j = 0; j < n; j++) sum += diffs[Math.floor(rand() * n)] as number;
+    for (let j = 0; j < n; j++) sum += values[Math.floor(rand() * n)] as number;
     means[it] = sum / n;
   }
   means.sort();
-
   const alpha = 1 - confidence;
-  const low = quantileSorted(means, alpha / 2);
-  const high = quantileSorted(means, 1 - alpha / 2);
-  return { n, meanDiff: total / n, low, high, significant: low > 0 || high < 0 };
+  return { mean: total / n, low: quantileSorted(means, alpha / 2), high: quantileSorted(means, 1 - alpha / 2) };
+}
+
+/** Result of bootstrapMeanCI: the mean of the values and its percentile interval. */
+export interface MeanInterval {
+  n: number;
+  mean: number;
+  low: number;
+  high: number;
+}
+
+/**
+ * Percentile bootstrap interval of the mean of one sample (the same resampling as
+ * pairedBootstrapCI, on the values themselves). Deterministic for a given seed; NaN bounds for
+ * an empty sample. Every value equal gives a zero-width interval: the bootstrap sees no spread.
+ */
+export function bootstrapMeanCI(values: readonly number[], opts: BootstrapOptions = {}): MeanInterval {
+  const iterations = opts.iterations ?? 10_000;
+  const confidence = opts.confidence ?? 0.95;
+  if (!Number.isInteger(iterations) || iterations < 1)
+    throw new RangeError(`bootstrapMeanCI: iterations must be a positive integer, got ${iterations}`);
+  if (!(confidence > 0 && confidence < 1))
+    throw new RangeError(`bootstrapMeanCI: confidence must be in (0, 1), got ${confidence}`);
+  checkFinite(values, 'bootstrapMeanCI');
+  if (!values.length) return { n: 0, mean: Number.NaN, low: Number.NaN, high: Number.NaN };
+  return { n: values.length, ...percentileInterval(Float64Array.from(values), iterations, opts.seed ?? 1, confidence) };
+}
+
+/** Φ⁻¹(0.975): the normal quantile of a two-sided 95 % interval. */
+export const Z_95 = 1.959963984540054;
+
+/**
+ * Wilson score interval of a binomial proportion (Wilson 1927): with p = k/n and z the normal
+ * quantile, (p + z²/2n ± z·√(p(1−p)/n + z²/4n²)) / (1 + z²/n). Unlike the normal approximation it
+ * stays inside [0, 1] and has width at p = 0 or 1 (20 of 20 gives [0.839, 1]). NaN bounds for n = 0.
+ */
+export function wilsonInterval(successes: number, n: number, z = Z_95): { low: number; high: number } {
+  if (!Number.isInteger(n) || n < 0 || !Number.isInteger(successes) || successes < 0 || successes > n)
+    throw new RangeError(`wilsonInterval: expected 0 <= successes <= n (integers), got ${successes} of ${n}`);
+  if (n === 0) return { low: Number.NaN, high: Number.NaN };
+  const p = successes / n;
+  const z2 = z * z;
+  const centre = p + z2 / (2 * n);
+  const half = z * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n));
+  const denom = 1 + z2 / n;
+  // Clamped: at p = 0 or 1 the bound is 0 or 1 exactly, up to rounding.
+  return { low: Math.max(0, (centre - half) / denom), high: Math.min(1, (centre + half) / denom) };
 }
 
 /** Result of mcnemarExact: the discordant counts and the exact two-sided p-value. */
