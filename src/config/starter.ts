@@ -84,21 +84,28 @@ export function starterConfig(d: StarterInput, o: StarterOptions): string {
   );
   if (semantic.length) {
     const names = [...new Set(usable.map((p) => p.model_name).filter(Boolean))];
+    // Written live only when a channel below uses it: an embedder no channel needs would still be
+    // asked before the first case, and a server that is not there would stop the run (exit 2).
+    const c = on ? '' : '# ';
+    if (!on)
+      lines.push(
+        '# The embedder of the semantic channels below: uncomment it with them, once EMBEDDING_BASE_URL is set.',
+      );
     lines.push(
-      `embedder:   # must be the model that made the stored vectors${names.length ? ` (discourse-ai calls it ${names.map((n) => scalar(n!)).join(', ')})` : ''}`,
-      '  provider: openai   # any OpenAI-compatible /v1/embeddings server: TEI, vLLM, Ollama, OpenAI',
-      `  model: \${EMBEDDING_MODEL:-${names.length === 1 ? names[0]!.replace(/[}\s]/g, '') : 'your-embedding-model'}}`,
-      `  dimensions: ${dims[0]}`,
-      '  base_url: ${EMBEDDING_BASE_URL:-http://localhost:8081/v1}',
-      '  api_key: ${EMBEDDING_API_KEY:-}',
+      `${c}embedder:   # must be the model that made the stored vectors${names.length ? ` (discourse-ai calls it ${names.map((n) => scalar(n!)).join(', ')})` : ''}`,
+      `${c}  provider: openai   # any OpenAI-compatible /v1/embeddings server: TEI, vLLM, Ollama, OpenAI`,
+      `${c}  model: \${EMBEDDING_MODEL:-${names.length === 1 ? names[0]!.replace(/[}\s]/g, '') : 'your-embedding-model'}}`,
+      `${c}  dimensions: ${dims[0]}`,
+      `${c}  base_url: \${EMBEDDING_BASE_URL:-http://localhost:8081/v1}`,
+      `${c}  api_key: \${EMBEDDING_API_KEY:-}`,
     );
   }
   lines.push('retrieval:', '  top_k: 25', '  channels:');
   if (semantic.length && !on)
     lines.push(
       '    # Semantic channels over the stored discourse-ai vectors: set EMBEDDING_BASE_URL (and',
-      '    # EMBEDDING_MODEL) to the server that made them, then uncomment. Without that server a',
-      '    # question cannot be embedded, so they are left out of the first run.',
+      '    # EMBEDDING_MODEL) to the server that made them, then uncomment them and the embedder above.',
+      '    # Without that server a question cannot be embedded, so they are left out of the first run.',
     );
   for (const s of semantic) {
     const comment = `${s.rows} ${s.grain} vectors, ${s.dimensions} dimensions${s.model_name ? `, ${s.model_name}` : ''}`;
