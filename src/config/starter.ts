@@ -25,6 +25,8 @@ export interface StarterInput {
   text_search_config: string;
   /** Why that configuration: where the locale was read. */
   text_search_source: string;
+  /** The audit's language (config `language`) when the forum's locale has a language pack. */
+  language?: { code: string; from: string };
   keyword: { post: boolean; topic: boolean };
   pgvector?: string;
   pairs: StarterPair[];
@@ -76,6 +78,11 @@ export function starterConfig(d: StarterInput, o: StarterOptions): string {
     `#   ragaudit retrieval --config THIS_FILE  # the first measurement, no model needed`,
     `name: ${o.name}`,
     `note: ${scalar('first audit: channels detected by ragaudit init')}`,
+    ...(d.language
+      ? [
+          `language: ${d.language.code}   # ${d.language.from}: prompts, CTA, answer patterns, mined questions and the offline stand-ins' stop words`,
+        ]
+      : []),
     'database:',
     `  url: \${${o.urlVariable}}   # never written here: the URL comes from the environment`,
     `  text_search_config: ${d.text_search_config}   # ${d.text_search_source}`,
