@@ -27,6 +27,8 @@ export interface StarterInput {
   text_search_source: string;
   /** The audit's language (config `language`) when the forum's locale has a language pack. */
   language?: { code: string; from: string };
+  /** The forum's search_ignore_accents site setting is on (questions are then searched without accents). */
+  ignore_accents?: boolean;
   keyword: { post: boolean; topic: boolean };
   pgvector?: string;
   pairs: StarterPair[];
@@ -87,6 +89,11 @@ export function starterConfig(d: StarterInput, o: StarterOptions): string {
     `  url: \${${o.urlVariable}}   # never written here: the URL comes from the environment`,
     `  text_search_config: ${d.text_search_config}   # ${d.text_search_source}`,
     '  statement_timeout_ms: 10000',
+    ...(d.ignore_accents
+      ? [
+          '  # search_ignore_accents is on: the index has no accents, so questions are searched without them (read at each run)',
+        ]
+      : []),
     `cases: [${scalar(o.casesFile)}]   # starter cases made from topic titles: replace them with real user questions`,
   );
   if (semantic.length) {

@@ -3,6 +3,7 @@ import { DatabaseError } from '../errors.js';
 import { PUBLIC_POST, type DiscourseProfile } from './discourse.js';
 import { LANGUAGES } from '../model/languages/index.js';
 import { textSearchConfigs } from './retrieval-setup.js';
+import { readSearchSettings } from './site-settings.js';
 
 /**
  * What a Discourse database offers, read once to write a starting config (`ragaudit init`): the
@@ -151,6 +152,7 @@ export async function detectDatabase(
     text_search_config: textConfig,
     text_search_source: textSource,
     ...(language ? { language } : {}),
+    ignore_accents: (await readSearchSettings(query)).ignoreAccents,
     keyword,
     ...(ext ? { pgvector: ext.v } : {}),
     pairs,

@@ -178,6 +178,24 @@ export async function diagnose(
     });
   }
 
+  if (config.retrieval.channels.some((c) => c.kind === 'keyword')) {
+    await attempt('accents', "the forum's search settings", async () => {
+      const s = await profile.searchSettings();
+      const locale = s.locale ? `; default_locale ${s.locale}` : '';
+      return s.ignoreAccents
+        ? {
+            id: 'accents',
+            mark: 'pass',
+            sentence: `search_ignore_accents is on${locale}: the forum indexes its text without accents, so the keyword channels search each question without accents too.`,
+          }
+        : {
+            id: 'accents',
+            mark: 'pass',
+            sentence: `search_ignore_accents is off (${s.source}${locale}): accents are kept in the index and in the questions.`,
+          };
+    });
+  }
+
   const semantic = config.retrieval.channels.filter((c) => c.kind === 'semantic');
   let pgvector: string | undefined;
   await attempt('pgvector', 'pgvector', async () => {
