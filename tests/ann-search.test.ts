@@ -190,6 +190,31 @@ describe('search modes on PostgreSQL with a partial HNSW index', () => {
     expect(plain.header.some((h) => h.startsWith('IdxRecall'))).toBe(false);
   });
 
+  // Fails before this change: doctor marked its short sample PASS ("answered … with 4 of 10 items").
+  it('doctor warns on a short ANN sample that visibility made short, not on a small forum', async () => {
+    const config = ConfigSchema.parse({
+      embedder: { dimensions: 64 },
+      retrieval: {
+        top_k: 10,
+        channels: [
+          { name: 'sem', kind: 'semantic', grain: 'post', ann_candidates: 4 },
+          { name: 'sem_wide', kind: 'semantic', grain: 'post' },
+        ],
+      },
+    });
+    const checks = await diagnose(profile, config);
+    const short = checks.find((c) => c.id === 'channel:sem')!;
+    expect(short.mark).toBe('warn');
+    // 7 public posts in the fixture forum (tests/doctor.test.ts): the exact search finds all 7.
+    expect(short.sentence).toMatch(
+      /^Channel sem \(semantic, post\) answered a stored vector with only [0-4] of 10 items in [\d.]+ ms, where the exact search finds 7: the index's nearest candidates are mostly not public\./,
+    );
+    // 100 candidates reach all 7 public posts: short only because the forum is small.
+    const wide = checks.find((c) => c.id === 'channel:sem_wide')!;
+    expect(wide.mark).toBe('pass');
+    expect(wide.sentence).toMatch(/with 7 of 10 items/);
+  });
+
   it('with the vectors in a side database, both modes give the lists of the joined query', async () => {
     const side = await connectPostgres(url);
     try {

@@ -171,6 +171,67 @@ describe('embedding backfill into a side database', () => {
     expect(after.tables.filter((t) => t.table === 'ai_posts_embeddings').map((t) => t.written)).toEqual([1, 1]);
   });
 
+  // Fails before this change: the second run, with another model of the same size, found all
+  // 7 + 3 rows "already current" (the digest covered the text only) and embedded nothing; with the
+  // embedder down it said so too, never asking the server; and the target recorded no identity.
+  it("another model's vectors are never current, the embedder is asked first, and the target records who wrote them", async () => {
+    const target = await freshDatabase('embed_identity');
+    await target.close();
+    await backfillEmbeddings(base(target.url, { strategies: [1] }));
+    const other = counting();
+    const otherModel: Embedder = {
+      ...other,
+      id: 'openai:other-model@http://embed.internal',
+      embed: (t) => other.embed(t),
+    };
+    const report = await backfillEmbeddings(base(target.url, { strategies: [1], embedder: otherModel }));
+    expect(report.tables.map((t) => [t.table, t.written, t.current])).toEqual([
+      ['ai_posts_embeddings', 7, 0],
+      ['ai_topics_embeddings', 3, 0],
+    ]);
+    expect(other.texts).toBe(10);
+    // The server address is not part of the identity (moving a server does not re-embed).
+    expect(
+      await rows(
+        target.url,
+        'SELECT table_name, model_id, strategy_id, embedder, dimensions, text_strategy FROM ragaudit_embedder_identity ORDER BY 1',
+      ),
+    ).toEqual([
+      {
+        table_name: 'ai_posts_embeddings',
+        model_id: 7,
+        strategy_id: 1,
+        embedder: 'openai:other-model',
+        dimensions: 64,
+        text_strategy: 'post strategy 1',
+      },
+      {
+        table_name: 'ai_topics_embeddings',
+        model_id: 7,
+        strategy_id: 1,
+        embedder: 'openai:other-model',
+        dimensions: 64,
+        text_strategy: 'topic: header and first post',
+      },
+    ]);
+
+    // The embedder is down: the command stops before it calls anything current.
+    const down = counting();
+    let progressed = false;
+    const downModel: Embedder = {
+      ...down,
+      embed: (t) => down.embed(t),
+      preflight: () => Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:8081')),
+    };
+    await expect(
+      backfillEmbeddings(
+        base(target.url, { strategies: [1], embedder: downModel, onProgress: (d) => (progressed ||= d > 0) }),
+      ),
+    ).rejects.toThrow(/the embedder offline:hash-64 cannot be used: connect ECONNREFUSED/);
+    expect(progressed).toBe(false);
+    expect(down.calls).toBe(0);
+  });
+
   it('stops between batches when asked, and says so', async () => {
     const target = await freshDatabase('embed_stop');
     await target.close();

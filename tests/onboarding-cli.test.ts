@@ -5,7 +5,8 @@
  * forum) and continues after an interruption. Fixture counts are read off tests/fixtures/forum by
  * hand (3 public topics with two or more posts: 11, 10, 15; 7 public posts).
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -81,6 +82,86 @@ describe('doctor, init and retrieval on a forum without embeddings', () => {
     };
     // Each title finds its own topic first with the keyword channel.
     expect(json.summary.retrieval.nodes.keyword_topics?.hit_at_1).toEqual({ mean: 1, n: 3 });
+  });
+});
+
+/** A loopback port nothing listens on (a server that is down). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+  const port = (server.address() as AddressInfo).port;
+  await new Promise((ok) => server.close(ok));
+  return port;
+}
+
+describe('init, retrieval and doctor on a forum with discourse-ai vectors, no embeddings server known', () => {
+  let url: string;
+  let dir: string;
+  beforeAll(async () => {
+    const fresh = await freshDatabase('onboard_vec');
+    await loadForum(fresh.writer, forum, { embedder: new HashEmbedder(64) });
+    // discourse-ai's table of models: init reads the display name only (never the URL or key).
+    await fresh.writer.script(
+      "CREATE TABLE embedding_definitions (id integer, display_name text, url text, api_key text); INSERT INTO embedding_definitions VALUES (1, 'bge-m3', 'http://embed.internal:8081', 'sk-never-read-123456');",
+    );
+    await fresh.close();
+    url = fresh.url;
+    dir = workDir('onboard-vec');
+  });
+  afterAll(() => removeWorkDirs());
+
+  // Fails before this change: init wrote a live `embedder:` at localhost:8081 though every
+  // semantic channel was commented out, and retrieval stopped on it (exit 2).
+  it('retrieval runs unedited on the config init wrote, and doctor agrees', async () => {
+    const init = await cli(dir, ['init', '--db', url, '--out', 'vec.yml']);
+    expect(init.code).toBe(0);
+    const text = readFileSync(join(dir, 'vec.yml'), 'utf8');
+    expect(text).toMatch(
+      /^# embedder: {3}# must be the model that made the stored vectors \(discourse-ai calls it bge-m3\)$/m,
+    );
+    expect(text).not.toMatch(/^embedder:/m);
+    expect(text).not.toMatch(/embed\.internal|sk-never-read/);
+
+    const env = { DATABASE_URL: url };
+    const r = await cli(dir, ['retrieval', '--config', 'vec.yml', '--no-report'], env);
+    expect(r.err).not.toMatch(/error/i);
+    expect(r.code).toBe(0);
+    const doctor = await cli(dir, ['doctor', '--config', 'vec.yml'], env);
+    expect(doctor.out).not.toMatch(/^FAIL/m);
+    expect(doctor.out).toMatch(
+      /^PASS {2}run and retrieval would pass their checks before the first case \(database and services\)\.$/m,
+    );
+    expect(doctor.code).toBe(0);
+  });
+
+  // Fails before this change: doctor checked the database only and printed PASS for both.
+  it('with the semantic channels uncommented and the embeddings server down, doctor fails where retrieval stops', async () => {
+    const port = await closedPort();
+    const text = readFileSync(join(dir, 'vec.yml'), 'utf8')
+      .replace(/^# embedder:.*(\n# {3}.*)*/m, (block) => block.replace(/^# /gm, ''))
+      .replace(/^ {4}# (- \{ name: semantic_posts_m1_s1,.*)$/m, '    $1');
+    writeFileSync(join(dir, 'vec-semantic.yml'), text);
+    const env = { DATABASE_URL: url, EMBEDDING_BASE_URL: `http://127.0.0.1:${port}/v1` };
+    const r = await cli(dir, ['retrieval', '--config', 'vec-semantic.yml', '--no-report'], env);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/embedder openai:bge-m3/);
+    const doctor = await cli(dir, ['doctor', '--config', 'vec-semantic.yml'], env);
+    expect(doctor.code).toBe(2);
+    expect(doctor.out).toMatch(/^FAIL {2}run and retrieval would stop before the first case \(exit 2\):$/m);
+    expect(doctor.out).toMatch(/^ {8}embedder openai:bge-m3@http:\/\/127\.0\.0\.1:\d+\/v1: /m);
+
+    // A generator that is down stops run only: doctor says so, and retrieval still passes.
+    const gen = text.replace(
+      /^generator:.*\n {2}provider: offline.*\n {2}model: extractive$/m,
+      `generator:\n  provider: openai\n  model: some-model\n  base_url: http://127.0.0.1:${port}/v1\n  api_key: none`,
+    );
+    expect(gen).not.toBe(text);
+    writeFileSync(join(dir, 'vec-gen.yml'), gen.replace(/^ {4}(- \{ name: semantic_posts_m1_s1,.*)$/m, '    # $1'));
+    const both = await cli(dir, ['doctor', '--config', 'vec-gen.yml'], env);
+    expect(both.out).toMatch(
+      /^FAIL {2}retrieval would pass its checks before the first case, but run would stop there \(exit 2\):$/m,
+    );
+    expect(both.out).toMatch(/^ {8}generator openai:some-model/m);
   });
 });
 

@@ -5,6 +5,7 @@ import type { LoadedConfig } from '../config/load.js';
 import { DiscourseProfile } from '../corpus/discourse.js';
 import type { SqlClient } from '../corpus/sql-client.js';
 import { diagnose, worstMark, type DoctorCheck, type Mark } from '../corpus/doctor.js';
+import { checkConfiguredServices } from '../runs/services.js';
 import { casePaths, demoForum, openDatabase, openVectorsDatabase } from '../runs/context.js';
 import type { AppEnv, AppHooks } from './hooks.js';
 
@@ -39,7 +40,11 @@ export async function runDoctor(inputs: DoctorInputs, hooks: AppHooks): Promise<
     vectorsDb = await openVectorsDatabase(inputs.loaded.config);
     const vectorsSchema = inputs.loaded.config.database.vectors_schema;
     const profile = new DiscourseProfile(db, { vectorsSchema, vectorsDb });
-    const checks = await diagnose(profile, inputs.loaded.config, { cases });
+    const config = inputs.loaded.config;
+    const checks = await diagnose(profile, config, {
+      cases,
+      services: () => checkConfiguredServices(config, inputs.env),
+    });
     return { database: db.label, checks, worst: worstMark(checks) };
   } finally {
     await vectorsDb?.close();

@@ -74,7 +74,9 @@ cannot be reached.`,
             .join(', ') || 'none'
         }`,
         ...(d.pairs.length && !r.semantic
-          ? ['  semantic channels written commented out: set EMBEDDING_BASE_URL (and EMBEDDING_MODEL), then uncomment']
+          ? [
+              '  semantic channels and their embedder written commented out: set EMBEDDING_BASE_URL (and EMBEDDING_MODEL), then uncomment both',
+            ]
           : []),
         `config: ${r.config}`,
         `cases:  ${r.cases} (${d.sample_topics.length} seed cases from topic titles: replace them with real questions)`,

@@ -141,20 +141,29 @@ function applyOverrides(data: unknown, overrides: readonly ConfigOverride[]): un
   return root;
 }
 
+/** A section of the written config as an object to extend, or undefined when it is not one (the schema then says why). */
+function section(root: Record<string, unknown>, key: string): Record<string, unknown> | undefined {
+  const v = root[key];
+  if (v === undefined) return {};
+  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+}
+
 /**
  * A config in another language than English searches with that language's text-search
- * configuration unless database.text_search_config names one (an explicit value always wins).
+ * configuration and ends its answers with that language's CTA unless database.text_search_config
+ * or evidence.cta names one (an explicit value always wins).
  */
 function languageDefaults(data: unknown): unknown {
   if (!data || typeof data !== 'object' || Array.isArray(data)) return data;
-  const root = data as Record<string, unknown>;
+  let root = data as Record<string, unknown>;
   const pack = Object.entries(LANGUAGES).find(([code]) => code === root.language)?.[1];
   if (!pack) return data;
-  const db = root.database;
-  if (db !== undefined && (typeof db !== 'object' || db === null || Array.isArray(db))) return data;
-  const written = (db ?? {}) as Record<string, unknown>;
-  if (written.text_search_config !== undefined) return data;
-  return { ...root, database: { ...written, text_search_config: pack.textSearchConfig } };
+  const db = section(root, 'database');
+  if (db && db.text_search_config === undefined)
+    root = { ...root, database: { ...db, text_search_config: pack.textSearchConfig } };
+  const evidence = section(root, 'evidence');
+  if (evidence && evidence.cta === undefined) root = { ...root, evidence: { ...evidence, cta: pack.cta } };
+  return root;
 }
 
 /** Clauses named in evidence.system_append that prompts/clauses/ does not hold. */

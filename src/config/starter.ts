@@ -25,6 +25,10 @@ export interface StarterInput {
   text_search_config: string;
   /** Why that configuration: where the locale was read. */
   text_search_source: string;
+  /** The audit's language (config `language`) when the forum's locale has a language pack. */
+  language?: { code: string; from: string };
+  /** The forum's search_ignore_accents site setting is on (questions are then searched without accents). */
+  ignore_accents?: boolean;
   keyword: { post: boolean; topic: boolean };
   pgvector?: string;
   pairs: StarterPair[];
@@ -76,29 +80,46 @@ export function starterConfig(d: StarterInput, o: StarterOptions): string {
     `#   ragaudit retrieval --config THIS_FILE  # the first measurement, no model needed`,
     `name: ${o.name}`,
     `note: ${scalar('first audit: channels detected by ragaudit init')}`,
+    ...(d.language
+      ? [
+          `language: ${d.language.code}   # ${d.language.from}: prompts, CTA, answer patterns, mined questions and the offline stand-ins' stop words`,
+        ]
+      : []),
     'database:',
     `  url: \${${o.urlVariable}}   # never written here: the URL comes from the environment`,
     `  text_search_config: ${d.text_search_config}   # ${d.text_search_source}`,
     '  statement_timeout_ms: 10000',
+    ...(d.ignore_accents
+      ? [
+          '  # search_ignore_accents is on: the index has no accents, so questions are searched without them (read at each run)',
+        ]
+      : []),
     `cases: [${scalar(o.casesFile)}]   # starter cases made from topic titles: replace them with real user questions`,
   );
   if (semantic.length) {
     const names = [...new Set(usable.map((p) => p.model_name).filter(Boolean))];
+    // Written live only when a channel below uses it: an embedder no channel needs would still be
+    // asked before the first case, and a server that is not there would stop the run (exit 2).
+    const c = on ? '' : '# ';
+    if (!on)
+      lines.push(
+        '# The embedder of the semantic channels below: uncomment it with them, once EMBEDDING_BASE_URL is set.',
+      );
     lines.push(
-      `embedder:   # must be the model that made the stored vectors${names.length ? ` (discourse-ai calls it ${names.map((n) => scalar(n!)).join(', ')})` : ''}`,
-      '  provider: openai   # any OpenAI-compatible /v1/embeddings server: TEI, vLLM, Ollama, OpenAI',
-      `  model: \${EMBEDDING_MODEL:-${names.length === 1 ? names[0]!.replace(/[}\s]/g, '') : 'your-embedding-model'}}`,
-      `  dimensions: ${dims[0]}`,
-      '  base_url: ${EMBEDDING_BASE_URL:-http://localhost:8081/v1}',
-      '  api_key: ${EMBEDDING_API_KEY:-}',
+      `${c}embedder:   # must be the model that made the stored vectors${names.length ? ` (discourse-ai calls it ${names.map((n) => scalar(n!)).join(', ')})` : ''}`,
+      `${c}  provider: openai   # any OpenAI-compatible /v1/embeddings server: TEI, vLLM, Ollama, OpenAI`,
+      `${c}  model: \${EMBEDDING_MODEL:-${names.length === 1 ? names[0]!.replace(/[}\s]/g, '') : 'your-embedding-model'}}`,
+      `${c}  dimensions: ${dims[0]}`,
+      `${c}  base_url: \${EMBEDDING_BASE_URL:-http://localhost:8081/v1}`,
+      `${c}  api_key: \${EMBEDDING_API_KEY:-}`,
     );
   }
   lines.push('retrieval:', '  top_k: 25', '  channels:');
   if (semantic.length && !on)
     lines.push(
       '    # Semantic channels over the stored discourse-ai vectors: set EMBEDDING_BASE_URL (and',
-      '    # EMBEDDING_MODEL) to the server that made them, then uncomment. Without that server a',
-      '    # question cannot be embedded, so they are left out of the first run.',
+      '    # EMBEDDING_MODEL) to the server that made them, then uncomment them and the embedder above.',
+      '    # Without that server a question cannot be embedded, so they are left out of the first run.',
     );
   for (const s of semantic) {
     const comment = `${s.rows} ${s.grain} vectors, ${s.dimensions} dimensions${s.model_name ? `, ${s.model_name}` : ''}`;

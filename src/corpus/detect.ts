@@ -1,7 +1,9 @@
 import type { StarterInput, StarterPair } from '../config/starter.js';
 import { DatabaseError } from '../errors.js';
 import { PUBLIC_POST, type DiscourseProfile } from './discourse.js';
+import { LANGUAGES } from '../model/languages/index.js';
 import { textSearchConfigs } from './retrieval-setup.js';
+import { readSearchSettings } from './site-settings.js';
 
 /**
  * What a Discourse database offers, read once to write a starting config (`ragaudit init`): the
@@ -95,6 +97,8 @@ export async function detectDatabase(
     if (l?.locale) locale = { value: l.locale, from: `most search rows have locale ${l.locale}` };
   }
   const mapped = locale ? localeTextSearchConfig(locale.value) : undefined;
+  const code = locale?.value.toLowerCase().split(/[_-]/)[0];
+  const language = code && code in LANGUAGES ? { code, from: locale!.from } : undefined;
   const [textConfig, textSource] =
     mapped && known.includes(mapped)
       ? [mapped, locale!.from]
@@ -147,6 +151,8 @@ export async function detectDatabase(
     server: server?.v ?? 'unknown',
     text_search_config: textConfig,
     text_search_source: textSource,
+    ...(language ? { language } : {}),
+    ignore_accents: (await readSearchSettings(query)).ignoreAccents,
     keyword,
     ...(ext ? { pgvector: ext.v } : {}),
     pairs,

@@ -14,6 +14,8 @@ import {
 } from './discourse-sql.js';
 import { annJoined, annSettings, defaultSearchMode, type SearchMode } from './ann.js';
 import type { SqlClient } from './sql-client.js';
+import { readSearchSettings, type SearchSettings } from './site-settings.js';
+import { fold } from '../text.js';
 import { firstFetch, sideAnnStatement, sideExactStatement, sideSemantic } from './discourse-side.js';
 
 export { PUBLIC_POST } from './discourse-sql.js';
@@ -61,15 +63,38 @@ export class DiscourseProfile {
   /** Where the embedding tables are: the forum's database, or a side database of their own. */
   readonly vectorsDb: SqlClient;
 
+  /** The forum's search settings, read once (see {@link searchSettings}). */
+  private settings?: Promise<SearchSettings>;
+
   constructor(
     readonly db: SqlClient,
-    opts: { vectorsSchema?: string | undefined; vectorsDb?: SqlClient | undefined } = {},
+    opts: {
+      vectorsSchema?: string | undefined;
+      vectorsDb?: SqlClient | undefined;
+      /** The forum's search settings when known; else read from its site_settings on first use. */
+      searchSettings?: SearchSettings | undefined;
+    } = {},
   ) {
     this.vectors = {
       post: embeddingsTable('post', opts.vectorsSchema),
       topic: embeddingsTable('topic', opts.vectorsSchema),
     };
     this.vectorsDb = opts.vectorsDb ?? db;
+    if (opts.searchSettings) this.settings = Promise.resolve(opts.searchSettings);
+  }
+
+  /** How the forum's own search reads a question (search_ignore_accents, default_locale). */
+  searchSettings(): Promise<SearchSettings> {
+    return (this.settings ??= readSearchSettings((sql, params) => this.db.query(sql, params)));
+  }
+
+  /**
+   * A question as the forum's search reads it: with search_ignore_accents on, Discourse indexes the
+   * text without accents and strips them from the query, so the keyword channels fold it the same
+   * way (NFKD, combining marks dropped: "dérailleur" → "derailleur"); else as it is.
+   */
+  private async keywordText(text: string): Promise<string> {
+    return (await this.searchSettings()).ignoreAccents ? fold(text) : text;
   }
 
   /** A batch over a side database: one two-step search per vector (no statement can span both). */
@@ -170,8 +195,8 @@ export class DiscourseProfile {
   }
 
   /** The statement a keyword channel sends for one question (doctor EXPLAINs it). */
-  keywordStatement(grain: 'post' | 'topic', q: KeywordQuery): Statement {
-    const params = [q.text, q.config, q.limit, q.maxPostsCount ?? null];
+  async keywordStatement(grain: 'post' | 'topic', q: KeywordQuery): Promise<Statement> {
+    const params = [await this.keywordText(q.text), q.config, q.limit, q.maxPostsCount ?? null];
     return grain === 'post'
       ? {
           db: this.db,
@@ -193,11 +218,11 @@ export class DiscourseProfile {
   }
 
   async keywordPosts(q: KeywordQuery): Promise<RetrievedItem[]> {
-    return this.known(toItems(await this.run<Row>(this.keywordStatement('post', q)), 'keyword post search'));
+    return this.known(toItems(await this.run<Row>(await this.keywordStatement('post', q)), 'keyword post search'));
   }
 
   async keywordTopics(q: KeywordQuery): Promise<RetrievedItem[]> {
-    return this.known(toItems(await this.run<Row>(this.keywordStatement('topic', q)), 'keyword topic search'));
+    return this.known(toItems(await this.run<Row>(await this.keywordStatement('topic', q)), 'keyword topic search'));
   }
 
   /**
@@ -315,7 +340,8 @@ export class DiscourseProfile {
 
   /** {@link keywordPosts} for many questions in one statement: the single query in a LATERAL top-k per question. */
   async keywordPostsBatch(q: KeywordBatchQuery): Promise<RetrievedItem[][]> {
-    const params = [q.texts, q.config, q.limit, q.maxPostsCount ?? null];
+    const texts = await Promise.all(q.texts.map((t) => this.keywordText(t)));
+    const params = [texts, q.config, q.limit, q.maxPostsCount ?? null];
     const where = `${PUBLIC_POST} AND ($4::int IS NULL OR t.posts_count <= $4)`;
     const sql = postsOnce(
       {
@@ -335,7 +361,8 @@ export class DiscourseProfile {
 
   /** {@link keywordTopics} for many questions in one statement (see {@link semanticPostsBatch}). */
   async keywordTopicsBatch(q: KeywordBatchQuery): Promise<RetrievedItem[][]> {
-    const params = [q.texts, q.config, q.limit, q.maxPostsCount ?? null];
+    const texts = await Promise.all(q.texts.map((t) => this.keywordText(t)));
+    const params = [texts, q.config, q.limit, q.maxPostsCount ?? null];
     const from = `topic_search_data s JOIN topics t ON t.id = s.topic_id LEFT JOIN categories c ON c.id = t.category_id
          JOIN posts p ON ${FIRST_POST}`;
     const where = `${PUBLIC_POST} AND ($4::int IS NULL OR t.posts_count <= $4)`;

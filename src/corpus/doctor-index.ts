@@ -235,7 +235,7 @@ export async function indexChecks(ctx: DoctorContext, pgvector: string | undefin
       const gin = (await tableIndexes(query, table)).filter((i) => i.am === 'gin' && /search_data/.test(i.expression));
       const rows = await tableRows(query, table);
       const [t] = await query<{ title: string }>(`SELECT title FROM topics ORDER BY id LIMIT 1`);
-      const st = profile.keywordStatement(ch.grain, {
+      const st = await profile.keywordStatement(ch.grain, {
         text: t?.title ?? 'search',
         config: config.database.text_search_config,
         limit: ch.top_k ?? config.retrieval.top_k,

@@ -188,6 +188,21 @@ export async function channelChecks(ctx: DoctorContext, pgvector: string | undef
         asked = 'a stored vector';
         started = now();
         items = ch.grain === 'post' ? await profile.semanticPosts(q) : await profile.semanticTopics(q);
+        const ms = now() - started;
+        if (q.search === 'ann' && items.length < limit) {
+          // A short ANN list: is it the forum (fewer public items than asked) or the index's
+          // candidates eaten by visibility? The exact search of the same vector tells.
+          const ex = { ...q, search: 'exact' as const };
+          const exact = (ch.grain === 'post' ? await profile.semanticPosts(ex) : await profile.semanticTopics(ex))
+            .length;
+          if (exact > items.length)
+            return {
+              id,
+              mark: 'warn',
+              sentence: `Channel ${ch.name} (${ch.kind}, ${ch.grain}) answered ${asked} with only ${items.length} of ${limit} items in ${ms.toFixed(1)} ms, where the exact search finds ${exact}: the index's nearest candidates are mostly not public. Raise ann_candidates (and ef_search), or use search: exact.`,
+              latency_ms: Math.round(ms * 10) / 10,
+            };
+        }
       } else {
         const [t] = await query<{ title: string }>(
           `SELECT t.title FROM posts p JOIN topics t ON t.id = p.topic_id LEFT JOIN categories c ON c.id = t.category_id

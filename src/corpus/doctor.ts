@@ -51,6 +51,11 @@ export interface DoctorOptions {
   cases?: readonly Located<Case>[];
   /** Milliseconds since some origin (tests pass a fake); default performance.now. */
   now?: () => number;
+  /**
+   * Asks the configured services what run and retrieval ask before their first case (embedder,
+   * reranker; generator and judge for run only); one sentence per service that cannot be used.
+   */
+  services?: () => Promise<{ retrieval: string[]; run: string[] }>;
 }
 
 function versionAtLeast(version: string, min: readonly number[]): boolean {
@@ -173,6 +178,24 @@ export async function diagnose(
     });
   }
 
+  if (config.retrieval.channels.some((c) => c.kind === 'keyword')) {
+    await attempt('accents', "the forum's search settings", async () => {
+      const s = await profile.searchSettings();
+      const locale = s.locale ? `; default_locale ${s.locale}` : '';
+      return s.ignoreAccents
+        ? {
+            id: 'accents',
+            mark: 'pass',
+            sentence: `search_ignore_accents is on${locale}: the forum indexes its text without accents, so the keyword channels search each question without accents too.`,
+          }
+        : {
+            id: 'accents',
+            mark: 'pass',
+            sentence: `search_ignore_accents is off (${s.source}${locale}): accents are kept in the index and in the questions.`,
+          };
+    });
+  }
+
   const semantic = config.retrieval.channels.filter((c) => c.kind === 'semantic');
   let pgvector: string | undefined;
   await attempt('pgvector', 'pgvector', async () => {
@@ -245,24 +268,37 @@ export async function diagnose(
   await channelChecks(ctx, pgvector);
   await indexChecks(ctx, pgvector);
 
-  // The very checks run and retrieval make before their first case: what fails here would stop them (exit 2).
+  // The very checks run and retrieval make before their first case, database and services: what
+  // fails here would stop them (exit 2).
   await attempt('preflight', 'the checks before the first case', async () => {
+    const setup: string[] = [];
     try {
       await checkRetrievalSetup(profile, config);
-      return {
-        id: 'preflight',
-        mark: 'pass',
-        sentence: 'run and retrieval would pass their checks before the first case.',
-      };
     } catch (e) {
       if (!(e instanceof ConfigError)) throw e;
+      setup.push(...(e.problems.length ? e.problems : [e.message]));
+    }
+    const services = opts.services ? await opts.services() : { retrieval: [], run: [] };
+    const both = [...setup, ...services.retrieval];
+    if (both.length)
       return {
         id: 'preflight',
         mark: 'fail',
         sentence: 'run and retrieval would stop before the first case (exit 2):',
-        details: e.problems.length ? e.problems : [e.message],
+        details: [...both, ...services.run],
       };
-    }
+    if (services.run.length)
+      return {
+        id: 'preflight',
+        mark: 'fail',
+        sentence: 'retrieval would pass its checks before the first case, but run would stop there (exit 2):',
+        details: services.run,
+      };
+    return {
+      id: 'preflight',
+      mark: 'pass',
+      sentence: `run and retrieval would pass their checks before the first case${opts.services ? ' (database and services)' : ''}.`,
+    };
   });
 
   if (profile.db.kind === 'pglite') {

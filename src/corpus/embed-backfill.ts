@@ -81,10 +81,40 @@ function ddl(schema: string): string {
     `CREATE SCHEMA IF NOT EXISTS "${schema}"`,
     table('ai_posts_embeddings', 'post_id'),
     table('ai_topics_embeddings', 'topic_id'),
+    `CREATE TABLE IF NOT EXISTS ${ident(schema, IDENTITY_TABLE)} (
+    table_name text NOT NULL, model_id integer NOT NULL, strategy_id integer NOT NULL, embedder text NOT NULL,
+    dimensions integer NOT NULL, text_strategy text NOT NULL, recorded_at timestamp NOT NULL DEFAULT now(),
+    PRIMARY KEY (table_name, model_id, strategy_id))`,
   ].join(';\n');
 }
 
 const digestOf = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex').slice(0, 32);
+
+/**
+ * What made a vector: the embedder (provider and model: its id without the server address, so
+ * moving a server does not re-embed), its dimensions and the text strategy. A row's digest covers
+ * this identity with the text, so a row another model or strategy wrote is never "current".
+ */
+export interface EmbedderIdentity {
+  embedder: string;
+  dimensions: number;
+  text_strategy: string;
+}
+
+export function embedderIdentity(embedder: Embedder, grain: 'post' | 'topic', strategy: number): EmbedderIdentity {
+  return {
+    embedder: embedder.id.replace(/@.*$/, ''),
+    dimensions: embedder.dimensions,
+    text_strategy: grain === 'topic' ? 'topic: header and first post' : `post strategy ${strategy}`,
+  };
+}
+
+/** The digest stored with a row: its text under an identity. */
+export const rowDigest = (identity: EmbedderIdentity, text: string) =>
+  digestOf(`${identity.embedder}\n${identity.dimensions}\n${identity.text_strategy}\n${text}`);
+
+/** The identity table beside discourse-ai's: which embedder wrote each (table, model_id, strategy_id). */
+const IDENTITY_TABLE = 'ragaudit_embedder_identity';
 
 interface PostRow {
   id: number;
@@ -173,6 +203,15 @@ export async function backfillEmbeddings(o: BackfillOptions): Promise<BackfillRe
     let done = 0;
     o.onProgress?.(0, total);
 
+    // The embedder answers before any stored row is called current: with the server down, no
+    // "already current" is reported for rows nobody can vouch for.
+    try {
+      await o.embedder.preflight?.();
+    } catch (e) {
+      if (e instanceof ConfigError) throw e;
+      throw new ConfigError(`the embedder ${o.embedder.id} cannot be used: ${(e as Error).message}`);
+    }
+
     const upsert = async (
       table: string,
       idCol: string,
@@ -180,7 +219,8 @@ export async function backfillEmbeddings(o: BackfillOptions): Promise<BackfillRe
       items: { id: number; text: string }[],
       tally: { written: number; current: number },
     ) => {
-      const digests = items.map((i) => digestOf(i.text));
+      const identity = embedderIdentity(o.embedder, table === 'ai_topics_embeddings' ? 'topic' : 'post', strategy);
+      const digests = items.map((i) => rowDigest(identity, i.text));
       const present = await target.query<{ id: number; digest: string | null }>(
         `SELECT ${idCol} AS id, digest FROM ${ident(schema, table)} WHERE model_id = $1 AND strategy_id = $2 AND ${idCol} = ANY($3::int[])`,
         [o.model_id, strategy, items.map((i) => i.id)],
@@ -229,6 +269,13 @@ export async function backfillEmbeddings(o: BackfillOptions): Promise<BackfillRe
     ): Promise<boolean> => {
       const tally = { table, strategy_id: strategy, written: 0, current: 0, total };
       report.tables.push(tally);
+      const id = embedderIdentity(o.embedder, idCol === 'topic_id' ? 'topic' : 'post', strategy);
+      await target.query(
+        `INSERT INTO ${ident(schema, IDENTITY_TABLE)} (table_name, model_id, strategy_id, embedder, dimensions, text_strategy)
+         VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (table_name, model_id, strategy_id) DO UPDATE SET
+         embedder = EXCLUDED.embedder, dimensions = EXCLUDED.dimensions, text_strategy = EXCLUDED.text_strategy, recorded_at = now()`,
+        [table, o.model_id, strategy, id.embedder, id.dimensions, id.text_strategy],
+      );
       for (let last = 0; ;) {
         if (o.signal?.aborted) return false;
         const rows = await source.query<PostRow>(sql, [last, batchSize]);

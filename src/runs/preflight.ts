@@ -5,6 +5,7 @@
  * command at once with exit 2 and one sentence per service, instead of failing every case.
  */
 import { ConfigError, redact } from '../errors.js';
+import type { Config } from '../config/schema.js';
 import type { RunContext } from './context.js';
 
 export interface Checkable {
@@ -14,10 +15,19 @@ export interface Checkable {
   preflight?: (() => Promise<void>) | undefined;
 }
 
-/** The services retrieval itself asks: the embedder, and the reranker when there is one. */
-export function retrievalServices(ctx: Pick<RunContext, 'embedder' | 'reranker'>): (Checkable | undefined)[] {
+/**
+ * The services retrieval itself asks: the embedder when a semantic channel embeds questions (one
+ * no channel uses is never called, so its server being down cannot matter), and the reranker when
+ * there is one.
+ */
+export function retrievalServices(
+  ctx: Pick<RunContext, 'embedder' | 'reranker'> & { config: Pick<Config, 'retrieval'> },
+): (Checkable | undefined)[] {
+  const embeds = ctx.config.retrieval.channels.some((c) => c.kind === 'semantic');
   return [
-    { role: 'embedder', id: ctx.embedder.id, preflight: ctx.embedder.preflight?.bind(ctx.embedder) },
+    embeds
+      ? { role: 'embedder', id: ctx.embedder.id, preflight: ctx.embedder.preflight?.bind(ctx.embedder) }
+      : undefined,
     ctx.reranker
       ? { role: 'reranker', id: ctx.reranker.id, preflight: ctx.reranker.preflight?.bind(ctx.reranker) }
       : undefined,

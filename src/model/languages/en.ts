@@ -5,6 +5,7 @@ export const ENGLISH: LanguagePack = {
   code: 'en',
   name: 'English',
   textSearchConfig: 'english',
+  cta: 'To go further, open the thread or ask the community in a new topic.',
   promptsDir: '',
   // Kept as it was when English was the only language, French function words included, so that
   // English scores do not move (the hash embedder, lexical reranker and title gate use it too).

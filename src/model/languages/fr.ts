@@ -11,6 +11,7 @@ export const FRENCH: LanguagePack = {
   code: 'fr',
   name: 'French',
   textSearchConfig: 'french',
+  cta: 'Pour aller plus loin, ouvrez le fil ou posez la question à la communauté dans un nouveau sujet.',
   promptsDir: 'fr',
   stopwords: new Set(
     (

@@ -11,6 +11,8 @@ export interface LanguagePack {
   name: string;
   /** database.text_search_config when the config does not name one. */
   textSearchConfig: string;
+  /** evidence.cta when the config does not name one: the footer every answer ends with. */
+  cta: string;
   /** The prompts folder under prompts/ ('' for English, whose prompts sit at the top). */
   promptsDir: string;
   /** Function words left out of content matching (folded: lower case, no accents). */
