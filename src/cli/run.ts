@@ -5,6 +5,7 @@ import { generationRows } from '../reports/generation-digest.js';
 import { judgeRows } from '../reports/judge-digest.js';
 import { retrievalTable } from '../reports/retrieval-table.js';
 import { parseShardSpec } from '../cases/shard.js';
+import { checkTargetWrites } from '../runs/discourse-target.js';
 import type { Command } from './command.js';
 import { cliHooks, loadWithOverrides, resolvePaths } from './common.js';
 import { generationOverrides, judgeOverrides, repeatFlag } from './flags.js';
@@ -28,6 +29,10 @@ const OWN_OPTIONS = {
 JOB_COMPLETION_INDEX): cases split by a stable hash of their id; 'ragaudit merge' joins the shards`,
   },
   'no-report': { type: 'boolean', doc: 'do not write the HTML report (<results>.html) beside the results file' },
+  'allow-writes': {
+    type: 'boolean',
+    doc: 'let a discourse: target write to its forum (a private message per case, deleted afterwards)',
+  },
 } as const;
 
 const OPTIONS = { ...PIPELINE_OPTIONS, ...OWN_OPTIONS } as const;
@@ -60,6 +65,8 @@ Exit codes: 0 all cases completed, 1 some cases ended in error, 2 bad input or c
     }
     const loaded = loadWithOverrides(values, io, [...generationOverrides(values), ...judgeOverrides(values)]);
     const repeat = repeatFlag(values);
+    // Before the database or any service is touched: a forum is written to only when asked.
+    checkTargetWrites(loaded.config.target, values['allow-writes']);
     const { result, files, report } = await runAuditCommand(
       {
         loaded,
@@ -71,6 +78,7 @@ Exit codes: 0 all cases completed, 1 some cases ended in error, 2 bad input or c
         repeat,
         resume: values.resume,
         report: !values['no-report'],
+        allowWrites: values['allow-writes'],
       },
       cliHooks(io),
     );
