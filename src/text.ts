@@ -87,6 +87,30 @@ export function stem(token: string): string {
   return token;
 }
 
+const ENTITIES: Record<string, string> = {
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  '#39': "'",
+  apos: "'",
+  rsquo: "'",
+  lsquo: "'",
+  '#8217': "'",
+  '#8216': "'",
+  amp: '&',
+};
+
+const ENTITY = /&nbsp;|&#160;|&(lt|gt|quot|#39|apos|rsquo|lsquo|#8217|#8216|amp);/gi;
+
+function decodeEntity(m: string, e: string | undefined): string {
+  return e === undefined ? ' ' : (ENTITIES[e.toLowerCase()] ?? m);
+}
+
+/** HTML entities for spaces, quotes, apostrophes, angle brackets and ampersands decoded (one pass). */
+export function decodeEntities(text: string): string {
+  return text.replace(ENTITY, decodeEntity);
+}
+
 /**
  * Passage text as a reader sees it (content_matching in src/scoring/definitions.ts): markdown and
  * HTML markup stripped (code fences, inline code ticks, links and images keep their text, quote
@@ -101,15 +125,7 @@ export function readerText(text: string): string {
     .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1') // [text](url), ![alt](src)
     .replace(/<((?:https?|mailto):[^>\s]+)>/gi, '$1') // <https://…> autolinks
     .replace(/<\/?[a-z][^>]*>/gi, ' ') // HTML tags
-    .replace(/&nbsp;|&#160;/gi, ' ')
-    .replace(
-      /&(lt|gt|quot|#39|apos|rsquo|lsquo|#8217|#8216);/gi,
-      (_, e: string) =>
-        ({ lt: '<', gt: '>', quot: '"', '#39': "'", apos: "'", rsquo: "'", lsquo: "'", '#8217': "'", '#8216': "'" })[
-          e.toLowerCase()
-        ] ?? ' ',
-    )
-    .replace(/&amp;/gi, '&')
+    .replace(ENTITY, decodeEntity)
     .replace(/^[ \t]*(?:>[ \t]?)+/gm, '') // quote markers
     .replace(/^[ \t]*#{1,6}[ \t]+/gm, '') // heading markers
     .replace(/`+/g, '') // inline code ticks

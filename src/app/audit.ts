@@ -47,10 +47,13 @@ export async function auditAndWrite(
     shard?: ShardInfo | undefined;
     /** Recorded answers (ragaudit score) instead of the config's generator or target. */
     target?: Target;
+    /** A target that writes to a forum may (`--allow-writes`). */
+    allowWrites?: boolean | undefined;
   },
 ): Promise<AuditOutcome> {
   const { deps, judge } = buildAuditSetup(ctx, opts.env, {
     ...(opts.target ? { target: opts.target } : {}),
+    allowWrites: opts.allowWrites,
     ...(opts.repeat ? { repeat: opts.repeat } : {}),
     onBatchEvent: (text) => hooks.event({ kind: 'status', text }),
   });
@@ -111,6 +114,8 @@ export interface RunInputs extends PipelineInputs {
   resume?: string | undefined;
   /** Write the HTML report beside the results file. */
   report: boolean;
+  /** A Discourse-hosted target may write to its forum (`--allow-writes`). */
+  allowWrites?: boolean | undefined;
 }
 
 /** `run`: the whole pipeline over the cases; the results, their files and the HTML report. */
@@ -126,6 +131,7 @@ export async function runAuditCommand(
       outputDir: outputDir(inputs.loaded, inputs.cwd),
       env: inputs.env,
       repeat: inputs.repeat,
+      allowWrites: inputs.allowWrites,
       ...(inputs.resume ? { resume: inputs.resume } : {}),
     });
     return {

@@ -79,7 +79,8 @@ export const GENERATION_OPTIONS = {
     type: 'string',
     value: 'URL',
     doc: `ask a deployed bot instead of the generator: POST {question, history} to URL, score its
-answer and sources (config target: maps other shapes; docs/targets.md)`,
+answer and sources (config target: maps other shapes); discourse:https://forum asks a bot on a
+forum by private message (needs --allow-writes; docs/targets.md)`,
   },
   generator: {
     type: 'string',

@@ -10,6 +10,7 @@ import { generationRows } from '../reports/generation-digest.js';
 import { judgeRows } from '../reports/judge-digest.js';
 import { retrievalTable } from '../reports/retrieval-table.js';
 import { parseShardSpec } from '../cases/shard.js';
+import { checkTargetWrites } from '../runs/discourse-target.js';
 import type { Command } from './command.js';
 import { cliHooks, loadWithOverrides, resolvePaths } from './common.js';
 import { generationOverrides, judgeOverrides, repeatFlag } from './flags.js';
@@ -35,6 +36,10 @@ JOB_COMPLETION_INDEX): cases split by a stable hash of their id; 'ragaudit merge
   },
   'no-report': { type: 'boolean', doc: 'do not write the HTML report (<results>.html) beside the results file' },
   ...RUN_GATE_OPTIONS,
+  'allow-writes': {
+    type: 'boolean',
+    doc: 'let a discourse: target write to its forum (a private message per case, deleted afterwards)',
+  },
 } as const;
 
 const OPTIONS = { ...PIPELINE_OPTIONS, ...OWN_OPTIONS } as const;
@@ -76,6 +81,8 @@ gate rule failed, 2 bad input or config.`,
     const gated = values.gate ? gateInputs(io, { ...values, rules: values.gate }, [], 'run --gate') : undefined;
     const loaded = loadWithOverrides(values, io, [...generationOverrides(values), ...judgeOverrides(values)]);
     const repeat = repeatFlag(values);
+    // Before the database or any service is touched: a forum is written to only when asked.
+    checkTargetWrites(loaded.config.target, values['allow-writes']);
     const { result, files, report } = await runAuditCommand(
       {
         loaded,
@@ -87,6 +94,7 @@ gate rule failed, 2 bad input or config.`,
         repeat,
         resume: values.resume,
         report: !values['no-report'],
+        allowWrites: values['allow-writes'],
       },
       cliHooks(io),
     );

@@ -117,11 +117,11 @@ export interface PostJsonOptions {
 
 /**
  * One JSON request under a deadline; a non-2xx answer throws an HttpStatusError, a 2xx that is
- * not JSON a ProviderError (fault `answer`). Credentials in the URL become a Basic auth header;
+ * not JSON a ProviderError (fault `answer`; an empty 2xx answer to a DELETE is `undefined`). Credentials in the URL become a Basic auth header;
  * `apiKey` is sent as a Bearer token (it wins over URL credentials).
  */
 export async function requestJson(
-  method: 'GET' | 'POST',
+  method: 'GET' | 'POST' | 'DELETE',
   url: string,
   body: unknown,
   opts: PostJsonOptions,
@@ -153,6 +153,8 @@ export async function requestJson(
     opts.signal,
   );
   if (!ok) throw new HttpStatusError(status, resHeaders, url, text);
+  // A deletion may answer 200 or 204 with no body at all (Discourse's DELETE /t/ID.json does).
+  if (method === 'DELETE' && !text.trim()) return undefined;
   try {
     return JSON.parse(text) as unknown;
   } catch {

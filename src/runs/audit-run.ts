@@ -155,6 +155,7 @@ export async function runAudit(
     warnings.push(message);
     opts.onWarning?.(message);
   };
+  target?.reportTo?.(warn);
   // A resumed run reads its ledger first (a wrong ledger is an input error, whatever the services say).
   let resumed: Ledger | undefined;
   let todo: Located<Case>[] = [...cases];

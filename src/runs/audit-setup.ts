@@ -31,6 +31,8 @@ export interface AuditSetupOptions {
   judge?: Judge | ChatModel | undefined;
   /** A deployed bot (or recorded answers) asked instead of the one the config's `target:` names. */
   target?: Target | undefined;
+  /** A target that writes (a Discourse-hosted bot) may: `--allow-writes`. */
+  allowWrites?: boolean | undefined;
   /** Batch mode (config `batch.enabled`, `--batch`): what the batches are doing, in words. */
   onBatchEvent?: (text: string) => void;
 }
@@ -52,9 +54,12 @@ export function buildAuditSetup(ctx: RunContext, env: Environment, opts: AuditSe
   ctx.components.generator = describeComponent(generator, 'language model');
   if (batchGenerator) ctx.components.generator = batchComponent(ctx.components.generator);
   // A deployed bot answers instead of the generator, and is named where the generator would be.
-  const target = opts.target ?? (config.target ? createTarget(config.target, ctx.cacheDir) : undefined);
+  const target =
+    opts.target ??
+    (config.target ? createTarget(config.target, ctx.cacheDir, env, { allowWrites: opts.allowWrites }) : undefined);
   if (target) ctx.components.generator = describeComponent(target, 'deployed bot');
   if (config.target) ctx.secrets.push(...headerSecrets(config.target.headers));
+  if (target?.secrets) ctx.secrets.push(...target.secrets);
   const judge = createJudgeSetup(config.judge, {
     env,
     promptsDir,

@@ -14,6 +14,8 @@ import { timedCall } from '../llm/retry.js';
 import { PREFLIGHT_TIMEOUT_MS } from '../llm/preflight.js';
 import type { ChatMessage, ChatModel, Completion, CompletionRequest } from '../llm/types.js';
 import { ProviderError } from '../errors.js';
+import type { Environment } from '../providers/env.js';
+import { checkTargetWrites, discourseTarget, isDiscourseTarget } from './discourse-target.js';
 
 /** One source as the bot returned it: a post id, a topic id or a forum URL, and its score when it ranks them. */
 export interface TargetSource {
@@ -42,6 +44,10 @@ export interface Target {
   readonly ranked: boolean;
   /** Cases asked at once (default the generator's concurrency). */
   readonly concurrency?: number;
+  /** Values never to be written (its API key), checked with every output. */
+  readonly secrets?: readonly string[];
+  /** Where its notices go (a message it could not delete), once the run has started. */
+  reportTo?(warn: (message: string) => void): void;
 }
 
 /** Header values that are secrets (all but the content negotiation ones), at least 6 characters. */
@@ -191,7 +197,20 @@ export function modelTarget(
   };
 }
 
-/** The target a config's `target:` section names, its answers cached under `cacheDir`. */
-export function createTarget(cfg: TargetConfig, cacheDir: string): Target {
+/**
+ * The target a config's `target:` section names, its answers cached under `cacheDir`: a JSON bot,
+ * or a Discourse-hosted one (`discourse:https://…`), which writes to the forum and is refused
+ * unless `allowWrites`.
+ */
+export function createTarget(
+  cfg: TargetConfig,
+  cacheDir: string,
+  env: Environment = {},
+  opts: { allowWrites?: boolean | undefined } = {},
+): Target {
+  if (isDiscourseTarget(cfg.url)) {
+    checkTargetWrites(cfg, opts.allowWrites);
+    return discourseTarget(cfg, env, { cacheDir });
+  }
   return modelTarget(httpTargetModel(cfg), { ranked: cfg.ranked, cacheDir });
 }
