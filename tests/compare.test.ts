@@ -263,10 +263,14 @@ describe('optional blocks', () => {
       [null, 'pattern', 1],
       [null, null, null],
     ]);
+    // A row as one line: a table wider than the console is shown in blocks of columns, each
+    // starting with the run's name (src/reports/format.ts columnBlocks).
     const line = (label: string) =>
       comparisonText(cmp)
         .split('\n')
-        .find((l) => l.startsWith(label))!;
+        .filter((l) => l.startsWith(label) && !l.includes(' vs '))
+        .map((l, i) => (i ? l.replace(/^\S+( \(baseline\))?\s+/, '') : l))
+        .join('  ');
     expect(line('judged')).toMatch(/0\.500\s+100\.0 %\s+0\/0\s+0$/);
     expect(line('plain')).toMatch(/–\s+100\.0 % \(pattern\)\s+0\/0\s+–$/);
     expect(line('retr')).toMatch(/–\s+–\s+–\s+–\s+–$/);

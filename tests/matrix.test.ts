@@ -389,11 +389,14 @@ cache_dir: ${join(dir, 'cache')}
     expect(r.err).not.toMatch(/generator:/);
     expect(r.code).toBe(0);
     expect(server.count()).toBe(0);
-    expect(r.out).toMatch(/^\| Config \| Hit@5 topic \|/);
-    expect(r.out).toMatch(
+    // The console shows an aligned table; the markdown table is in the file it names.
+    expect(r.out).toMatch(/^Config\s+Hit@5/);
+    const md = readFileSync(r.out.match(/^table: (.*)$/m)![1]!, 'utf8');
+    expect(md).toMatch(/^\| Config \| Hit@5 topic \|/m);
+    expect(md).toMatch(
       /\n\| A-live-topics \| .* \| not run \| not run \| [\d.]+ \/ [\d.]+ \(n=3\) \| .*evidence: hybrid \|/,
     );
-    expect(r.out).toMatch(/\n\| E-rerank \| .*evidence: rerank \|/);
+    expect(md).toMatch(/\n\| E-rerank \| .*evidence: rerank \|/);
     for (const name of ['A-live-topics', 'E-rerank']) {
       const file = r.out.match(new RegExp(`^${name}: (.*\\.json)$`, 'm'))![1]!;
       const result = readResults(file);
@@ -418,7 +421,8 @@ cache_dir: ${join(dir, 'cache')}
       join(dir, 'full'),
     ]);
     expect(server.count(CHAT)).toBeGreaterThan(0);
-    expect(r.out).toMatch(/\n\| A-live-topics \| .* \| [\d.]+ % \(\d+ markers\) \| [\d.]+ % \(n=\d+\) \|/);
+    const md = readFileSync(r.out.match(/^table: (.*)$/m)![1]!, 'utf8');
+    expect(md).toMatch(/\n\| A-live-topics \| .* \| [\d.]+ % \(\d+ markers\) \| [\d.]+ % \(n=\d+\) \|/);
     expect(r.err).toMatch(/generator: openai:/);
   });
 });

@@ -2,6 +2,8 @@ import type { RunResult } from '../model/results.js';
 import { pickNode } from '../reports/compare-metrics.js';
 import { reportPathFor, writeReport } from '../reports/html.js';
 import { checkOutputFile } from './output-paths.js';
+import type { ReportGate } from '../reports/html-verdicts.js';
+import { loadReleaseGate } from '../reports/release-gate.js';
 import { LARGE_RUN_CASES } from '../runs/case-store.js';
 import { resultsOf } from '../runs/results-file.js';
 import { openRunResults } from './results-input.js';
@@ -24,6 +26,26 @@ export interface ReportInputs {
   /** The HTML file, resolved; default: beside the results file. */
   out?: string | undefined;
   node?: string | undefined;
+  /** A gate file whose single-run limits (min, max) colour the cards. */
+  gate?: string | undefined;
+}
+
+/** The limits a report colours its cards against, from a gate file (relative rules are only named). */
+export function reportGate(file: string): ReportGate {
+  const rules = loadReleaseGate(file);
+  const thresholds: ReportGate['thresholds'] = {};
+  const relative: string[] = [];
+  for (const [metric, rule] of Object.entries(rules.metrics)) {
+    if (rule.min !== undefined || rule.max !== undefined)
+      thresholds[metric] = {
+        ...(rule.min !== undefined ? { min: rule.min } : {}),
+        ...(rule.max !== undefined ? { max: rule.max } : {}),
+      };
+    if (rule.max_drop !== undefined) relative.push(`${metric}.max_drop`);
+    if (rule.max_increase !== undefined) relative.push(`${metric}.max_increase`);
+  }
+  if (rules.max_regressions !== undefined) relative.push('max_regressions');
+  return { file, thresholds, relative };
 }
 
 /**
@@ -42,6 +64,7 @@ export function writeHtmlReport(inputs: ReportInputs): string {
   const node = inputs.node ? pickNode(result, inputs.node, inputs.inputName) : undefined;
   const out = inputs.out ?? reportPathFor(inputs.input);
   checkOutputFile(out, '--out', [inputs.input]);
-  writeReport(result, out, node ? { node } : {});
+  const gate = inputs.gate ? reportGate(inputs.gate) : undefined;
+  writeReport(result, out, { ...(node ? { node } : {}), ...(gate ? { gate } : {}) });
   return out;
 }

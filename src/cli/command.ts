@@ -9,6 +9,8 @@ export interface CliIO {
   isTTY: boolean;
   cwd: string;
   env: NodeJS.ProcessEnv;
+  /** The terminal's width when stdout is one (COLUMNS overrides it; else 120). */
+  columns?: number;
 }
 
 /** One CLI command (listed in src/cli/commands.ts). `run` returns the exit code: 0 ok, 1 failed work or gate, 2 bad input. */

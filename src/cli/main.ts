@@ -1,4 +1,6 @@
 #!/usr/bin/env node
+import { foldingWriter, terminalWidth } from './width.js';
+import { setConsoleWidth } from '../reports/format.js';
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { RagauditError, redact } from '../errors.js';
@@ -30,13 +32,20 @@ Exit codes: 0 ok · 1 failed cases or a failed gate · 2 bad input, config or da
  * no credential.
  */
 export async function main(argv: string[], rawIo: CliIO): Promise<number> {
+  const [name, ...rest] = argv;
+  // Every line fits the terminal (tables size themselves to it; other lines fold); machine
+  // output (--json) is written as is.
+  const width = terminalWidth(rawIo.env, rawIo.columns);
+  setConsoleWidth(width);
+  const fit = (w: (t: string) => void) => (rest.includes('--json') ? w : foldingWriter(w, width));
+  const out = fit(rawIo.out);
+  const err = fit(rawIo.err);
   // Masked like every output (src/errors.ts `redact`): progress lines and tables name URLs and cases.
   const io: CliIO = {
     ...rawIo,
-    out: (t) => rawIo.out(inertText(redact(t, 'content'))),
-    err: (t) => rawIo.err(inertText(redact(t, 'content'))),
+    out: (t) => out(inertText(redact(t, 'content'))),
+    err: (t) => err(inertText(redact(t, 'content'))),
   };
-  const [name, ...rest] = argv;
   const verbose = rest.includes('--verbose') || rest.includes('-v');
   if (!name || name === '--help' || name === '-h' || name === 'help') {
     io.out(`${usage()}\n`);
@@ -89,6 +98,7 @@ export function runProcess(): void {
     isTTY: Boolean(process.stderr.isTTY),
     cwd: process.cwd(),
     env: process.env,
+    ...(process.stdout.isTTY && process.stdout.columns ? { columns: process.stdout.columns } : {}),
   };
   main(process.argv.slice(2), io).then(
     (code) => {

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { runMatrix } from '../app/matrix.js';
 import { InputError } from '../errors.js';
-import { markdownTable } from '../reports/format.js';
+import { textTable } from '../reports/format.js';
 import { MATRIX_HEADER, matrixRows } from '../reports/matrix-table.js';
 import type { Command } from './command.js';
 import { cliHooks, loadWithOverrides, resolvePaths } from './common.js';
@@ -30,7 +30,8 @@ export const matrixCommand: Command = {
 
 Runs each config on the same cases, one after the other, writes one results file per config
 (<out>/<YYYYMMDD-HHMMSS>-<name>.json and .md, recording the config that produced it), then
-prints the comparison table as markdown and writes it to <out>/<YYYYMMDD-HHMMSS>-matrix.md:
+prints the comparison table aligned to the console and writes it as markdown to
+<out>/<YYYYMMDD-HHMMSS>-matrix.md:
 
   Config | Hit@5 topic | post hit@5 | MRR@10 | content MRR@10 | real links | abstention OK |
   latency p50/p90 ms (with n) | notes
@@ -77,7 +78,8 @@ Exit codes: 0 all cases of all configs completed, 1 some cases ended in error, 2
       },
       cliHooks(io),
     );
-    io.out(`${markdownTable(MATRIX_HEADER, matrixRows(entries))}\n\n`);
+    // An aligned table that fits the console; the markdown table is in the file named below.
+    io.out(`${textTable(MATRIX_HEADER, matrixRows(entries))}\n\n`);
     for (const e of entries) io.out(`${e.label}: ${e.files.json}\n`);
     io.out(`table: ${table}\n`);
     return errors > 0 ? 1 : 0;

@@ -11,13 +11,17 @@ const OPTIONS = {
     value: 'NAME',
     doc: 'node of the summary cards and case lines (default: the rerank node, else the last)',
   },
+  gate: { type: 'string', value: 'FILE', doc: 'a gate file: cards coloured against its min/max limits' },
   ...HELP_OPTION,
 } as const satisfies OptionSpecs;
 
 const HELP = `ragaudit report RUN.json [--out report.html]
 
 Writes one self-contained HTML page for a results file (run, retrieval, probe or judge): it needs
-no network (inline CSS and script, system fonts). It shows summary cards (cases, errors, Hit@5,
+no network (inline CSS and script, system fonts). It leads with the verdict: the pass rate with
+its 95 % interval and the failed checks (when the run recorded per-case verdicts), failing cases
+first with their reasons, filters by verdict, kind, zone, stance and check, and sortable columns.
+With --gate, each card is coloured against the gate's min/max limit. It shows summary cards (cases, errors, Hit@5,
 MRR@10, content MRR@10, real links, correct abstention, off-topic hallucinations, faithfulness
 when the run was judged), a banner naming the OFFLINE STAND-IN components, the per-node
 retrieval table, the zone distribution, a histogram of top-1 scores by case kind, and a case
@@ -52,6 +56,7 @@ export const reportCommand: Command = {
       inputName: positionals[0]!,
       out: values.out ? resolve(io.cwd, values.out) : undefined,
       node: values.node,
+      gate: values.gate ? resolve(io.cwd, values.gate) : undefined,
     });
     io.out(`report: ${out}\n`);
     return 0;

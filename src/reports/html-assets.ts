@@ -18,7 +18,24 @@ th { background: var(--soft); font-weight: 600; font-size: 12px; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 .histogram svg { max-width: 100%; height: auto; border: 1px solid var(--line); border-radius: 6px; }
 .controls { margin: 6px 0 10px; display: flex; gap: 12px; align-items: center; flex-wrap: wrap; }
-.case-head, details.case > summary { display: grid; grid-template-columns: minmax(180px, 2.4fr) 0.9fr 0.6fr 0.7fr 0.6fr 0.5fr 0.6fr 0.8fr 0.7fr 0.7fr; gap: 6px; padding: 5px 8px; align-items: center; }
+.case-head, details.case > summary { display: grid; grid-template-columns: 0.55fr minmax(120px, 1.5fr) minmax(180px, 3fr) 0.8fr 0.6fr 0.5fr 0.45fr 0.7fr 0.6fr 0.65fr; gap: 6px; padding: 5px 8px; align-items: center; }
+.case-head button.sort { font: inherit; font-weight: 600; text-align: left; background: none; border: 0; padding: 0; cursor: pointer; color: inherit; }
+.case-head button.sort[data-dir="asc"]::after { content: " \\25B4"; } .case-head button.sort[data-dir="desc"]::after { content: " \\25BE"; }
+details.case > summary .reasons { grid-column: 1 / -1; color: var(--bad); font-size: 12px; padding-left: 2px; white-space: normal; }
+details.case.failed { border-left: 4px solid var(--bad); background: #fff5f5; }
+details.case.error { border-left: 4px solid var(--warn); }
+.verdict { font-weight: 700; font-size: 12px; padding: 1px 6px; border-radius: 3px; }
+.verdict.failed { color: #fff; background: var(--bad); } .verdict.passed { color: var(--ok); background: #e6f4ea; }
+.verdict.error { color: #fff; background: var(--warn); } .verdict.none { color: var(--muted); }
+.verdict-banner { border: 2px solid var(--line); border-radius: 8px; padding: 10px 14px; margin: 12px 0; }
+.verdict-banner.failed { border-color: var(--bad); background: #fdecea; } .verdict-banner.passed { border-color: var(--ok); background: #e6f4ea; }
+.verdict-banner .big { font-size: 20px; font-weight: 700; margin-right: 8px; } .verdict-banner.failed .big { color: var(--bad); } .verdict-banner.passed .big { color: var(--ok); }
+.verdict-banner .check { display: inline-block; margin-right: 10px; }
+ul.failures li { color: var(--bad); }
+.card.meets { border-color: var(--ok); background: #e6f4ea; } .card.misses { border: 2px solid var(--bad); background: #fdecea; } .card.misses .value { color: var(--bad); }
+.card.unmeasured { border-color: var(--warn); }
+.card .limit { font-size: 12px; font-weight: 600; } .card.misses .limit { color: var(--bad); }
+.meter { height: 4px; background: var(--line); border-radius: 2px; margin: 2px 0 4px; } .meter span { display: block; height: 4px; background: var(--muted); border-radius: 2px; }
 .case-head { font-weight: 600; font-size: 12px; background: var(--soft); border-bottom: 1px solid var(--line); }
 details.case { border-bottom: 1px solid var(--line); }
 details.case > summary { cursor: pointer; list-style: none; }
@@ -35,7 +52,7 @@ details.case > summary:hover { background: var(--soft); }
 .cite.valid { color: var(--ok); background: #e6f4ea; }
 .cite.invalid { color: #fff; background: var(--bad); text-decoration: line-through; }
 .cite.unchecked { color: var(--warn); background: #fff8e1; }
-.status.bad, .bad { color: var(--bad); font-weight: 600; } .status.ok { color: var(--ok); }
+.bad { color: var(--bad); font-weight: 600; }
 .zone.empty { color: var(--bad); } .zone.weak { color: var(--warn); } .zone.normal { color: var(--ok); }
 tr.golden td:first-child, ol.items li.golden { font-weight: 600; color: var(--ok); }
 .excerpt { max-width: 640px; }
@@ -47,7 +64,7 @@ code { font-size: 12px; word-break: break-all; }
 `;
 
 /**
- * Filter and open/close controls. It reads the embedded JSON data and only sets properties
+ * Filter, sort and open/close controls. It reads the embedded JSON data and only sets properties
  * (hidden, open, textContent): no HTML is ever built from data.
  */
 export const REPORT_JS = `
@@ -55,21 +72,45 @@ export const REPORT_JS = `
   'use strict';
   var data = JSON.parse(document.getElementById('ragaudit-data').textContent);
   var filter = document.getElementById('filter');
-  var kind = document.getElementById('kind');
   var shown = document.getElementById('shown');
+  var list = document.getElementById('cases');
   var items = Array.prototype.slice.call(document.querySelectorAll('details.case'));
+  var selects = { kind: 'kind', verdict: 'verdict-filter', zone: 'zone-filter', stance: 'stance-filter', check: 'check-filter' };
+  function val(id) { var el = document.getElementById(id); return el ? el.value : ''; }
   function apply() {
     var q = filter.value.trim().toLowerCase();
-    var k = kind.value;
+    var want = {};
+    Object.keys(selects).forEach(function (k) { want[k] = val(selects[k]); });
     var n = 0;
     items.forEach(function (el) {
       var c = data.cases[Number(el.getAttribute('data-index'))];
-      var text = [c.id, c.kind, c.status, c.zone || '', c.question].join(' ').toLowerCase();
-      var visible = (!k || c.kind === k) && (!q || text.indexOf(q) >= 0);
+      var text = [c.id, c.kind, c.status, c.zone || '', c.question, c.verdict, c.checks.join(' '), c.reasons].join(' ').toLowerCase();
+      var visible = (!want.kind || c.kind === want.kind) && (!want.verdict || c.verdict === want.verdict) &&
+        (!want.zone || (c.zone || 'none') === want.zone) && (!want.stance || (c.stance || 'none') === want.stance) &&
+        (!want.check || c.checks.indexOf(want.check) >= 0) && (!q || text.indexOf(q) >= 0);
       el.hidden = !visible;
       if (visible) n++;
     });
     shown.textContent = n + ' of ' + items.length + ' cases shown';
+  }
+  var RANK = { failed: 0, error: 1, none: 2, passed: 3 };
+  function key(c, k) { return k === 'verdict' ? RANK[c.verdict] : c[k]; }
+  function sortBy(button) {
+    var k = button.getAttribute('data-sort');
+    var dir = button.getAttribute('data-dir') === 'asc' ? 'desc' : 'asc';
+    document.querySelectorAll('button.sort').forEach(function (b) { b.removeAttribute('data-dir'); });
+    button.setAttribute('data-dir', dir);
+    var sign = dir === 'asc' ? 1 : -1;
+    items.sort(function (a, b) {
+      var ia = Number(a.getAttribute('data-index')), ib = Number(b.getAttribute('data-index'));
+      var x = key(data.cases[ia], k), y = key(data.cases[ib], k);
+      // Missing values sort last in either direction.
+      if (x === null || x === undefined) return y === null || y === undefined ? ia - ib : 1;
+      if (y === null || y === undefined) return -1;
+      var d = typeof x === 'number' ? x - y : String(x).localeCompare(String(y));
+      return d ? sign * d : ia - ib;
+    });
+    items.forEach(function (el) { list.appendChild(el); });
   }
   function setAll(open) {
     items.forEach(function (el) { if (!el.hidden) el.open = open; });
@@ -81,7 +122,13 @@ export const REPORT_JS = `
     if (d) d.open = true;
   }
   filter.addEventListener('input', apply);
-  kind.addEventListener('change', apply);
+  Object.keys(selects).forEach(function (k) {
+    var el = document.getElementById(selects[k]);
+    if (el) el.addEventListener('change', apply);
+  });
+  document.querySelectorAll('button.sort').forEach(function (b) {
+    b.addEventListener('click', function () { sortBy(b); });
+  });
   document.getElementById('open-all').addEventListener('click', function () { setAll(true); });
   document.getElementById('close-all').addEventListener('click', function () { setAll(false); });
   window.addEventListener('hashchange', openHash);

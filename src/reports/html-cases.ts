@@ -6,6 +6,7 @@ import { caseStance } from './compare-metrics.js';
 import { fmt } from './format.js';
 import { esc, safeHref } from './html-escape.js';
 import { historyHtml, originHtml } from './html-sets.js';
+import { reasonsBody, reasonsLine, verdictCell, verdictState } from './html-verdicts.js';
 
 /**
  * The per-case part of the HTML report: one <details> per case whose summary line holds the
@@ -26,17 +27,17 @@ export interface CaseView {
 const num = (v: number | null | undefined, d = 2) => fmt(v ?? null, d);
 
 /** Column headers of the case lines, in the order `caseLine` writes its cells. */
-export const CASE_COLUMNS = [
-  'case',
-  'kind',
-  'status',
-  'zone',
-  'top-1',
-  'hit@5',
-  'mrr@10',
-  'stance',
-  'valid cites',
-  'faithfulness',
+export const CASE_COLUMNS: readonly { label: string; sort: string }[] = [
+  { label: 'verdict', sort: 'verdict' },
+  { label: 'case', sort: 'id' },
+  { label: 'question', sort: 'question' },
+  { label: 'kind', sort: 'kind' },
+  { label: 'zone', sort: 'zone' },
+  { label: 'top-1', sort: 'top1' },
+  { label: 'hit@5', sort: 'hit' },
+  { label: 'stance', sort: 'stance' },
+  { label: 'valid cites', sort: 'cites' },
+  { label: 'faithfulness', sort: 'faith' },
 ];
 
 /**
@@ -128,20 +129,23 @@ export function caseHtml(v: CaseView): string {
   const cites = r.citations ? `${r.citations.filter((c) => c.valid).length}/${r.citations.length}` : '–';
   const invalid = r.citations?.some((c) => !c.valid) ?? false;
   const faith = findScore(r.scores, 'faithfulness')?.value;
+  // No green "ok" here: a case that ran without error can still have failed its checks; the
+  // verdict cell carries pass/fail and an error shows there as "error".
   const cells = [
+    verdictCell(r),
     `<span class="id">${esc(r.id)}</span>`,
+    `<span class="q" title="${esc(r.question)}">${esc(r.question)}</span>`,
     esc(r.kind),
-    `<span class="status ${r.status === 'ok' ? 'ok' : 'bad'}">${esc(r.status)}</span>`,
     `<span class="zone ${esc(v.zone ?? '')}">${esc(v.zone ?? '–')}</span>`,
     esc(num(v.top1)),
     esc(fmt(m?.hit_at_5 ?? null, 0)),
-    esc(fmt(m?.mrr_at_10 ?? null, 2)),
     esc(caseStance(r) ?? '–'),
     `<span class="${invalid ? 'bad' : ''}">${esc(cites)}</span>`,
     esc(fmt(faith ?? null, 2)),
   ].map((c) => `<span class="cell">${c}</span>`);
   const abst = caseCorrectAbstention(r);
   const body = [
+    reasonsBody(r),
     historyHtml(r),
     `<h4>Question</h4><p class="question">${esc(r.question)}</p>`,
     `<p class="meta">difficulty ${esc(r.difficulty)}${r.tags.length ? ` · tags ${esc(r.tags.join(', '))}` : ''} · expected topics ${esc(r.expected_topic_ids.join(', ') || '–')}${r.expected_post_ids.length ? ` · posts ${esc(r.expected_post_ids.join(', '))}` : ''}${r.expected_content.length ? ` · content ${esc(r.expected_content.join(', '))}` : ''}${abst === null ? '' : ` · correct abstention ${abst === 1 ? 'yes' : 'no'}`}</p>`,
@@ -153,5 +157,5 @@ export function caseHtml(v: CaseView): string {
     verdictsHtml(r),
     retrievalHtml(v),
   ].join('');
-  return `<details class="case" id="c${v.index}" data-index="${v.index}" data-case-id="${esc(r.id)}"><summary>${cells.join('')}</summary><div class="body">${body}</div></details>`;
+  return `<details class="case ${verdictState(r)}" id="c${v.index}" data-index="${v.index}" data-case-id="${esc(r.id)}"><summary>${cells.join('')}${reasonsLine(r)}</summary><div class="body">${body}</div></details>`;
 }

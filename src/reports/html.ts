@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { storedZoneThresholds, ZONES, zoneOf, type ZoneThresholds } from '../model/zones.js';
 import { writeArtifactStream, type ArtifactWrite } from '../io/artifacts.js';
 import type { RunResult } from '../model/results.js';
-import { defaultNode, rowFigure, runFigures, type RunFigures } from './compare-metrics.js';
+import { caseStance, defaultNode, rowFigure, runFigures, type RunFigures } from './compare-metrics.js';
 import { CARD_METRICS, countFigure, meanFigure } from '../scoring/registry.js';
 import { NOT_APPLICABLE } from '../scoring/definitions.js';
 import { fmt, pct, showFigure } from './format.js';
@@ -13,6 +13,17 @@ import { esc, jsonScript } from './html-escape.js';
 import { caseSetsHtml } from './html-sets.js';
 import { REPORT_CSS, REPORT_JS } from './html-assets.js';
 import { batchLine, retrievalTable } from './retrieval-table.js';
+import { findScore } from '../model/scores.js';
+import {
+  binaryIntervalText,
+  failedChecks,
+  meetsThreshold,
+  thresholdText,
+  VERDICT_ORDER,
+  verdictBannerHtml,
+  verdictState,
+  type ReportGate,
+} from './html-verdicts.js';
 
 /**
  * The HTML report of one results file: a single self-contained page (inline CSS, a little
@@ -48,6 +59,10 @@ interface Card {
   value: number | null;
   shown: string;
   sub?: string;
+  /** The 95 % interval text, for a binary mean. */
+  ci?: string;
+  /** Whether the value reads on a 0–1 scale (a meter is drawn under it). */
+  unit?: boolean;
 }
 
 /** The summary cards: cases and errors, then the card metrics of the registry (src/scoring/registry.ts). */
@@ -98,23 +113,39 @@ function cards(f: RunFigures): Card[] {
             ? 'pattern check, '
             : 'judge, '
           : (m.labels?.cardSub ?? '');
+    const ci = m.kind === 'binary' ? binaryIntervalText(mean?.mean ?? null, mean?.n ?? 0) : '';
     out.push({
       metric: m.key,
       label,
       value: mean?.mean ?? null,
       shown: showFigure(m, figure),
       sub: `${sub}n=${mean?.n ?? 0}`,
+      ...(ci ? { ci } : {}),
+      unit: m.format !== 'count',
     });
   }
   return out;
 }
 
-function cardsHtml(f: RunFigures): string {
+/**
+ * The cards; against a gate each is coloured by its limit (met / missed), and a 0–1 figure has a
+ * meter so that 0.009 does not read like 0.995 at a glance.
+ */
+function cardsHtml(f: RunFigures, gate?: ReportGate): string {
   return `<section class="cards">${cards(f)
-    .map(
-      (c) =>
-        `<div class="card" data-metric="${esc(c.metric)}" data-value="${esc(c.value ?? '')}"><div class="label">${esc(c.label)}</div><div class="value">${esc(c.shown)}</div>${c.sub ? `<div class="sub">${esc(c.sub)}</div>` : ''}</div>`,
-    )
+    .map((c) => {
+      const t = gate?.thresholds[c.metric];
+      const meets = meetsThreshold(c.value, t);
+      const cls = meets === null ? (t ? ' unmeasured' : '') : meets ? ' meets' : ' misses';
+      const limit = t
+        ? `<div class="limit">gate ${esc(thresholdText(t))}${meets === false ? ' — MISSED' : ''}</div>`
+        : '';
+      const meter =
+        c.unit && c.value !== null && c.value >= 0 && c.value <= 1
+          ? `<div class="meter"><span style="width:${(c.value * 100).toFixed(1)}%"></span></div>`
+          : '';
+      return `<div class="card${cls}" data-metric="${esc(c.metric)}" data-value="${esc(c.value ?? '')}"><div class="label">${esc(c.label)}</div><div class="value">${esc(c.shown)}</div>${meter}${c.sub ? `<div class="sub">${esc(c.sub)}</div>` : ''}${c.ci ? `<div class="sub ci">${esc(c.ci)}</div>` : ''}${limit}</div>`;
+    })
     .join('')}</section>`;
 }
 
@@ -182,42 +213,86 @@ function histogramHtml(result: RunResult, views: readonly CaseView[], scoreNode:
   return `<section><h2>Top-1 scores</h2><div class="histogram">${svg}</div></section>`;
 }
 
-/** The cases section, written a case row at a time (a large run has tens of thousands). */
+/** A select of the distinct values (sorted), '' when there is none (no failed check: no check filter). */
+function selectHtml(id: string, label: string, values: readonly string[]): string {
+  const vs = [...new Set(values)].sort();
+  if (!vs.length) return '';
+  return ` <label>${esc(label)} <select id="${esc(id)}"><option value="">all</option>${vs
+    .map((k) => `<option value="${esc(k)}">${esc(k)}</option>`)
+    .join('')}</select></label>`;
+}
+
+/** The cases section, failures first, written a case row at a time (a large run has tens of thousands). */
 function writeCases(views: readonly CaseView[], write: ArtifactWrite): void {
-  const kinds = [...new Set(views.map((v) => v.record.kind))].sort();
+  const rank = (v: CaseView) => VERDICT_ORDER.indexOf(verdictState(v.record));
+  const ordered = [...views].sort((a, b) => rank(a) - rank(b) || a.index - b.index);
   write(
-    `<section><h2>Cases</h2><div class="controls"><label>Filter <input type="search" id="filter" placeholder="id, question, zone, status…"></label> <label>Kind <select id="kind"><option value="">all</option>${kinds
-      .map((k) => `<option value="${esc(k)}">${esc(k)}</option>`)
-      .join(
-        '',
-      )}</select></label> <button type="button" id="open-all">open all</button> <button type="button" id="close-all">close all</button> <span id="shown" class="meta"></span></div><div class="case-head">${CASE_COLUMNS.map((c) => `<span class="cell">${esc(c)}</span>`).join('')}</div><div id="cases">`,
+    `<section id="case-list"><h2>Cases</h2><p class="meta">Failing cases first, then errors, cases without a verdict, and passing cases; click a column to sort.</p><div class="controls"><label>Filter <input type="search" id="filter" placeholder="id, question, reason…"></label>${selectHtml(
+      'verdict-filter',
+      'Verdict',
+      views.map((v) => verdictState(v.record)),
+    )}${selectHtml(
+      'kind',
+      'Kind',
+      views.map((v) => v.record.kind),
+    )}${selectHtml(
+      'zone-filter',
+      'Zone',
+      views.map((v) => v.zone ?? 'none'),
+    )}${selectHtml(
+      'stance-filter',
+      'Stance',
+      views.map((v) => caseStance(v.record) ?? 'none'),
+    )}${selectHtml(
+      'check-filter',
+      'Check',
+      views.flatMap((v) => failedChecks(v.record)),
+    )} <button type="button" id="open-all">open all</button> <button type="button" id="close-all">close all</button> <span id="shown" class="meta"></span></div><div class="case-head">${CASE_COLUMNS.map((c) => `<button type="button" class="cell sort" data-sort="${esc(c.sort)}">${esc(c.label)}</button>`).join('')}</div><div id="cases">`,
   );
-  views.forEach((v, i) => write(i ? `\n${caseHtml(v)}` : caseHtml(v)));
+  ordered.forEach((v, i) => write(i ? `\n${caseHtml(v)}` : caseHtml(v)));
   write('</div></section>');
 }
 
+/** What the page's script filters and sorts on, one entry per case (by index). */
+function caseData(v: CaseView) {
+  const r = v.record;
+  const m = r.retrieval[v.node]?.metrics;
+  return {
+    id: r.id,
+    kind: r.kind,
+    status: r.status,
+    zone: v.zone,
+    question: r.question,
+    verdict: verdictState(r),
+    checks: failedChecks(r),
+    reasons: (r.verdict?.failures ?? []).map((f) => f.reason).join(' '),
+    stance: caseStance(r),
+    top1: v.top1,
+    hit: m?.hit_at_5 ?? null,
+    cites: r.citations?.length ? r.citations.filter((c) => c.valid).length / r.citations.length : null,
+    faith: findScore(r.scores, 'faithfulness')?.value ?? null,
+  };
+}
+
+/** The compared node (default: the rerank node) and the gate whose limits colour the cards. */
+export interface ReportOptions {
+  node?: string;
+  gate?: ReportGate;
+}
+
 /** The whole report page for a results file. */
-export function reportHtml(result: RunResult, opts: { node?: string } = {}): string {
+export function reportHtml(result: RunResult, opts: ReportOptions = {}): string {
   const parts: string[] = [];
   writePage(result, opts, (piece) => void parts.push(piece));
   return parts.join('');
 }
 
 /** The page, piece by piece: a large run's page never has to be one string in memory. */
-function writePage(result: RunResult, opts: { node?: string }, write: ArtifactWrite): void {
+function writePage(result: RunResult, opts: ReportOptions, write: ArtifactWrite): void {
   const node = opts.node ?? defaultNode(result) ?? '';
   const figures = runFigures(result, node);
   const { views, scoreNode, zoneComputed } = caseViews(result, node);
-  const data = {
-    figures,
-    cases: views.map((v) => ({
-      id: v.record.id,
-      kind: v.record.kind,
-      status: v.record.status,
-      zone: v.zone,
-      question: v.record.question,
-    })),
-  };
+  const data = { figures, cases: views.map(caseData) };
   const scriptHash = createHash('sha256').update(REPORT_JS).digest('base64');
   const csp = `default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src 'sha256-${scriptHash}'; base-uri 'none'; form-action 'none'`;
   const title = `ragaudit ${result.kind}: ${result.name}`;
@@ -235,8 +310,9 @@ function writePage(result: RunResult, opts: { node?: string }, write: ArtifactWr
 <header><h1>${esc(title)}</h1><p class="meta">${esc(result.created_at)} · ragaudit ${esc(result.tool.version)} · config ${esc(result.config_source)} (${esc(result.config_digest)}) · database ${esc(result.database)}</p>${
     result.note ? `<p class="note">${esc(result.note)}</p>` : ''
   }</header>
+${verdictBannerHtml(result, opts.gate)}
 ${bannerHtml(result)}
-${cardsHtml(figures)}
+${cardsHtml(figures, opts.gate)}
 ${result.warnings.length ? `<section class="warnings"><h2>Warnings</h2><ul>${result.warnings.map((w) => `<li>${esc(w)}</li>`).join('')}</ul></section>` : ''}
 ${nodesHtml(result)}${setsAfter(caseSetsHtml(result))}
 ${agreementHtml(result)}
@@ -258,6 +334,6 @@ export function reportPathFor(resultsFile: string): string {
 }
 
 /** Writes the report (atomically) and returns its path. */
-export function writeReport(result: RunResult, file: string, opts: { node?: string } = {}): string {
+export function writeReport(result: RunResult, file: string, opts: ReportOptions = {}): string {
   return writeArtifactStream(file, (write) => writePage(result, opts, write));
 }
