@@ -113,13 +113,24 @@ describe('ragaudit label in Chromium', () => {
       'partly',
     ]);
 
-    // Written back into copies of the case files: ann's two "relevant" widen goldens (one labeller
-    // is her own majority); "not" and "partly" do not.
+    // Written back into copies of the case files: one labeller widens nothing by default (two must
+    // agree); accepting a single labeller (--accept-single), ann's two "relevant" widen goldens;
+    // "not" and "partly" do not.
     const copies = ['questions-core.yml', 'questions-more.yml'].map((f) => {
       copyFileSync(join(PACKAGE_ROOT, 'cases', 'demo', f), join(dir, f));
       return join(dir, f);
     });
-    const back = writeBackGoldens({ pool, labels, cases: copies, acceptPartly: false, dryRun: false, cwd: dir });
+    const held = writeBackGoldens({ pool, labels, cases: copies, acceptPartly: false, dryRun: true, cwd: dir });
+    expect(held.accepted).toBe(0);
+    const back = writeBackGoldens({
+      pool,
+      labels,
+      cases: copies,
+      acceptPartly: false,
+      dryRun: false,
+      cwd: dir,
+      minLabellers: 1,
+    });
     expect(back.accepted).toBe(2);
     const widened = back.files.flatMap((f) => f.changes);
     expect(widened.length).toBeGreaterThanOrEqual(1);
