@@ -288,6 +288,7 @@ describe('console tables fit 120 columns', () => {
         ['stance (pattern)', long],
         ['answered cases', '108'],
       ],
+      120,
     );
     for (const l of t.split('\n')) expect(l.length).toBeLessThanOrEqual(120);
     expect(

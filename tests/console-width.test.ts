@@ -13,7 +13,7 @@ import { PACKAGE_ROOT } from '../src/paths.js';
 import { runCli } from './helpers/cli.js';
 import { DEMO_RUN } from './helpers/verdict-fixture.js';
 
-const WEAK = join(PACKAGE_ROOT, 'results', 'reference', '20261203-233007-demo-weak1.json');
+const WEAK = join(PACKAGE_ROOT, 'results', 'reference', '20261204-203311-demo-weak1.json');
 
 /** The widest line of a text and the line itself, for the failure message. */
 function widest(text: string): { width: number; line: string } {
@@ -80,7 +80,8 @@ describe('every console output fits the terminal', { timeout: 600_000 }, () => {
   ];
   for (const columns of [120, 80]) {
     it.each(runs)(`%s fits ${columns} columns`, async (_, argv) => {
-      const env = columns === 120 ? {} : { COLUMNS: String(columns) };
+      // 120: COLUMNS unset and not a TTY, so the default applies.
+      const env = columns === 120 ? { COLUMNS: undefined } : { COLUMNS: String(columns) };
       const r = await runCli(dir, argv, env);
       expect(r.code, r.err).toBeLessThan(2);
       const w = widest(`${r.out}\n${r.err}`);

@@ -161,7 +161,7 @@ describe('ragaudit run --target discourse:…', { timeout: 180_000 }, () => {
     expect(cmp.code, cmp.err + cmp.out).toBe(0);
     expect(cmp.out).toContain('6 of 6 baseline cases paired by id');
     // Each run at its own node: the replay's keyword channel, the bot's returned ranking.
-    expect(cmp.out).toMatch(/^\S+\s+posts\s+6\s+0\s/m);
+    expect(cmp.out).toMatch(/^\S+(?: \(baseline\))?\s+posts\s+6\s+0\s/m);
     expect(cmp.out).toMatch(/^\S+\s+target\s+6\s+0\s/m);
     // The bot cites a staff-only post beside a valid one: 1/2, where the replay's citation was valid.
     expect(cmp.out).toMatch(/citation validity: .*polished-binder-meaning: 1 → 0\.500/);

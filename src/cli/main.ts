@@ -35,7 +35,12 @@ export async function main(argv: string[], rawIo: CliIO): Promise<number> {
   const [name, ...rest] = argv;
   // Every line fits the terminal (tables size themselves to it; other lines fold); machine
   // output (--json) is written as is.
-  const width = terminalWidth(rawIo.env, rawIo.columns);
+  // A caller's environment that does not say COLUMNS (a library caller's, a test's) leaves it to
+  // the process's own: in the CLI both are the same.
+  const width = terminalWidth(
+    'COLUMNS' in rawIo.env ? rawIo.env : { ...rawIo.env, COLUMNS: process.env.COLUMNS },
+    rawIo.columns,
+  );
   setConsoleWidth(width);
   const fit = (w: (t: string) => void) => (rest.includes('--json') ? w : foldingWriter(w, width));
   const out = fit(rawIo.out);
