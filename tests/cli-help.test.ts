@@ -20,7 +20,8 @@ async function cli(args: string[]): Promise<{ code: number; out: string; err: st
     err: (t) => void (err += t),
     isTTY: false,
     cwd: PACKAGE_ROOT,
-    env: {},
+    // COLUMNS unset and not a terminal: the help is folded at the default width.
+    env: { COLUMNS: undefined },
   };
   const code = await main(args, io);
   return { code, out, err };
