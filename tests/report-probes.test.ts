@@ -32,6 +32,7 @@ describe('the probe report', () => {
     expect(html).toMatch(/<span class="big">3 FAILED<\/span> <span>pass rate <b>90\.9 %<\/b>/);
     expect(html).toContain('<span class="check" data-check="stance"><b>stance</b> 2</span>');
     expect(html).not.toContain('<section class="cards">');
+    expect(html).toContain('<a href="#probes">the failing probes, first in each attack type ↓</a>');
     expect(html.indexOf('id="verdict"')).toBeLessThan(html.indexOf('id="probes"'));
   });
 
