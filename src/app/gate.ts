@@ -38,6 +38,8 @@ export interface RunGateOutcome {
   verdict: ReleaseGateResult;
   /** The pairing with the baseline, when there is one. */
   pairing?: GatePairing;
+  /** The comparison with the baseline, when there is one (the PR comment lists its regressions). */
+  cmp?: Comparison;
 }
 
 /**
@@ -70,5 +72,5 @@ export function gateRun(inputs: RunGateInputs): RunGateOutcome {
   }
   if (inputs.junit)
     writeArtifact(inputs.junit, junitXml(cmp, verdict, { label: run.label, records: run.result.cases }));
-  return { verdict, ...(pairing ? { pairing } : {}) };
+  return { verdict, ...(pairing ? { pairing } : {}), ...(cmp ? { cmp } : {}) };
 }

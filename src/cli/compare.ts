@@ -7,7 +7,9 @@ import { InputError } from '../errors.js';
 import { displayPath } from '../paths.js';
 import { comparisonText } from '../reports/compare-format.js';
 import { loadReleaseGate } from '../reports/release-gate.js';
-import { gateRulesDoc, PAIRING_OPTIONS, pairingFlags } from './gate-options.js';
+import { writeArtifact } from '../io/artifacts.js';
+import { prCommentMarkdown } from '../reports/pr-comment.js';
+import { gateRulesDoc, MARKDOWN_OPTION, PAIRING_OPTIONS, pairingFlags } from './gate-options.js';
 import { numberFlag, type Command } from './command.js';
 import { HELP_OPTION, optionsHelp, parseCommand, type OptionSpecs } from './options.js';
 
@@ -32,6 +34,7 @@ added to the list when not already in it)`,
 question (a failure only when that run breaks max_regressions, so the
 XML's failures agree with the exit code)`,
   },
+  ...MARKDOWN_OPTION,
   ...PAIRING_OPTIONS,
   seed: { type: 'string', value: 'N', doc: 'bootstrap seed (default 1): same inputs and seed, same figures' },
   ...HELP_OPTION,
@@ -104,6 +107,8 @@ export const compareCommand: Command = {
     const junit = values.junit ? resolve(io.cwd, values.junit) : undefined;
     const inputs = [...files, ...(gateFile ? [gateFile] : [])];
     if (junit) checkOutputFile(junit, '--junit', inputs);
+    const markdown = values.markdown ? resolve(io.cwd, values.markdown) : undefined;
+    if (markdown) checkOutputFile(markdown, '--markdown', inputs);
     checkOutputDir(outDir, '--out');
     const { cmp, pairings, verdict, base } = compareAndWrite({
       files,
@@ -121,7 +126,15 @@ export const compareCommand: Command = {
     });
     io.out(`pairing (by case id):\n${pairings.map((p) => `  ${p.line}`).join('\n')}\n\n`);
     io.out(comparisonText(cmp, verdict));
-    io.out(`\ncomparison: ${base}.md\n            ${base}.json\n${junit ? `junit:      ${junit}\n` : ''}`);
+    if (markdown) {
+      const title = `compare: ${cmp.rows.map((r) => r.label).join(', ')} (baseline ${cmp.baseline})`;
+      writeArtifact(markdown, prCommentMarkdown({ title, verdict, cmp }));
+    }
+    io.out(
+      `\ncomparison: ${base}.md\n            ${base}.json\n${junit ? `junit:      ${junit}\n` : ''}${
+        markdown ? `pr comment: ${markdown}\n` : ''
+      }`,
+    );
     return verdict && !verdict.passed ? 1 : 0;
   },
 };

@@ -49,6 +49,16 @@ export function pairingFlags(values: { 'min-overlap'?: string | undefined; 'allo
   return { minShare, allowPartial: Boolean(values['allow-partial']) };
 }
 
+/** `--markdown FILE` of compare and gate: the pull-request comment (src/reports/pr-comment.ts). */
+export const MARKDOWN_OPTION = {
+  markdown: {
+    type: 'string',
+    value: 'FILE',
+    doc: `also write the decision as a pull-request comment: GitHub markdown, lines
+of at most 100 columns, the detail in collapsible blocks (docs/ci.md)`,
+  },
+} as const satisfies OptionSpecs;
+
 /** The options `run` shares with `gate` to gate the run it just made. */
 export const RUN_GATE_OPTIONS = {
   gate: { type: 'string', value: 'FILE', doc: gateRulesDoc('gate the run on these rules; exit 1 when one fails') },

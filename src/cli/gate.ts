@@ -6,7 +6,18 @@ import { InputError } from '../errors.js';
 import { displayPath } from '../paths.js';
 import { verdictConsole } from '../reports/verdict-digest.js';
 import type { Command } from './command.js';
-import { gateInputs, gateRulesDoc, gateText, PAIRING_OPTIONS, pairingFlags, RUN_GATE_OPTIONS } from './gate-options.js';
+import { writeArtifact } from '../io/artifacts.js';
+import { checkOutputFile } from '../app/output-paths.js';
+import { prCommentMarkdown } from '../reports/pr-comment.js';
+import {
+  gateInputs,
+  gateRulesDoc,
+  gateText,
+  MARKDOWN_OPTION,
+  PAIRING_OPTIONS,
+  pairingFlags,
+  RUN_GATE_OPTIONS,
+} from './gate-options.js';
 import { HELP_OPTION, optionsHelp, parseCommand, type OptionSpecs } from './options.js';
 
 const OPTIONS = {
@@ -18,6 +29,7 @@ const OPTIONS = {
     doc: "retrieval node the figures are read at (default: the run's rerank node, else its last)",
   },
   junit: RUN_GATE_OPTIONS.junit,
+  ...MARKDOWN_OPTION,
   ...PAIRING_OPTIONS,
   ...HELP_OPTION,
 } as const satisfies OptionSpecs;
@@ -52,6 +64,13 @@ export const gateCommand: Command = {
     const file = resolve(io.cwd, positionals[0]!);
     const { minShare, allowPartial } = pairingFlags(values);
     const { gate, baseline, junit } = gateInputs(io, { ...values, rules: values.rules }, [file], 'gate');
+    const markdown = values.markdown ? resolve(io.cwd, values.markdown) : undefined;
+    if (markdown)
+      checkOutputFile(markdown, '--markdown', [
+        file,
+        resolve(io.cwd, values.rules),
+        ...(values.baseline ? [resolve(io.cwd, values.baseline)] : []),
+      ]);
     const [label] = runLabels(baseline ? [file, resolve(io.cwd, values.baseline!)] : [file]);
     // The gate reads figures, verdicts and per-case values only: light records, any size in memory.
     const run = {
@@ -73,7 +92,15 @@ export const gateCommand: Command = {
     const digest = file.replace(/\.json$/i, '.md');
     io.out(verdictConsole(run.result, existsSync(digest) ? displayPath(digest, io.cwd) : 'the results file'));
     io.out(gateText(outcome));
+    if (markdown) {
+      const title = `gate: ${run.label}${baseline ? ` against ${baseline.label}` : ''}`;
+      writeArtifact(
+        markdown,
+        prCommentMarkdown({ title, verdict: outcome.verdict, cmp: outcome.cmp, records: run.result.cases }),
+      );
+    }
     if (junit) io.out(`junit: ${junit}\n`);
+    if (markdown) io.out(`pr comment: ${markdown}\n`);
     return outcome.verdict.passed ? 0 : 1;
   },
 };

@@ -32,6 +32,10 @@ details.case.error { border-left: 4px solid var(--warn); }
 .verdict-banner .big { font-size: 20px; font-weight: 700; margin-right: 8px; } .verdict-banner.failed .big { color: var(--bad); } .verdict-banner.passed .big { color: var(--ok); }
 .verdict-banner .check { display: inline-block; margin-right: 10px; }
 ul.failures li { color: var(--bad); }
+section.probe-attack.failed h3 { color: var(--bad); } table.probes { width: 100%; } table.probes td.q { max-width: 420px; }
+table.probes tr.failed { background: #fff5f5; } table.probes tr.failed td:first-child { border-left: 4px solid var(--bad); }
+table.probes td.check.failed { color: var(--bad); font-weight: 700; } table.probes td.check.ok { color: var(--ok); }
+table.probes td.reasons { color: var(--bad); font-size: 12px; }
 .card.meets { border-color: var(--ok); background: #e6f4ea; } .card.misses { border: 2px solid var(--bad); background: #fdecea; } .card.misses .value { color: var(--bad); }
 .card.unmeasured { border-color: var(--warn); }
 .card .limit { font-size: 12px; font-weight: 600; } .card.misses .limit { color: var(--bad); }

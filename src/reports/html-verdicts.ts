@@ -88,7 +88,11 @@ export function verdictBannerHtml(result: RunResult, gate?: ReportGate): string 
   )}</span> <span>pass rate <b>${esc(pct(v.pass_rate))}</b>${
     ci ? ` <span class="meta">(95 % interval ${esc(pct(ci.low))} – ${esc(pct(ci.high))}, Wilson)</span>` : ''
   } · ${v.passed} passed · ${v.failed} failed · ${errors} error${errors === 1 ? '' : 's'} (counted apart)</span>${
-    v.failed ? ` <a href="#case-list">the failing cases, first in the list ↓</a>` : ''
+    v.failed
+      ? result.kind === 'probe'
+        ? ` <a href="#probes">the failing probes, first in each attack type ↓</a>`
+        : ` <a href="#case-list">the failing cases, first in the list ↓</a>`
+      : ''
   }</div>${
     checks.length
       ? `<p class="checks">Failed checks: ${checks

@@ -10,6 +10,7 @@ import { histogramSvg, zoneLines } from './histogram-svg.js';
 import { agreementHtml } from './html-agreement.js';
 import { CASE_COLUMNS, caseHtml, type CaseView } from './html-cases.js';
 import { esc, jsonScript } from './html-escape.js';
+import { probeTablesHtml } from './html-probes.js';
 import { caseSetsHtml } from './html-sets.js';
 import { REPORT_CSS, REPORT_JS } from './html-assets.js';
 import { batchLine, retrievalTable } from './retrieval-table.js';
@@ -312,7 +313,10 @@ function writePage(result: RunResult, opts: ReportOptions, write: ArtifactWrite)
   }</header>
 ${verdictBannerHtml(result, opts.gate)}
 ${bannerHtml(result)}
-${cardsHtml(figures, opts.gate)}
+${
+  // A probe file measures safety, not retrieval: its tables by attack type take the cards' place.
+  result.kind === 'probe' ? probeTablesHtml(result) : cardsHtml(figures, opts.gate)
+}
 ${result.warnings.length ? `<section class="warnings"><h2>Warnings</h2><ul>${result.warnings.map((w) => `<li>${esc(w)}</li>`).join('')}</ul></section>` : ''}
 ${nodesHtml(result)}${setsAfter(caseSetsHtml(result))}
 ${agreementHtml(result)}
