@@ -34,7 +34,8 @@ export function nodeMetrics(rec, items, grain, passage, withText) {
   const posts = new Set(rec.expected_post_ids);
   const inTopics = (i) => topics.has(i.topic_id);
   for (const k of KS) m[`hit_at_${k}`] = topics.size ? (items.slice(0, k).some(inTopics) ? 1 : 0) : null;
-  // PostHit applies only to cases that declare posts, and only on post-grain nodes.
+  // PostHit applies only to cases that declare posts, and only on post-grain nodes (the file's
+  // grain: a post channel, a fusion with a post-grain input, the rerank of such a node).
   for (const k of KS)
     m[`post_hit_at_${k}`] =
       posts.size && grain === 'post' ? (items.slice(0, k).some((i) => posts.has(i.post_id)) ? 1 : 0) : null;

@@ -123,6 +123,30 @@ describe('a frozen connection (server accepts, then never answers)', () => {
       await proxy.close();
     }
   }, 30_000);
+
+  // Fails before this change: the limit was fixed at 5 s ("no answer within 5000 ms"), whatever was asked.
+  it('database.connect_timeout_ms bounds opening a connection, plain or over TLS, and the message names it', async () => {
+    const { ConfigSchema } = await import('../src/config/schema.js');
+    const { openDatabase } = await import('../src/runs/context.js');
+    const RETRIEVAL = { channels: [{ name: 'kw', kind: 'keyword', grain: 'topic' }] };
+    expect(ConfigSchema.parse({ retrieval: RETRIEVAL }).database.connect_timeout_ms).toBe(5_000);
+    const proxy = await freezingProxy(Number(portOf(adminUrl())));
+    proxy.freeze();
+    const url = adminUrl().replace(`:${portOf(adminUrl())}/`, `:${proxy.port}/`);
+    const expected = `cannot connect to PostgreSQL at postgres://127.0.0.1:${proxy.port}/postgres: no answer within 300 ms while connecting (connection timeout)`;
+    try {
+      const config = ConfigSchema.parse({ database: { url, connect_timeout_ms: 300 }, retrieval: RETRIEVAL });
+      expect((await failure(openDatabase(config, { cwd: PACKAGE_ROOT }))).message).toBe(expected);
+      // A TLS handshake that never completes ends at the same limit.
+      const tls = ConfigSchema.parse({
+        database: { url: `${url}?sslmode=require`, connect_timeout_ms: 300 },
+        retrieval: RETRIEVAL,
+      });
+      expect((await failure(openDatabase(tls, { cwd: PACKAGE_ROOT }))).message).toBe(expected);
+    } finally {
+      await proxy.close();
+    }
+  }, 30_000);
 });
 
 describe('the embedded demo database honours the statement timeout', () => {

@@ -144,9 +144,40 @@ describe('RRF fusion', () => {
     const fused = rrf([posts, topics], 60);
     // topic 5: 1/61 (posts rank 1) + 1/62 (topics rank 2); topic 6: 1/62 (posts rank 2) + 1/61. Equal sums:
     // tie broken by best single rank (both 1), then key ascending → 5 first.
-    expect(fused.grain).toBe('topic');
+    // Its passages are the post list's posts: the fused list is post-grain (PostHit applies).
+    expect(fused.grain).toBe('post');
     expect(fused.items.map((i) => i.topic_id)).toEqual([5, 6]);
     expect(fused.items.map((i) => i.post_id)).toEqual([501, 601]);
+  });
+  // Fails before this change: the fused list was topic-grain and its PostHit@5 null (n/a).
+  it('a fusion with a post-grain input, and its rerank, are post-grain: PostHit@5 applies', async () => {
+    const { graphNodes } = await import('../src/retrieval/graph.js');
+    const { ConfigSchema } = await import('../src/config/schema.js');
+    const posts = { grain: 'post' as const, items: [p(5, 502), p(6, 601)] };
+    const topics = { grain: 'topic' as const, items: [p(6, 600), p(5, 500)] };
+    const fused = rrf([posts, topics], 60);
+    // topic 5: 1/61 + 1/62, topic 6: 1/62 + 1/61: tie, best rank 1 each, key 5 first; passage 502 (the post list's).
+    expect(fused.items.map((i) => i.post_id)).toEqual([502, 601]);
+    const c = { ...noContent, expected_topic_ids: [5], expected_post_ids: [502] };
+    expect(caseRetrievalMetrics(c, fused.items, fused.grain).post_hit_at_5).toBe(1);
+    // Two topic lists stay topic-grain: their items are first posts only.
+    expect(rrf([topics, topics], 60).grain).toBe('topic');
+    const config = ConfigSchema.parse({
+      retrieval: {
+        channels: [
+          { name: 'posts', kind: 'semantic', grain: 'post' },
+          { name: 'topics', kind: 'keyword', grain: 'topic' },
+          { name: 'kw2', kind: 'keyword', grain: 'topic' },
+        ],
+        fusions: [
+          { name: 'mixed', kind: 'rrf', inputs: ['posts', 'topics'] },
+          { name: 'tt', kind: 'rrf', inputs: ['topics', 'kw2'] },
+        ],
+      },
+      rerank: { node: 'mixed', provider: 'offline', model: 'lexical' },
+    });
+    const grains = Object.fromEntries(graphNodes(config).map((n) => [n.name, n.grain]));
+    expect(grains).toMatchObject({ mixed: 'post', tt: 'topic', rerank: 'post' });
   });
 });
 

@@ -50,6 +50,7 @@ export async function runEmbed(inputs: EmbedInputs, hooks: AppHooks): Promise<Ba
       model_id: inputs.modelId,
       strategies: inputs.strategies,
       topics: inputs.topics,
+      connect_timeout_ms: inputs.loaded.config.database.connect_timeout_ms,
       ...(inputs.batchSize ? { batch_size: inputs.batchSize } : {}),
       onProgress: (done, total) => progress.update(done, total),
       ...(inputs.signal ? { signal: inputs.signal } : {}),

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { checkOutputDir } from '../app/output-paths.js';
 import { runRetrievalCommand } from '../app/retrieval.js';
+import { annShortText } from '../reports/ann-short.js';
 import { caseSetsText } from '../reports/case-sets.js';
 import { textTable } from '../reports/format.js';
 import { retrievalTable } from '../reports/retrieval-table.js';
@@ -74,7 +75,7 @@ Exit codes: 0 all cases retrieved, 1 some cases ended in error, 2 bad input, con
     const s = result.summary.retrieval;
     const t = retrievalTable(s, { compact: true, batch: result.summary.retrieval_batch });
     io.out(
-      `${textTable(t.header, t.rows)}\n${t.legend}\n\n${caseSetsText(result.summary)}cases ${s.cases} · ok ${s.ok} · errors ${s.errors}${warnings.length ? ` · ${warnings.length} warnings (see the digest)` : ''}\n`,
+      `${textTable(t.header, t.rows)}\n${t.legend}\n\n${annShortText(result.cases)}${caseSetsText(result.summary)}cases ${s.cases} · ok ${s.ok} · errors ${s.errors}${warnings.length ? ` · ${warnings.length} warnings (see the digest)` : ''}\n`,
     );
     if (trec)
       io.out(

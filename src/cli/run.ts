@@ -4,6 +4,7 @@ import { runLabels } from '../app/results-input.js';
 import { InputError } from '../errors.js';
 import { displayPath } from '../paths.js';
 import { verdictConsole } from '../reports/verdict-digest.js';
+import { annShortText } from '../reports/ann-short.js';
 import { caseSetsText } from '../reports/case-sets.js';
 import { textTable } from '../reports/format.js';
 import { generationRows } from '../reports/generation-digest.js';
@@ -102,7 +103,7 @@ gate rule failed, 2 bad input or config.`,
     const generation = result.summary.generation;
     const t = retrievalTable(r, { compact: true, batch: result.summary.retrieval_batch });
     io.out(
-      `${textTable(t.header, t.rows)}\n${t.legend}\n\n${generation ? textTable(['generation', 'value'], generationRows(generation)) : ''}\n\n${caseSetsText(result.summary)}`,
+      `${textTable(t.header, t.rows)}\n${t.legend}\n\n${generation ? textTable(['generation', 'value'], generationRows(generation)) : ''}\n\n${annShortText(result.cases)}${caseSetsText(result.summary)}`,
     );
     if (result.summary.judge) io.out(`${textTable(['judge', 'value'], judgeRows(result.summary.judge))}\n\n`);
     // Name the failed cases (first ten): an error is not a score, and the reader should see why.

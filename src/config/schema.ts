@@ -105,6 +105,8 @@ export const ConfigSchema = z
           .regex(/^[a-z_]+$/, 'a text search configuration name, e.g. english')
           .default('english'),
         statement_timeout_ms: z.number().int().positive().default(10_000),
+        /** Opening a connection (DNS, TCP, TLS, authentication) ends within this, whatever fails. */
+        connect_timeout_ms: z.number().int().positive().max(600_000).default(5_000),
         /**
          * Statements run at once: the embedded demo opens this many PGlite workers on its snapshot
          * (default 1), a real PostgreSQL's pool holds this many connections (default 4).
@@ -131,7 +133,12 @@ export const ConfigSchema = z
         vectors_url: z.string().optional(),
       })
       .strict()
-      .default({ profile: 'discourse', text_search_config: 'english', statement_timeout_ms: 10_000 }),
+      .default({
+        profile: 'discourse',
+        text_search_config: 'english',
+        statement_timeout_ms: 10_000,
+        connect_timeout_ms: 5_000,
+      }),
     /** Case files or directories, relative to the config file; the demo's are named in defaults.ts, never assumed. */
     cases: z.array(z.string()).default([]),
     /** Probe files; empty = `probe` needs --probes (a foreign config never runs the demo's probes). */

@@ -32,6 +32,8 @@ export interface BackfillOptions {
   strategies: readonly number[];
   /** Also embed topics (discourse-ai's topic table), default true. */
   topics?: boolean;
+  /** Opening the target's connection ends within this, ms (database.connect_timeout_ms; default 5 s). */
+  connect_timeout_ms?: number;
   /** Posts read, embedded and committed at once (default 256). */
   batch_size?: number;
   onProgress?: (done: number, total: number) => void;
@@ -153,7 +155,7 @@ export async function backfillEmbeddings(o: BackfillOptions): Promise<BackfillRe
   const { default: driver } = await import('pg');
   const target: pg.Client = new driver.Client({
     connectionString: o.target.url,
-    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    connectionTimeoutMillis: o.connect_timeout_ms ?? CONNECT_TIMEOUT_MS,
     application_name: `${APPLICATION_NAME} embed`,
   });
   try {

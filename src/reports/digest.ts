@@ -1,4 +1,5 @@
 import type { RunResult } from '../model/results.js';
+import { annShortLines } from './ann-short.js';
 import { caseSetsRetrievalMarkdown } from './case-sets.js';
 import { markdownTable } from './format.js';
 import { markdownText } from './inert.js';
@@ -19,6 +20,12 @@ export function componentsMarkdown(result: RunResult): string {
   ].join('\n');
 }
 
+/** The short `ann` lists (ann_short), a paragraph each node; nothing when none was short. */
+function shortMarkdown(result: RunResult): string[] {
+  const lines = annShortLines(result.cases);
+  return lines.length ? ['', '**Short lists.**', '', ...lines.map((l) => `- ${markdownText(l)}`)] : [];
+}
+
 /** Markdown digest of a retrieval results file (also the first part of a run's digest). */
 export function retrievalMarkdown(result: RunResult): string {
   const s = result.summary.retrieval;
@@ -36,6 +43,7 @@ export function retrievalMarkdown(result: RunResult): string {
     '',
     markdownTable(t.header, t.rows),
     ...(result.summary.retrieval_batch ? ['', batchLine(result.summary.retrieval_batch)] : []),
+    ...shortMarkdown(result),
     ...caseSetsRetrievalMarkdown(result.summary),
   ];
   if (result.warnings.length) out.push('', '## Warnings', '', ...result.warnings.map((w) => `- ${markdownText(w)}`));

@@ -13,6 +13,7 @@ import { esc, jsonScript } from './html-escape.js';
 import { probeTablesHtml } from './html-probes.js';
 import { caseSetsHtml } from './html-sets.js';
 import { REPORT_CSS, REPORT_JS } from './html-assets.js';
+import { annShortLines } from './ann-short.js';
 import { batchLine, retrievalTable } from './retrieval-table.js';
 import { findScore } from '../model/scores.js';
 import {
@@ -167,7 +168,11 @@ function table(header: readonly string[], rows: readonly (readonly string[])[], 
 function nodesHtml(result: RunResult): string {
   const t = retrievalTable(result.summary.retrieval);
   const batch = result.summary.retrieval_batch;
-  return `<section><h2>Retrieval by node</h2>${table(t.header, t.rows, 'nodes')}<p class="meta">Each figure is a mean over the cases it applies to (n in the header).${batch ? ` ${esc(batchLine(batch))}` : ''}</p></section>`;
+  const short = annShortLines(result.cases);
+  const shortHtml = short.length
+    ? `<p class="meta"><b>Short lists:</b></p><ul>${short.map((l) => `<li>${esc(l)}</li>`).join('')}</ul>`
+    : '';
+  return `<section><h2>Retrieval by node</h2>${table(t.header, t.rows, 'nodes')}<p class="meta">Each figure is a mean over the cases it applies to (n in the header).${batch ? ` ${esc(batchLine(batch))}` : ''}</p>${shortHtml}</section>`;
 }
 
 /** A part that follows another on its own line, or nothing. */

@@ -72,7 +72,8 @@ export function graphNodes(config: Config): NodeSpec[] {
       kind: 'rrf',
       inputs: f.inputs,
       k: f.k,
-      grain: f.inputs.every((i) => grainOf(i) === 'post') ? 'post' : 'topic',
+      // Post-grain when any input is: the fused passages are that input's posts (src/retrieval/rrf.ts).
+      grain: f.inputs.some((i) => grainOf(i) === 'post') ? 'post' : 'topic',
     });
   }
   if (config.rerank?.enabled)

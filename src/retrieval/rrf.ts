@@ -1,6 +1,6 @@
 import type { RetrievedItem } from '../corpus/discourse.js';
 
-/** A ranked list with the grain of its items. */
+/** A ranked list with the grain of its items: `post` when its items can be any post, `topic` when only topics' first posts. */
 export interface RankedList {
   grain: 'post' | 'topic';
   items: RetrievedItem[];
@@ -11,11 +11,13 @@ export interface RankedList {
  * ranks 1-based. Lists of posts fuse by post; as soon as one input is topic-grain they fuse by
  * topic, where a post list votes for a topic at the rank of its best post. A topic's passage is
  * the best-ranked post from a post-grain input when there is one (so post grain survives the
- * fusion), else the first input's item. Ties: best single rank, then id ascending.
+ * fusion), else the first input's item. Ties: best single rank, then id ascending. The fused list
+ * is post-grain when any input is: its passages are that input's posts (PostHit applies to it).
  */
 export function rrf(inputs: RankedList[], k = 60): RankedList {
-  const grain = inputs.every((l) => l.grain === 'post') ? 'post' : 'topic';
-  const keyOf = (it: RetrievedItem) => (grain === 'post' ? it.post_id : it.topic_id);
+  const byPost = inputs.every((l) => l.grain === 'post');
+  const grain = inputs.some((l) => l.grain === 'post') ? 'post' : 'topic';
+  const keyOf = (it: RetrievedItem) => (byPost ? it.post_id : it.topic_id);
   const acc = new Map<number, { ranks: number[]; bestRank: number; item: RetrievedItem; postRank: number }>();
   for (const list of inputs) {
     const seen = new Set<number>();

@@ -112,6 +112,7 @@ export async function openDatabase(
   return dbUrl
     ? connectPostgres(dbUrl, {
         statementTimeoutMs: config.database.statement_timeout_ms,
+        connectTimeoutMs: config.database.connect_timeout_ms,
         ...(config.database.connections ? { max: config.database.connections } : {}),
       })
     : openDemoDatabase({
@@ -133,7 +134,12 @@ export function demoForum(loaded: LoadedConfig): { forumDir?: string } {
 /** The side database of vectors a config names (database.vectors_url), read-only like the forum; none by default. */
 export async function openVectorsDatabase(config: Config): Promise<SqlClient | undefined> {
   const url = config.database.vectors_url;
-  return url ? connectPostgres(url, { statementTimeoutMs: config.database.statement_timeout_ms }) : undefined;
+  return url
+    ? connectPostgres(url, {
+        statementTimeoutMs: config.database.statement_timeout_ms,
+        connectTimeoutMs: config.database.connect_timeout_ms,
+      })
+    : undefined;
 }
 
 /**

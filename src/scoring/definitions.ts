@@ -32,7 +32,7 @@ export const RETRIEVAL_DEFINITIONS: readonly MetricDefinition[] = [
     key: 'post_hit_at_5',
     label: 'PostHit@5',
     definition:
-      '1 if any of the first 5 results is a post in expected_post_ids; only cases that declare posts, and only post-grain nodes: on a topic-grain node it is not applicable (n/a), never 0.',
+      "1 if any of the first 5 results is a post in expected_post_ids; only cases that declare posts, and only nodes whose items are posts (post-grain: a post channel, a fusion with a post-grain input, the rerank of such a node): on a topic-grain node, whose items are topics' first posts, it is not applicable (n/a), never 0.",
   },
   {
     key: 'mrr_at_10',
@@ -239,7 +239,10 @@ export function correctAbstention(kind: string, stance: Stance, assertsUnsupport
   return stance !== 'abstained';
 }
 
-/** Post-level hits apply only to post-grain nodes (a topic-grain list has no posts to hit). */
+/**
+ * Post-level hits apply only to post-grain nodes: a post channel, a fusion with a post-grain input
+ * and the rerank of either (a topic-grain list holds topics' first posts only, no posts to hit).
+ */
 export function postHitApplies(grain: string): boolean {
   return grain === 'post';
 }
