@@ -14,6 +14,7 @@ import {
   type Figure,
   type Metric,
 } from '../scoring/registry.js';
+import { PPI_METRIC_KEYS } from '../scoring/ppi-metrics.js';
 
 /**
  * What `compare`, the gate and the HTML report read from a results file: the run-level figures
@@ -50,6 +51,8 @@ export interface RunFigures {
   forbidden_hits?: MeanN;
   /** Answered cases holding something forbidden; present only when some answered case names it. */
   forbidden?: CountN;
+  /** With human labels of the run's answers: the PPI figures by registry key (PPI_METRIC_KEYS), for the gate. */
+  [ppi: `${string}_ppi` | `${string}_ppi_low`]: MeanN | undefined;
 }
 
 /** The default node: the rerank node when the run has one, else the last node. */
@@ -101,6 +104,7 @@ export function runFigures(result: RunResult, node: string): RunFigures {
     evidence: evidenceNode !== undefined && evidence ? { node: evidenceNode, post_hit_at_5: evidence } : null,
     ...(forbiddenHits && forbiddenHits.n > 0 ? { forbidden_hits: forbiddenHits } : {}),
     ...(forbidden ? { forbidden } : {}),
+    ...Object.fromEntries(PPI_METRIC_KEYS.flatMap((k) => (meanFigure(f(k)) ? [[k, meanFigure(f(k))]] : []))),
   };
 }
 
