@@ -154,7 +154,8 @@ describe('summary.judge from scripted verdicts', () => {
     // faithfulness: A 3/3 = 1, B 1/4 = 0.25, C no claims (null), D 1/1 = 1, E 1/2 = 0.5, F 2/2 = 1
     //   mean = (1 + 0.25 + 1 + 0.5 + 1) / 5 = 3.75 / 5 = 0.75
     expect(s.faithfulness).toEqual({ mean: 0.75, n: 5, judge_errors: 0 });
-    expect(s.fully_faithful).toEqual({ count: 3, n: 5, judge_errors: 0 }); // A, D, F
+    // The labels of RECORDS add a PPI figure beside each judged one (values: the PPI test below).
+    expect(s.fully_faithful).toEqual({ count: 3, n: 5, judge_errors: 0, ppi: expect.any(Object) }); // A, D, F
     expect(s.contradicted_claims).toBe(1); // B's third claim
     expect(s.abstention_matrix).toEqual({
       in_domain: { answered: 2, hedged: 0, abstained: 1, judge_errors: 0 },
@@ -162,14 +163,14 @@ describe('summary.judge from scripted verdicts', () => {
     });
     // correct abstention: A 1, B 1 (in-domain, not abstained), C 0 (in-domain abstained),
     //   D 1 (off-topic hedged, nothing invented), E 0 (off-topic answered), F 0 (hedged but asserts) → 3/6
-    expect(s.correct_abstention).toEqual({ mean: 0.5, n: 6, judge_errors: 0 });
+    expect(s.correct_abstention).toEqual({ mean: 0.5, n: 6, judge_errors: 0, ppi: expect.any(Object) });
     // off-topic hallucination (src/scoring/definitions.ts: stance answered and at least one citation):
     //   D 0 (hedged), E 1 (answered, 2 citations), F 0 (hedged, even though it asserts) → 1/3
     expect(s.offtopic_hallucination_rate.n).toBe(3);
     expect(s.offtopic_hallucination_rate.mean).toBeCloseTo(1 / 3, 12);
     // citation relevance: A 2/2 = 1, B 1/2 = 0.5, C none (null), D 0/1 = 0, E 2/2 = 1, F judge_error
     //   mean = (1 + 0.5 + 0 + 1) / 4 = 0.625
-    expect(s.relevant_citation_rate).toEqual({ mean: 0.625, n: 4, judge_errors: 1 }); // F's citation verdict failed
+    expect(s.relevant_citation_rate).toEqual({ mean: 0.625, n: 4, judge_errors: 1, ppi: expect.any(Object) }); // F's citation verdict failed
     expect(s.wrong_abstentions).toEqual({ count: 1, n: 3, judge_errors: 0 }); // C, out of in-domain A, B, C
     expect(s.judge_errors).toBe(1); // F's citation verdict
     // calls: A 3, B 3, C 2 (no citation call), D 3, E 3, F 3 = 17 → 1700 in, 170 out
@@ -185,6 +186,51 @@ describe('summary.judge from scripted verdicts', () => {
     expect(f.scores.some((x) => x.name === 'citation_relevance')).toBe(false);
     // Nothing is NaN anywhere in the block.
     expect(JSON.stringify(s)).not.toMatch(/NaN|null,"n":[1-9]/);
+  });
+
+  it('corrects each judged figure by the labels of the same answers (PPI), judge-only share beside it', async () => {
+    // PPI of Angelopoulos et al., "Prediction-powered inference" (Science 2023):
+    // θ̂ = mean_N(f) + mean_n(y − f), θ̂ ± 1.959964·sqrt(var_N(f)/N + var_n(y − f)/n), interval clipped to [0, 1].
+    const s = summariseJudge(await judged(RECORDS, [scripted(SCRIPT)]), { judge: scripted(SCRIPT) });
+    // faithful, f = (faithfulness = 1): A 1, B 0, D 1, E 0, F 1 (C has no claim; G no answer): N 5, mean 0.6,
+    //   var_N = (3·0.4² + 2·0.6²)/4 = 0.3. Pairs (y, f): A (1,1) B (0,0) D (0,1) E (0,0) F (1,1):
+    //   y − f = 0 0 −1 0 0, mean −0.2, var = (4·0.2² + 0.8²)/4 = 0.2. θ̂ = 0.4; se = sqrt(0.3/5 + 0.2/5)
+    //   = sqrt(0.1) = 0.316228; half-width 0.619795 → [0, 1] after clipping.
+    const ff = s.fully_faithful.ppi!;
+    expect(ff.estimate).toBeCloseTo(0.4, 12);
+    expect(ff).toMatchObject({ ci_low: 0, ci_high: 1, n_labelled: 5, n_judged: 5 });
+    expect(ff.judge_mean).toBeCloseTo(0.6, 12);
+    // correct abstention, f = the judge's: A 1 B 1 C 0 D 1 E 0 F 0: N 6, mean 0.5, var_N = 1.5/5 = 0.3.
+    //   y = correctAbstention(kind, people's stance): A 1 B 1 C 0 D 1 E 0 F 1 (off-topic abstained):
+    //   y − f = 0 0 0 0 0 1, mean 1/6, var = (5/36 + 25/36)/5 = 1/6. θ̂ = 2/3;
+    //   se = sqrt(0.3/6 + (1/6)/6) = sqrt(0.0777778) = 0.278887; half-width 0.546609 → [0.120058, 1].
+    const ca = s.correct_abstention.ppi!;
+    expect(ca.estimate).toBeCloseTo(2 / 3, 12);
+    expect(ca.ci_low).toBeCloseTo(0.120058, 5);
+    expect(ca).toMatchObject({ ci_high: 1, n_labelled: 6, n_judged: 6, judge_mean: 0.5 });
+    // relevant citation, f = (citation_relevance = 1): A 1, B 0 (1/2), D 0, E 1 (C none, F failed): N 4, mean 0.5,
+    //   var_N = 1/3. Pairs: A (1,1) B (1,0) D (0,0) E (0,1): y − f = 0 1 0 −1, mean 0, var 2/3.
+    //   θ̂ = 0.5; se = sqrt((1/3)/4 + (2/3)/4) = 0.5; half-width 0.979982 → [0, 1].
+    expect(s.relevant_citation_rate.ppi).toEqual({
+      estimate: 0.5,
+      ci_low: 0,
+      ci_high: 1,
+      n_labelled: 4,
+      n_judged: 4,
+      judge_mean: 0.5,
+    });
+    // Console and digest rows: the judge alone beside the corrected figure.
+    const rows = judgeRows(s);
+    expect(rows).toContainEqual([
+      'PPI: correct abstention',
+      'judge 50.0 % · PPI 66.7 % [95 % CI 12.0 % – 100.0 %] · 6 of 6 labelled',
+    ]);
+    // A label of another answer does not count: rebinding B's label to another digest drops it.
+    const other = RECORDS.map((r) =>
+      r.id === 'B' ? { ...r, human: { ...r.human, answer_digest: '0123456789abcdef' } } : r,
+    );
+    const t = summariseJudge(await judged(other, [scripted(SCRIPT)]), { judge: scripted(SCRIPT) });
+    expect(t.correct_abstention.ppi!.n_labelled).toBe(5);
   });
 
   it('reports agreement with hand-made human labels: accuracy, kappa, matrix (rows human, columns judge)', async () => {

@@ -18,6 +18,8 @@ import { readResults } from '../src/runs/results-file.js';
 import type { JudgeSummary } from '../src/model/summary.js';
 import type { RunResult } from '../src/model/results.js';
 import { summariseRetrieval } from '../src/runs/summary.js';
+import { summaryFigure } from '../src/scoring/registry.js';
+import { rowFigure, runFigures } from '../src/reports/compare-metrics.js';
 import { CHROMIUM_PATH } from './helpers/chromium.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ragaudit-report-demo-'));
@@ -80,6 +82,34 @@ describe('the demo run: judge agreement and the evidence node, in every output',
       expect(text).not.toMatch(/kappa 0\.000/);
     }
     expect(html).toContain('<section id="agreement"><h2>Agreement with human labels</h2>');
+  });
+
+  it("shows the judge-only figures beside their PPI correction by the demo's labels (terminal, markdown, JSON, HTML, gate)", () => {
+    // The demo's human: blocks are bound to its answers: 31 stances, 26 faithful and relevant_citation labels.
+    const j = base.result.summary.judge!;
+    const ca = j.correct_abstention.ppi!;
+    expect(ca).toMatchObject({ n_labelled: 31, n_judged: j.correct_abstention.n });
+    expect(ca.judge_mean).toBeCloseTo(j.correct_abstention.mean!, 12);
+    expect(j.fully_faithful.ppi!.n_labelled).toBe(26);
+    // The judge finds every citation relevant; people call 10 of 26 answers' citations all relevant.
+    expect(j.relevant_citation_rate.ppi).toMatchObject({ judge_mean: 1, n_labelled: 26 });
+    expect(j.relevant_citation_rate.ppi!.estimate).toBeCloseTo(10 / 26, 12);
+    const row = `judge ${pct(ca.judge_mean)} · PPI ${pct(ca.estimate)} [95 % CI ${pct(ca.ci_low)} – ${pct(ca.ci_high)}] · 31 of ${ca.n_judged} labelled`;
+    expect(baseOut).toMatch(new RegExp(`PPI: correct abstention +${row.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\n`));
+    expect(readFileSync(base.file.replace(/\.json$/, '.md'), 'utf8')).toContain(`| PPI: correct abstention | ${row} |`);
+    const html = readFileSync(base.file.replace(/\.json$/, '.html'), 'utf8');
+    expect(html).toContain(
+      `<tr data-ppi="correct_abstention"><th>correct abstention</th><td class="num">${pct(ca.judge_mean)}</td><td class="num">${pct(ca.estimate)}</td>`,
+    );
+    // A gate rules on the lower bound through the registry figure.
+    const at = { node: 'rerank', grain: 'post' };
+    expect(summaryFigure('correct_abstention_ppi_low', base.result.summary, at)).toEqual({ mean: ca.ci_low, n: 31 });
+    expect(summaryFigure('correct_abstention_ppi', base.result.summary, at)).toEqual({ mean: ca.estimate, n: 31 });
+    // …and the compared run's row that the release gate reads carries it.
+    expect(rowFigure(runFigures(base.result, 'rerank'), 'correct_abstention_ppi_low')).toEqual({
+      mean: ca.ci_low,
+      n: 31,
+    });
   });
 
   it('shows post hit@5 of the node that feeds the model (JSON, terminal and markdown)', () => {

@@ -3,7 +3,8 @@ import { dirname, join, resolve } from 'node:path';
 import { writeArtifact, writeJsonArtifact } from '../io/artifacts.js';
 import { buildCalibration, type JudgeCalibration } from '../judge/calibration.js';
 import { fileDigest, readLabels } from '../judge/labels.js';
-import { agreementReport, type AgreementReport } from '../judge/rater-agreement.js';
+import { labelPpi } from '../judge/ppi-figures.js';
+import { agreementReport, matchAnswerLabels, type AgreementReport } from '../judge/rater-agreement.js';
 import type { RunResult } from '../model/results.js';
 import { displayPath, PROMPTS_DIR } from '../paths.js';
 import { agreementMarkdown } from '../reports/label-agreement.js';
@@ -59,6 +60,10 @@ export function runAgreement(inputs: AgreementInputs): AgreementOutcome {
     judge: result.summary.judge?.judge ?? null,
     caseYaml: inputs.caseYaml,
   });
+  if (result.summary.judge) {
+    const ppi = labelPpi(result.cases, matchAnswerLabels(result.cases, read.labels), inputs.caseYaml);
+    if (Object.keys(ppi).length) report.ppi = ppi;
+  }
   const written: string[] = [];
   let calibration: JudgeCalibration | undefined;
   if (inputs.calibration) {

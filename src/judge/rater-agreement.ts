@@ -7,7 +7,7 @@
  */
 import type { CaseRecord } from '../model/results.js';
 import { findScore } from '../model/scores.js';
-import type { AgreementFigures } from '../model/summary.js';
+import type { AgreementFigures, PpiFigure } from '../model/summary.js';
 import { agreementFigures, JUDGED_FIELDS } from './agreement.js';
 import { humanBinding, humanLabelsNotCompared } from './human-labels.js';
 import { answerDigest, labellers, type AnswerLabel, type Label } from './labels.js';
@@ -208,6 +208,22 @@ export interface AgreementReport {
      */
     case_yaml?: { other_answer: number; no_digest: number; unbound: { case_id: string; answer_digest: string }[] };
   };
+  /** The judged figures corrected by the people's labels (src/judge/ppi-figures.ts), by figure; when formed. */
+  ppi?: Record<string, PpiFigure>;
+}
+
+/** Each labeller's readings of these records' answers, with the case-YAML labeller when asked for. */
+export function raterReadings(
+  records: readonly CaseRecord[],
+  matched: MatchedLabels,
+  caseYaml?: boolean,
+): Map<string, Record<LabelField, Readings>> {
+  const raters = new Map(matched.byLabeller);
+  if (caseYaml) {
+    const y = caseYamlReadings(records);
+    if (y) raters.set(CASE_YAML_RATER, y);
+  }
+  return raters;
 }
 
 /**
@@ -220,11 +236,7 @@ export function agreementReport(
   opts: { judge: string | null; caseYaml?: boolean },
 ): AgreementReport {
   const matched = matchAnswerLabels(records, labels);
-  const raters = new Map(matched.byLabeller);
-  if (opts.caseYaml) {
-    const y = caseYamlReadings(records);
-    if (y) raters.set(CASE_YAML_RATER, y);
-  }
+  const raters = raterReadings(records, matched, opts.caseYaml);
   const names = [...raters.keys()].sort();
   const judge = opts.judge ? judgeReadings(records) : undefined;
   const pairs: PairAgreement[] = [];

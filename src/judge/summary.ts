@@ -10,6 +10,7 @@ import { correctAbstention, offtopicHallucination } from '../scoring/definitions
 import { meanN } from '../scoring/retrieval-metrics.js';
 import { humanAgreement, selfConsistency } from './agreement.js';
 import { humanLabelsNotCompared } from './human-labels.js';
+import { summaryPpi } from './ppi-figures.js';
 import { judgeStability } from './stability.js';
 
 /** USD per million tokens (config judge.prices). */
@@ -92,6 +93,7 @@ export function summariseJudge(records: readonly CaseRecord[], opts: JudgeSummar
   const stable = judgeStability(judged);
   const nuggets = judged.map((r) => findScore(r.scores, 'nugget_recall')).filter((s) => s !== undefined);
   const withKey = judged.filter((r) => r.nuggets?.length || r.reference_answer);
+  const ppi = summaryPpi(records);
   return {
     judge: opts.judge.id,
     offline: opts.judge.offline,
@@ -102,6 +104,7 @@ export function summariseJudge(records: readonly CaseRecord[], opts: JudgeSummar
       count: faith.filter((v) => v === 1).length,
       n: faith.length,
       judge_errors: failures('faithfulness'),
+      ...(ppi.faithful ? { ppi: ppi.faithful } : {}),
     },
     contradicted_claims: contradicted,
     abstention_matrix: matrix,
@@ -109,6 +112,7 @@ export function summariseJudge(records: readonly CaseRecord[], opts: JudgeSummar
       ...meanN(judged.map((r) => findScore(r.scores, 'correct_abstention')?.value)),
       judge_errors: stanceErrors.in_domain + stanceErrors.off_topic,
       ...stable.correct_abstention,
+      ...(ppi.correct_abstention ? { ppi: ppi.correct_abstention } : {}),
     },
     offtopic_hallucination_rate: {
       ...meanN(offTopic.map((r) => (hallucinated(r) ? 1 : 0))),
@@ -118,6 +122,7 @@ export function summariseJudge(records: readonly CaseRecord[], opts: JudgeSummar
       ...meanN(judged.map((r) => findScore(r.scores, 'citation_relevance')?.value)),
       judge_errors: failures('citation_relevance'),
       ...stable.relevant_citation_rate,
+      ...(ppi.relevant_citation ? { ppi: ppi.relevant_citation } : {}),
     },
     wrong_abstentions: {
       // A wrong abstention is an in-domain case failing correct abstention (the one rule).

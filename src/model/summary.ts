@@ -182,13 +182,32 @@ export const JudgeStabilitySchema = z
   .strict();
 export type JudgeStability = z.infer<typeof JudgeStabilitySchema>;
 
-/** A judged mean with its failed verdicts and, with repeats, its stability beside it. */
+/**
+ * The prediction-powered estimate of a judged figure from the human labels of the same answers
+ * (src/judge/ppi-figures.ts): the share people would give, with its 95 % interval, over
+ * n_judged cases of which n_labelled are labelled; judge_mean is the judge's share of the same
+ * 0/1 verdict over the judged cases, the figure it corrects.
+ */
+export const PpiSchema = z
+  .object({
+    estimate: z.number(),
+    ci_low: z.number(),
+    ci_high: z.number(),
+    n_labelled: z.number(),
+    n_judged: z.number(),
+    judge_mean: z.number(),
+  })
+  .strict();
+export type PpiFigure = z.infer<typeof PpiSchema>;
+
+/** A judged mean with its failed verdicts and, with repeats, its stability beside it; with labels, its PPI. */
 const JudgedMeanSchema = withErrors(MeanNSchema)
   .extend({
     flip_rate: num.optional(),
     repeats: z.number().optional(),
     flip_n: z.number().optional(),
     spread: JudgeStabilitySchema.shape.spread.optional(),
+    ppi: PpiSchema.optional(),
   })
   .strict();
 
@@ -210,7 +229,7 @@ export const JudgeSummarySchema = z
     /** Mean of per-case faithfulness over answers with at least one claim. */
     faithfulness: JudgedMeanSchema,
     /** Answers whose every claim is supported, out of those with at least one claim. */
-    fully_faithful: withErrors(CountNSchema),
+    fully_faithful: withErrors(CountNSchema).extend({ ppi: PpiSchema.optional() }).strict(),
     /** Claims labelled contradicted, over all answers. */
     contradicted_claims: z.number(),
     /** kind → judge stance → cases. */

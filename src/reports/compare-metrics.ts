@@ -14,6 +14,7 @@ import {
   type Figure,
   type Metric,
 } from '../scoring/registry.js';
+import { PPI_METRIC_KEYS } from '../scoring/ppi-metrics.js';
 
 /**
  * What `compare`, the gate and the HTML report read from a results file: the run-level figures
@@ -52,6 +53,8 @@ export interface RunFigures {
   forbidden?: CountN;
   /** Cases whose verdict passed, of those with a verdict; present only when the run has verdicts. */
   pass_rate?: MeanN;
+  /** With human labels of the run's answers: the PPI figures by registry key (PPI_METRIC_KEYS), for the gate. */
+  [ppi: `${string}_ppi` | `${string}_ppi_low`]: MeanN | undefined;
 }
 
 /** The default node: the rerank node when the run has one, else the last node. */
@@ -105,6 +108,7 @@ export function runFigures(result: RunResult, node: string): RunFigures {
     ...(forbiddenHits && forbiddenHits.n > 0 ? { forbidden_hits: forbiddenHits } : {}),
     ...(forbidden ? { forbidden } : {}),
     ...(passRate ? { pass_rate: passRate } : {}),
+    ...Object.fromEntries(PPI_METRIC_KEYS.flatMap((k) => (meanFigure(f(k)) ? [[k, meanFigure(f(k))]] : []))),
   };
 }
 

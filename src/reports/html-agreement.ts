@@ -2,6 +2,8 @@ import type { AgreementFigures } from '../model/summary.js';
 import { accuracyText, kappaText, perClassText, prevalenceText } from '../reports/judge-digest.js';
 import type { RunResult } from '../model/results.js';
 import { esc } from './html-escape.js';
+import { pct } from './format.js';
+import { judgeSummaryPpi, PPI_LABELS } from './ppi-rows.js';
 
 /**
  * The agreement section of the HTML report of a run or a judge pass: per human-labelled field,
@@ -33,11 +35,23 @@ function fieldHtml(field: string, a: AgreementFigures): string {
   return `<h3>${esc(field)}</h3>${figures}${matrix}`;
 }
 
+/** The judge-only figures beside their PPI correction by the same answers' labels ('' when none). */
+function ppiHtml(result: RunResult): string {
+  const ppi = result.summary.judge ? judgeSummaryPpi(result.summary.judge) : [];
+  if (!ppi.length) return '';
+  return `<table class="agreement ppi"><thead><tr><th>figure</th><th>judge alone</th><th>PPI estimate</th><th>95 % CI</th><th>labelled / judged</th></tr></thead><tbody>${ppi
+    .map(
+      ([k, p]) =>
+        `<tr data-ppi="${esc(k)}"><th>${esc(PPI_LABELS[k] ?? k)}</th><td class="num">${esc(pct(p.judge_mean))}</td><td class="num">${esc(pct(p.estimate))}</td><td class="num">${esc(`${pct(p.ci_low)} – ${pct(p.ci_high)}`)}</td><td class="num">${p.n_labelled} / ${p.n_judged}</td></tr>`,
+    )
+    .join('')}</tbody></table>`;
+}
+
 /** The section ('' when the results file has no agreement figures). */
 export function agreementHtml(result: RunResult): string {
   const agreement = result.summary.judge?.agreement;
   if (!agreement || !Object.keys(agreement).length) return '';
-  return `<section id="agreement"><h2>Agreement with human labels</h2><p class="meta">How far to trust the judge: its verdicts against the cases' human labels (rows: people, columns: judge).</p>${Object.entries(
+  return `<section id="agreement"><h2>Agreement with human labels</h2><p class="meta">How far to trust the judge: its verdicts against the cases' human labels (rows: people, columns: judge).</p>${ppiHtml(result)}${Object.entries(
     agreement,
   )
     .map(([f, a]) => fieldHtml(f, a))

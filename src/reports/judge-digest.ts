@@ -5,6 +5,7 @@ import { NOT_APPLICABLE } from '../scoring/definitions.js';
 import { findScore, scoresNamed } from '../model/scores.js';
 import type { AgreementFigures, JudgeSummary } from '../model/summary.js';
 import { notComparedText } from '../judge/human-labels.js';
+import { ppiRows } from './ppi-rows.js';
 
 const countN = (c: { count: number; n: number }) => `${c.count}/${c.n}`;
 const meanN = (m: { mean: number | null; n: number }) => `${pct(m.mean)} (n=${m.n})`;
@@ -56,6 +57,7 @@ export function judgeRows(j: JudgeSummary): string[][] {
     if (a.per_class) rows.push([`  ${field}: per class`, perClassText(a)]);
     if (a.prevalence) rows.push([`  ${field}: prevalence`, prevalenceText(a)]);
   }
+  rows.push(...ppiRows(j));
   if (j.agreement_not_compared) rows.push(['human labels not compared', notComparedText(j.agreement_not_compared)]);
   for (const [field, m] of [
     ['faithfulness', j.faithfulness],

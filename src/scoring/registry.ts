@@ -14,6 +14,7 @@
 import type { CaseRecord } from '../model/results.js';
 import { findScore, type ScoreName } from '../model/scores.js';
 import type { CountN, MeanN, RunSummary } from '../model/summary.js';
+import { PPI_METRIC_KEYS, ppiMetrics } from './ppi-metrics.js';
 import type { RetrievalMetricKey } from './retrieval-metrics.js';
 
 /** Where a metric is measured: a node's ranked list per case, an answered case, or the whole run. */
@@ -338,6 +339,7 @@ const ALL: readonly Metric[] = [
     fromSummary: (s) => s.retrieval.errors,
     gate: { doc: 'cases that ended in error (count)' },
   },
+  ...ppiMetrics(),
 ];
 
 /** Every metric, by key. */
@@ -387,6 +389,7 @@ export const GATE_METRICS = view([
   'forbidden_hits',
   'forbidden',
   'pass_rate',
+  ...PPI_METRIC_KEYS,
 ]);
 
 /** The per-question metrics compare pairs across runs, in display order (between its category columns). */
