@@ -14,7 +14,7 @@ import { InputError } from '../src/errors.js';
 import type { CaseRecord } from '../src/model/results.js';
 import type { ScoreRecord } from '../src/model/scores.js';
 import { PACKAGE_ROOT } from '../src/paths.js';
-import { caseFingerprint } from '../src/runs/ledger.js';
+import { caseFingerprint } from '../src/store/ledger.js';
 import { bootstrapMeanCI, pairedBootstrapCI, wilsonInterval } from '../src/scoring/statistics.js';
 import {
   caseVerdict,

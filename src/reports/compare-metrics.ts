@@ -2,7 +2,7 @@ import { InputError } from '../errors.js';
 import type { CaseRecord, RunResult } from '../model/results.js';
 import { findScore } from '../model/scores.js';
 import type { CountN, MeanN } from '../model/summary.js';
-import { storedEvidenceNode } from '../runs/generation-summary.js';
+import { storedEvidenceNode } from '../summary/generation-summary.js';
 import { postHitApplies } from '../scoring/definitions.js';
 import {
   CASE_CHANGE_METRICS,
