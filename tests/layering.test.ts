@@ -181,3 +181,26 @@ describe('folder layering of src/', () => {
     ).toBe('model → runs → model');
   });
 });
+
+describe('the map in docs/design.md', () => {
+  const page = readFileSync(resolve(SRC, '..', 'docs', 'design.md'), 'utf8');
+
+  it('names every folder of src/ in its layout table', () => {
+    const folders = readdirSync(SRC, { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name);
+    expect(folders.length).toBeGreaterThan(10);
+    const missing = folders.filter((f) => !page.includes(`| \`src/${f}/\` |`));
+    expect(missing).toEqual([]);
+  });
+
+  it('states the layer order exactly as this test enforces it', () => {
+    const block = /## Layout[\s\S]*?```\n([\s\S]*?)```/.exec(page)?.[1] ?? '';
+    const order = block
+      .split(/→|\s+/)
+      .map((w) => w.trim())
+      .filter(Boolean);
+    const expected = LAYERS.map((l) => (l === SHARED ? 'shared' : l === INDEX ? 'index' : l));
+    expect(order).toEqual(expected);
+  });
+});

@@ -20,7 +20,7 @@ import { PPI_METRIC_KEYS } from '../scoring/ppi-metrics.js';
  * What `compare`, the gate and the HTML report read from a results file: the run-level figures
  * (from its summary blocks) and the per-case values (from its case records). The judge block is
  * optional: runs made without a judge, and retrieval-only files, show `–` for its figures.
- * Every figure follows the definitions of src/scoring/definitions.ts (the README's "Metrics").
+ * Every figure follows the definitions of src/scoring/definitions.ts (docs/metrics.md).
  */
 
 /** The run-level figures of one results file, as the comparison table shows them. */
