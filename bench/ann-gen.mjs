@@ -7,7 +7,7 @@
 //        [--posts 200000] [--dims 384] [--seed 1] [--no-index]
 //
 // The database named by --db is dropped and created again on the server of --url. Tables are the
-// ones ragaudit reads (src/corpus/ddl.ts, from dist/). Content: 20 categories (2 read-restricted),
+// ones ragaudit reads (src/demo/ddl.ts, from dist/). Content: 20 categories (2 read-restricted),
 // about 8 posts per topic; ~2 % of topics private messages, ~1 % invisible, ~1 % deleted; ~1 % of
 // posts hidden, ~1 % deleted, ~1 % whispers, ~1 % small actions, so visibility filtering has work.
 // Vectors: 400 themes, each topic near a theme, each post near its topic (integer components,
@@ -15,7 +15,7 @@
 import pg from 'pg';
 import { parseArgs } from 'node:util';
 import { recreateDatabase } from './lib.mjs';
-import { EMBEDDINGS_DDL, FORUM_DDL } from '../dist/corpus/ddl.js';
+import { EMBEDDINGS_DDL, FORUM_DDL } from '../dist/demo/ddl.js';
 import { mulberry32 } from '../dist/scoring/statistics.js';
 
 const { values } = parseArgs({

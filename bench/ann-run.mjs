@@ -11,7 +11,7 @@
 import { execFileSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { DiscourseProfile } from '../dist/corpus/discourse.js';
-import { connectPostgres } from '../dist/corpus/sql-client.js';
+import { connectPostgres } from '../dist/db/sql-client.js';
 import { mulberry32 } from '../dist/scoring/statistics.js';
 
 const { values } = parseArgs({

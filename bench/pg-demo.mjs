@@ -9,9 +9,9 @@
 // The database named by --db is dropped and created again; the URL of the loaded database is printed.
 import pg from 'pg';
 import { parseArgs } from 'node:util';
-import { loadForum } from '../dist/corpus/load-forum.js';
-import { readForum } from '../dist/corpus/forum.js';
-import { demoEmbedder } from '../dist/corpus/demo-snapshot.js';
+import { loadForum } from '../dist/demo/load-forum.js';
+import { readForum } from '../dist/demo/forum.js';
+import { demoEmbedder } from '../dist/demo/demo-snapshot.js';
 import { DEMO_FORUM_DIR } from '../dist/paths.js';
 import { recreateDatabase } from './lib.mjs';
 

@@ -19,12 +19,13 @@ export {
 } from './cases/load.js';
 export { probeToCase } from './cases/probes.js';
 export { CaseSchema, ProbeSchema, type Case, type Probe } from './cases/schema.js';
-export { connectPostgres, pgliteClient, type SqlClient } from './corpus/sql-client.js';
-export { openDemoDatabase } from './corpus/demo-db.js';
+export { connectPostgres, pgliteClient, type SqlClient } from './db/sql-client.js';
+export { openDemoDatabase } from './demo/demo-db.js';
 export { allowCollections } from './io/heap.js';
-export { DiscourseProfile, PUBLIC_POST, type RetrievedItem } from './corpus/discourse.js';
-export { loadForum, type SqlWriter } from './corpus/load-forum.js';
-export { readForum } from './corpus/forum.js';
+export { DiscourseProfile, PUBLIC_POST } from './corpus/discourse.js';
+export type { RetrievedItem } from './model/retrieved-item.js';
+export { loadForum, type SqlWriter } from './demo/load-forum.js';
+export { readForum } from './demo/forum.js';
 export type { Embedder } from './embedding/embedder.js';
 export { HashEmbedder } from './embedding/hash-embedder.js';
 export { OpenAIEmbedder } from './embedding/openai-embedder.js';
@@ -100,13 +101,14 @@ export {
   type ContextOptions,
   type ComponentInfo,
   type GivenComponents,
-} from './runs/context.js';
+} from './wiring/context.js';
 export { createAudit, type Audit, type AuditRun, type CreateAuditOptions } from './runs/create-audit.js';
 export { runRetrieval, type OnProgress } from './runs/retrieval-run.js';
 export { runAudit, type AuditRunOptions } from './runs/audit-run.js';
-export { buildAuditSetup, type AuditSetup, type AuditSetupOptions } from './runs/audit-setup.js';
+export { buildAuditSetup, type AuditSetup, type AuditSetupOptions } from './wiring/audit-setup.js';
 export { goldenWarnings } from './runs/golden-check.js';
-export { auditCase, type AuditDeps } from './runs/audit-case.js';
+export { auditCase } from './runs/audit-case.js';
+export type { AuditDeps } from './wiring/audit-setup.js';
 export type { CaseJudge } from './judge/case-scores.js';
 export {
   openResults,
@@ -115,7 +117,7 @@ export {
   type OpenedResults,
   type ResultsFormat,
   type StoredRun,
-} from './runs/results-file.js';
+} from './store/results-file.js';
 export {
   RunResultSchema,
   CaseRecordSchema,
@@ -140,14 +142,14 @@ export {
   type MeanN,
   type CountN,
 } from './model/summary.js';
-export { sampleLatency, summariseRetrieval } from './runs/summary.js';
-export { summariseGeneration } from './runs/generation-summary.js';
-export { summariseProbes } from './runs/probe-summary.js';
-export { TOOL_VERSION } from './runs/header.js';
-export { createJudgeSetup, type JudgeSetup, type JudgeSetupOptions } from './runs/judge-setup.js';
-export { summariseJudge } from './judge/summary.js';
+export { sampleLatency, summariseRetrieval } from './summary/retrieval-summary.js';
+export { summariseGeneration } from './summary/generation-summary.js';
+export { summariseProbes } from './summary/probe-summary.js';
+export { TOOL_VERSION } from './wiring/header.js';
+export { createJudgeSetup, type JudgeSetup, type JudgeSetupOptions } from './wiring/judge-setup.js';
+export { summariseJudge } from './summary/judge-summary.js';
 export { configFromResults, rejudgeResults, type RejudgeOptions } from './runs/rejudge.js';
-export { agreementFigures, humanAgreement, selfConsistency } from './judge/agreement.js';
+export { agreementFigures, humanAgreement, selfConsistency } from './judge/judge-agreement.js';
 export {
   compareRuns,
   type Comparison,
@@ -208,7 +210,7 @@ export {
   type Label,
   type AnswerLabel,
   type PoolLabel,
-} from './judge/labels.js';
+} from './judge/label-file.js';
 export { agreementReport, pairAgreement, type AgreementReport, type PairAgreement } from './judge/rater-agreement.js';
 export {
   buildCalibration,
@@ -224,8 +226,8 @@ export {
   type PoolFile,
   type PoolQuestion,
   type PoolCandidate,
-} from './scoring/pooling.js';
-export { widenCaseYaml } from './app/goldens.js';
+} from './labelling/pooling.js';
+export { widenCaseYaml } from './labelling/goldens.js';
 export {
   runMine,
   DEFAULT_MINE_ATTEMPTS,
@@ -233,8 +235,8 @@ export {
   type MineOutcome,
   type MineMode,
   type MineCategoryCount,
-} from './app/mine.js';
+} from './mining/mine.js';
 export { SILENT_HOOKS, type AppHooks, type AppEvent, type Progress } from './app/hooks.js';
-export { checkRephrase, ruleWords, MAX_SHARED_TITLE_WORDS, type RephraseCheck } from './cases/rephrase.js';
-export { TitleIndex, AMBIGUOUS_JACCARD, type SimilarTopics } from './cases/mine-ambiguity.js';
+export { checkRephrase, ruleWords, MAX_SHARED_TITLE_WORDS, type RephraseCheck } from './mining/rephrase.js';
+export { TitleIndex, AMBIGUOUS_JACCARD, type SimilarTopics } from './mining/ambiguity.js';
 export { MinedSchema, type Mined } from './cases/schema.js';

@@ -8,13 +8,13 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runAgreement } from '../src/app/agreement.js';
+import { runAgreement } from '../src/labelling/agreement.js';
 import { compareAndWrite } from '../src/app/compare.js';
 import type { CliIO } from '../src/cli/command.js';
 import { main } from '../src/cli/main.js';
 import { InputError } from '../src/errors.js';
 import { judgeVersusPeople } from '../src/judge/rater-agreement.js';
-import { answerDigest, appendLabel } from '../src/judge/labels.js';
+import { answerDigest, appendLabel } from '../src/judge/label-file.js';
 import { judgePromptVersions } from '../src/judge/llm-judge.js';
 import { RunResultSchema, type RunResult } from '../src/model/results.js';
 import { findScore } from '../src/model/scores.js';

@@ -11,10 +11,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CaseRecord } from '../src/model/results.js';
-import { answerDigest, appendLabel, readLabels, type AnswerLabel, type Label } from '../src/judge/labels.js';
-import { agreementFigures } from '../src/judge/agreement.js';
+import { answerDigest, appendLabel, readLabels, type AnswerLabel, type Label } from '../src/judge/label-file.js';
+import { agreementFigures } from '../src/judge/judge-agreement.js';
 import { agreementReport, consensusReadings, pairAgreement } from '../src/judge/rater-agreement.js';
-import { agreementHtml, agreementMarkdown, agreementText } from '../src/reports/label-agreement.js';
+import { agreementHtml, agreementMarkdown, agreementText } from '../src/labelling/agreement-report.js';
 
 /** A judged answer: faithful (1) or not (0), a stance, and per cited source whether it supports. */
 function record(id: string, faithful: number, stance: string, cites: Record<number, boolean> = {}): CaseRecord {

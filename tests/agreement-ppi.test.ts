@@ -5,10 +5,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { CaseRecord } from '../src/model/results.js';
-import { answerDigest, type AnswerLabel } from '../src/judge/labels.js';
+import { answerDigest, type AnswerLabel } from '../src/judge/label-file.js';
 import { labelPpi } from '../src/judge/ppi-figures.js';
 import { agreementReport, matchAnswerLabels } from '../src/judge/rater-agreement.js';
-import { agreementText } from '../src/reports/label-agreement.js';
+import { agreementText } from '../src/labelling/agreement-report.js';
 
 /** A judged in-domain answer: faithfulness, the judge's stance and its correct-abstention score. */
 function record(id: string, faithful: number, stance: 'answered' | 'abstained'): CaseRecord {

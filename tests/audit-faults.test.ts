@@ -9,10 +9,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readForum } from '../src/corpus/forum.js';
-import { loadForum } from '../src/corpus/load-forum.js';
+import { readForum } from '../src/demo/forum.js';
+import { loadForum } from '../src/demo/load-forum.js';
 import { DEMO_FORUM_DIR } from '../src/paths.js';
-import { Ledger } from '../src/runs/ledger.js';
+import { Ledger } from '../src/store/ledger.js';
 import type { RunResult } from '../src/model/results.js';
 import { freshDatabase } from './helpers/pg.js';
 import { CHAT } from './servers/openai-server.js';

@@ -7,7 +7,7 @@ import type { ChildProcess } from 'node:child_process';
 import { appendFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Ledger } from '../src/runs/ledger.js';
+import { Ledger } from '../src/store/ledger.js';
 import { CHAT } from './servers/openai-server.js';
 import { hang } from './servers/provider-server.js';
 import { rerankServer, TEI_RERANK } from './servers/rerank-server.js';

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { batchCustomId, caseSlug } from '../src/llm/batch/index.js';
 import { loadConfig } from '../src/config/load.js';
 import { resumeDigest } from '../src/runs/audit-run.js';
-import { Ledger } from '../src/runs/ledger.js';
+import { Ledger } from '../src/store/ledger.js';
 import {
   CASES,
   answerFor,

@@ -8,7 +8,7 @@ import { main } from '../src/cli/main.js';
 import { calibrationSvg, histogramSvg, xmlEscape } from '../src/reports/histogram-svg.js';
 import { RunResultSchema, type RunResult } from '../src/model/results.js';
 import { calibrate, CalibrationFileSchema, gridThresholds, type CalibrationCase } from '../src/scoring/calibration.js';
-import { summariseRetrieval } from '../src/runs/summary.js';
+import { summariseRetrieval } from '../src/summary/retrieval-summary.js';
 import { c, CURRENT, FIXTURE } from './helpers/calibration-fixture.js';
 
 /*

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PACKAGE_ROOT } from '../src/paths.js';
-import { readResults } from '../src/runs/results-file.js';
+import { readResults } from '../src/store/results-file.js';
 import { runCli } from './helpers/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ragaudit-case-sets-'));

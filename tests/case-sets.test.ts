@@ -20,9 +20,9 @@ import { retrievalMarkdown } from '../src/reports/digest.js';
 import { generationMarkdown } from '../src/reports/generation-digest.js';
 import { reportHtml } from '../src/reports/html.js';
 import { judgeMarkdown } from '../src/reports/judge-digest.js';
-import { summariseCaseSets, summariseGeneration } from '../src/runs/generation-summary.js';
-import { readResults } from '../src/runs/results-file.js';
-import { summariseConversations, summariseRetrieval } from '../src/runs/summary.js';
+import { summariseCaseSets, summariseGeneration } from '../src/summary/generation-summary.js';
+import { readResults } from '../src/store/results-file.js';
+import { summariseConversations, summariseRetrieval } from '../src/summary/retrieval-summary.js';
 
 const NODES = ['hybrid', 'rerank'];
 const EVIL = '<script>alert(1)</script>';

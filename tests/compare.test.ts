@@ -12,10 +12,10 @@ import { main } from '../src/cli/main.js';
 import { configDiff, flatten } from '../src/reports/compare-config.js';
 import { compareRuns, type LoadedRun } from '../src/reports/compare.js';
 import { comparisonMarkdown, comparisonText } from '../src/reports/compare-format.js';
-import { summariseGeneration } from '../src/runs/generation-summary.js';
+import { summariseGeneration } from '../src/summary/generation-summary.js';
 import { RunResultSchema, type CaseRecord, type RunResult } from '../src/model/results.js';
-import { summariseRetrieval } from '../src/runs/summary.js';
-import { summariseJudge } from '../src/judge/summary.js';
+import { summariseRetrieval } from '../src/summary/retrieval-summary.js';
+import { summariseJudge } from '../src/summary/judge-summary.js';
 import type { RunSummary } from '../src/model/summary.js';
 import { mcnemarExact, pairedBootstrapCI } from '../src/scoring/statistics.js';
 

@@ -10,9 +10,9 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadCases } from '../src/cases/load.js';
 import { loadConfig } from '../src/config/load.js';
 import { PACKAGE_ROOT } from '../src/paths.js';
-import { createRunContext, type RunContext } from '../src/runs/context.js';
+import { createRunContext, type RunContext } from '../src/wiring/context.js';
 import { feedSummary, RetrievalFeed } from '../src/runs/retrieval-feed.js';
-import { baseRecord } from '../src/runs/retrieve-case.js';
+import { baseRecord } from '../src/model/base-record.js';
 import { removeWorkDirs, workDir } from './fixtures/audit/harness.js';
 
 const CASES = loadCases([join(PACKAGE_ROOT, 'cases', 'demo', 'questions-core.yml')]).slice(0, 5);

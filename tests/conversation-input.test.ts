@@ -22,7 +22,7 @@ import {
   knownQueries,
   LAST_MESSAGE,
   OFFLINE_CONDENSER,
-} from '../src/runs/condense.js';
+} from '../src/wiring/condenser.js';
 import type { ChatModel } from '../src/llm/types.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ragaudit-conv-input-'));

@@ -17,7 +17,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CaseRecord, RunResult } from '../src/model/results.js';
-import { OFFLINE_CONDENSER_ID } from '../src/runs/condense.js';
+import { OFFLINE_CONDENSER_ID } from '../src/wiring/condenser.js';
 import { answerFor, chatSystem, removeWorkDirs, resultsOf, runCli, workDir } from './fixtures/audit/harness.js';
 import { CHAT, MODELS, chatCompletion, modelList, type ChatRequestBody } from './servers/openai-server.js';
 import { ProviderServer, reply, status, type RecordedRequest } from './servers/provider-server.js';

@@ -8,8 +8,8 @@ import { PGlite } from '@electric-sql/pglite';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { openDemoDatabase } from '../src/corpus/demo-db.js';
-import { connectPostgres, pgliteClient, type SqlClient } from '../src/corpus/sql-client.js';
+import { openDemoDatabase } from '../src/demo/demo-db.js';
+import { connectPostgres, pgliteClient, type SqlClient } from '../src/db/sql-client.js';
 import { DatabaseError } from '../src/errors.js';
 import { PACKAGE_ROOT } from '../src/paths.js';
 import { freezingProxy, freshDatabase, startPasswordServer } from './helpers/pg.js';
@@ -127,7 +127,7 @@ describe('a frozen connection (server accepts, then never answers)', () => {
   // Fails before this change: the limit was fixed at 5 s ("no answer within 5000 ms"), whatever was asked.
   it('database.connect_timeout_ms bounds opening a connection, plain or over TLS, and the message names it', async () => {
     const { ConfigSchema } = await import('../src/config/schema.js');
-    const { openDatabase } = await import('../src/runs/context.js');
+    const { openDatabase } = await import('../src/wiring/context.js');
     const RETRIEVAL = { channels: [{ name: 'kw', kind: 'keyword', grain: 'topic' }] };
     expect(ConfigSchema.parse({ retrieval: RETRIEVAL }).database.connect_timeout_ms).toBe(5_000);
     const proxy = await freezingProxy(Number(portOf(adminUrl())));

@@ -1,5 +1,5 @@
 /**
- * Opening the embedded demo ahead (src/corpus/demo-prestart.ts, called by the `ragaudit`
+ * Opening the embedded demo ahead (src/demo/demo-prestart.ts, called by the `ragaudit`
  * executable before it loads the CLI): only for commands that open a database, never with --db
  * or --help; the run's own open takes the worker started ahead when it is the same snapshot, and
  * a wrong guess never stands in for the database the config names.
@@ -7,9 +7,9 @@
 import { copyFileSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { demoSnapshotPath, openDemoDatabase } from '../src/corpus/demo-db.js';
-import { prestartDemoDatabase } from '../src/corpus/demo-prestart.js';
-import { discardPrestarted, prestartedSnapshot, prestartPglite } from '../src/corpus/pglite-worker.js';
+import { demoSnapshotPath, openDemoDatabase } from '../src/demo/demo-db.js';
+import { prestartDemoDatabase } from '../src/demo/demo-prestart.js';
+import { discardPrestarted, prestartedSnapshot, prestartPglite } from '../src/db/pglite-worker.js';
 import { PACKAGE_ROOT } from '../src/paths.js';
 import { removeWorkDirs, workDir } from './fixtures/audit/harness.js';
 

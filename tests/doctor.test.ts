@@ -13,12 +13,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Located } from '../src/cases/load.js';
 import { CaseSchema, type Case } from '../src/cases/schema.js';
 import { ConfigSchema, type Config } from '../src/config/schema.js';
-import { pgliteWriter } from '../src/corpus/demo-db.js';
+import { pgliteWriter } from '../src/demo/demo-db.js';
 import { DiscourseProfile } from '../src/corpus/discourse.js';
-import { diagnose, worstMark, type DoctorCheck } from '../src/corpus/doctor.js';
-import { readForum } from '../src/corpus/forum.js';
-import { loadForum } from '../src/corpus/load-forum.js';
-import { connectPostgres, pgliteClient, type SqlClient } from '../src/corpus/sql-client.js';
+import { diagnose, worstMark, type DoctorCheck } from '../src/doctor/diagnose.js';
+import { readForum } from '../src/demo/forum.js';
+import { loadForum } from '../src/demo/load-forum.js';
+import { connectPostgres, pgliteClient, type SqlClient } from '../src/db/sql-client.js';
 import { HashEmbedder } from '../src/embedding/hash-embedder.js';
 import { freshDatabase } from './helpers/pg.js';
 

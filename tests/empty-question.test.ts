@@ -8,14 +8,14 @@ import { vector } from '@electric-sql/pglite-pgvector';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config/load.js';
-import { pgliteWriter } from '../src/corpus/demo-db.js';
+import { pgliteWriter } from '../src/demo/demo-db.js';
 import { DiscourseProfile } from '../src/corpus/discourse.js';
-import { readForum } from '../src/corpus/forum.js';
-import { loadForum } from '../src/corpus/load-forum.js';
-import { pgliteClient } from '../src/corpus/sql-client.js';
+import { readForum } from '../src/demo/forum.js';
+import { loadForum } from '../src/demo/load-forum.js';
+import { pgliteClient } from '../src/db/sql-client.js';
 import { PACKAGE_ROOT } from '../src/paths.js';
 import { HashEmbedder, vectorLiteral } from '../src/embedding/hash-embedder.js';
-import { createRunContext, type RunContext } from '../src/runs/context.js';
+import { createRunContext, type RunContext } from '../src/wiring/context.js';
 
 const EMPTY = ['Why?', 'What is it?', '🙂', '?!', 'the and of'];
 

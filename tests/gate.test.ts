@@ -16,9 +16,9 @@ import { junitXml, xmlText } from '../src/reports/junit.js';
 import { PACKAGE_ROOT } from '../src/paths.js';
 import { CHROMIUM_PATH } from './helpers/chromium.js';
 import { runCli } from './helpers/cli.js';
-import { summariseGeneration } from '../src/runs/generation-summary.js';
+import { summariseGeneration } from '../src/summary/generation-summary.js';
 import { RunResultSchema, type CaseRecord, type RunResult } from '../src/model/results.js';
-import { summariseRetrieval } from '../src/runs/summary.js';
+import { summariseRetrieval } from '../src/summary/retrieval-summary.js';
 
 /** A run of in-domain cases with the given hit@5 and citation validity (1 valid marker or 1 invalid). */
 function run(name: string, cases: { id: string; hit: number; valid?: boolean }[]): RunResult {

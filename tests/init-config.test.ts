@@ -13,12 +13,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCases } from '../src/cases/load.js';
 import { loadConfig } from '../src/config/load.js';
 import { starterCases, starterConfig } from '../src/config/starter.js';
-import { pgliteWriter } from '../src/corpus/demo-db.js';
+import { pgliteWriter } from '../src/demo/demo-db.js';
 import { detectDatabase, localeTextSearchConfig, type DetectedDatabase } from '../src/corpus/detect.js';
 import { DiscourseProfile } from '../src/corpus/discourse.js';
-import { readForum } from '../src/corpus/forum.js';
-import { loadForum } from '../src/corpus/load-forum.js';
-import { connectPostgres, pgliteClient, type SqlClient } from '../src/corpus/sql-client.js';
+import { readForum } from '../src/demo/forum.js';
+import { loadForum } from '../src/demo/load-forum.js';
+import { connectPostgres, pgliteClient, type SqlClient } from '../src/db/sql-client.js';
 import { HashEmbedder } from '../src/embedding/hash-embedder.js';
 import { freshDatabase } from './helpers/pg.js';
 

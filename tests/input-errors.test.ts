@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadCases, loadProbes } from '../src/cases/load.js';
 import { loadConfig } from '../src/config/load.js';
-import type { RetrievedItem } from '../src/corpus/discourse-types.js';
+import type { RetrievedItem } from '../src/model/retrieved-item.js';
 import { caseRetrievalMetrics } from '../src/scoring/retrieval-metrics.js';
 import { ConfigError, InputError } from '../src/errors.js';
 import { main } from '../src/cli/main.js';

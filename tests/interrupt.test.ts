@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { interruptMessage, RESTORE_TERMINAL, resumeHint, setResumeHint } from '../src/cli/interrupt.js';
 import { progressBar } from '../src/cli/progress.js';
-import { Ledger } from '../src/runs/ledger.js';
+import { Ledger } from '../src/store/ledger.js';
 import { CHAT } from './servers/openai-server.js';
 import { hang } from './servers/provider-server.js';
 import { rerankServer } from './servers/rerank-server.js';

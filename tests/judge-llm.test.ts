@@ -12,7 +12,7 @@ import { ConfigSchema } from '../src/config/schema.js';
 import { ProviderError } from '../src/errors.js';
 import { judgeRecord } from '../src/judge/case-scores.js';
 import { ASK, LlmJudge } from '../src/judge/llm-judge.js';
-import { createJudgeSetup } from '../src/runs/judge-setup.js';
+import { createJudgeSetup } from '../src/wiring/judge-setup.js';
 import { AnthropicChatModel } from '../src/llm/anthropic.js';
 import { OpenAIChatModel } from '../src/llm/openai.js';
 import { PROMPTS_DIR } from '../src/paths.js';

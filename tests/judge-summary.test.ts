@@ -6,14 +6,14 @@
  */
 import { findScore } from '../src/model/scores.js';
 import { describe, expect, it } from 'vitest';
-import { agreementFigures } from '../src/judge/agreement.js';
-import { answerDigest } from '../src/judge/labels.js';
+import { agreementFigures } from '../src/judge/judge-agreement.js';
+import { answerDigest } from '../src/judge/label-file.js';
 import { judgeRecord } from '../src/judge/case-scores.js';
 import { judgeMarkdown, judgeRows } from '../src/reports/judge-digest.js';
 import { agreementHtml } from '../src/reports/html-agreement.js';
 import type { ScoreRecord } from '../src/model/scores.js';
 import type { CitationVerdict, FaithfulnessVerdict, Judge, JudgeOutcome, StanceVerdict } from '../src/judge/schemas.js';
-import { estimateCost, summariseJudge } from '../src/judge/summary.js';
+import { estimateCost, summariseJudge } from '../src/summary/judge-summary.js';
 import { HeuristicJudge } from '../src/judge/heuristic-judge.js';
 import { correctAbstention, GENERATION_DEFINITIONS } from '../src/scoring/definitions.js';
 import type { CaseRecord, RunResult } from '../src/model/results.js';

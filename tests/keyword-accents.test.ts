@@ -10,10 +10,10 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigSchema } from '../src/config/schema.js';
 import { DiscourseProfile } from '../src/corpus/discourse.js';
-import { diagnose } from '../src/corpus/doctor.js';
-import { readForum } from '../src/corpus/forum.js';
-import { loadForum } from '../src/corpus/load-forum.js';
-import { connectPostgres, type SqlClient } from '../src/corpus/sql-client.js';
+import { diagnose } from '../src/doctor/diagnose.js';
+import { readForum } from '../src/demo/forum.js';
+import { loadForum } from '../src/demo/load-forum.js';
+import { connectPostgres, type SqlClient } from '../src/db/sql-client.js';
 import { fold } from '../src/text.js';
 import { freshDatabase } from './helpers/pg.js';
 

@@ -8,13 +8,13 @@ import { copyFileSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { writeBackGoldens, widenCaseYaml } from '../src/app/goldens.js';
+import { writeBackGoldens, widenCaseYaml } from '../src/labelling/goldens.js';
 import { main } from '../src/cli/main.js';
-import { runPool } from '../src/app/pool.js';
+import { runPool } from '../src/labelling/pool.js';
 import { loadCases } from '../src/cases/load.js';
-import { appendLabel, fileDigest } from '../src/judge/labels.js';
+import { appendLabel, fileDigest } from '../src/judge/label-file.js';
 import { PACKAGE_ROOT } from '../src/paths.js';
-import { PoolFileSchema } from '../src/scoring/pooling.js';
+import { PoolFileSchema } from '../src/labelling/pooling.js';
 
 const RESULTS = join(PACKAGE_ROOT, 'results', 'reference', '20261204-211252-demo.json');
 

@@ -9,11 +9,11 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startLabelServer, type LabelServer } from '../src/app/label.js';
-import { runPool } from '../src/app/pool.js';
+import { startLabelServer, type LabelServer } from '../src/labelling/label-server.js';
+import { runPool } from '../src/labelling/pool.js';
 import { InputError } from '../src/errors.js';
 import type { WriteFn } from '../src/io/jsonl.js';
-import { fileDigest } from '../src/judge/labels.js';
+import { fileDigest } from '../src/judge/label-file.js';
 import { PACKAGE_ROOT } from '../src/paths.js';
 
 const RESULTS = join(PACKAGE_ROOT, 'results', 'reference', '20261204-211252-demo.json');

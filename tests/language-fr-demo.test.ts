@@ -13,10 +13,10 @@ import { loadCases } from '../src/cases/load.js';
 import { main } from '../src/cli/main.js';
 import { loadConfig } from '../src/config/load.js';
 import { ConfigError } from '../src/errors.js';
-import { readForum } from '../src/corpus/forum.js';
+import { readForum } from '../src/demo/forum.js';
 import type { RunResult } from '../src/model/results.js';
 import { PACKAGE_ROOT } from '../src/paths.js';
-import { readResults } from '../src/runs/results-file.js';
+import { readResults } from '../src/store/results-file.js';
 import { carriesTerm, readerText } from '../src/text.js';
 import { pipelineOverrides } from '../src/cli/flags.js';
 

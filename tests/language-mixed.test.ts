@@ -15,7 +15,7 @@ import { LlmJudge } from '../src/judge/llm-judge.js';
 import type { ChatModel, Completion, CompletionRequest } from '../src/llm/types.js';
 import type { SourceRecord } from '../src/model/results.js';
 import { PACKAGE_ROOT, PROMPTS_DIR } from '../src/paths.js';
-import { readResults } from '../src/runs/results-file.js';
+import { readResults } from '../src/store/results-file.js';
 
 const FIXTURES = join(PACKAGE_ROOT, 'tests', 'fixtures', 'fr-apiculture');
 const CONFIG = join(FIXTURES, 'config.yml');

@@ -19,7 +19,7 @@ const INDEX = '(index)';
 
 /** Lowest first; a folder may import itself and any folder before it, never one after it. */
 const LAYERS: readonly string[] = [
-  'model', // the results model and the zone rule: imports only zod, so every stage can speak it
+  'model', // the results model, the per-case record skeleton and the zone rule: imports only zod, so every stage can speak it
   SHARED, // error classes, text normalisation, package paths, YAML reading: no stage of their own
   'io', // the one artifact writer: knows files and secrets, not what they hold
   'llm', // chat clients and the HTTP/retry/preflight layer that every remote provider reuses
@@ -27,15 +27,24 @@ const LAYERS: readonly string[] = [
   'rerank', // cross-encoder clients over llm's HTTP layer; knows nothing of the corpus
   'providers', // one registry per kind (chat, reranker, embedder): names, help, offline or not, factories
   'config', // the config schema and loading: provider names from the registries, zone thresholds from the model
+  'target', // clients of a deployed bot (HTTP endpoint, Discourse bot user, recorded answers) over llm's HTTP layer
   'cases', // question sets, probes, input-gate rules: input data, read before anything runs
-  'corpus', // the SQL clients, the Discourse profile and the forum loader (embeds posts on load)
+  'db', // the SQL clients (node-postgres, the PGlite worker), their errors and the snapshot WAL
+  'corpus', // the Discourse profile: its statements, ANN settings, site settings, detection, embedding backfill
+  'demo', // forum YAML files loaded into the embedded database: the demo and its snapshot
   'retrieval', // the retrieval graph over the corpus with embedder and reranker
   'evidence', // the evidence block and prompts built from retrieved posts
   'scoring', // deterministic measurement of records: metrics, citations, stance, calibration, TREC
-  'judge', // verdicts on an answer: builds on scoring and llm, does not run anything itself
-  'runs', // orchestration: composes every stage, runs cases, writes results, re-judges
+  'judge', // verdicts on an answer, the label file, and the judge measured against people (agreement, PPI)
+  'summary', // run-level figures from records: retrieval, generation, judge, probes (pure)
+  'store', // results file, ledger, case store, record check, TREC export: what a run keeps on disk
+  'wiring', // the composition root: run context, providers, generator, judge, condenser and batch factories
+  'runs', // orchestration only: runs cases through the stages it is handed, merges, re-judges
   'reports', // renders results (digests, HTML, compare, gate, JUnit); reads run summaries
   'app', // one handler per command: validated inputs in, results and written files out; no argv, no console
+  'labelling', // a side feature on app's helpers: pool, the label server and page, goldens, agreement
+  'mining', // a side feature: proposing cases from the forum (sampling, templates, rephrasing, writers)
+  'doctor', // a side feature: what a database and a config would do, checked read-only
   'cli', // argv, console and exit codes: the outermost shell, imported by nothing
   INDEX, // the public library entry re-exports every stage except the CLI
 ];
@@ -170,5 +179,28 @@ describe('folder layering of src/', () => {
     expect(
       findCycle([backEdge, { file: 'runs/a.ts', specifier: '../model/results.js', from: 'runs', to: 'model' }]),
     ).toBe('model → runs → model');
+  });
+});
+
+describe('the map in docs/design.md', () => {
+  const page = readFileSync(resolve(SRC, '..', 'docs', 'design.md'), 'utf8');
+
+  it('names every folder of src/ in its layout table', () => {
+    const folders = readdirSync(SRC, { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name);
+    expect(folders.length).toBeGreaterThan(10);
+    const missing = folders.filter((f) => !page.includes(`| \`src/${f}/\` |`));
+    expect(missing).toEqual([]);
+  });
+
+  it('states the layer order exactly as this test enforces it', () => {
+    const block = /## Layout[\s\S]*?```\n([\s\S]*?)```/.exec(page)?.[1] ?? '';
+    const order = block
+      .split(/→|\s+/)
+      .map((w) => w.trim())
+      .filter(Boolean);
+    const expected = LAYERS.map((l) => (l === SHARED ? 'shared' : l === INDEX ? 'index' : l));
+    expect(order).toEqual(expected);
   });
 });

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.js';
 import { loadConfig } from '../src/config/load.js';
-import { readResults } from '../src/runs/results-file.js';
+import { readResults } from '../src/store/results-file.js';
 import type { RunResult } from '../src/model/results.js';
 import type { RetrievalSummary } from '../src/model/summary.js';
 

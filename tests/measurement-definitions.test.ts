@@ -10,13 +10,13 @@ import { describe, expect, it } from 'vitest';
 import { PACKAGE_ROOT } from '../src/paths.js';
 import { DEFAULT_CONFIG } from '../src/config/defaults.js';
 import { validateConfig } from '../src/config/load.js';
-import type { RetrievedItem } from '../src/corpus/discourse.js';
+import type { RetrievedItem } from '../src/model/retrieved-item.js';
 import { HeuristicJudge } from '../src/judge/heuristic-judge.js';
 import { citationItems } from '../src/judge/materials.js';
 import { answerHtml } from '../src/reports/html-cases.js';
 import { resumeDigest } from '../src/runs/audit-run.js';
-import { configDigest } from '../src/runs/config-digest.js';
-import { publicConfig } from '../src/runs/results-file.js';
+import { configDigest } from '../src/store/config-digest.js';
+import { publicConfig } from '../src/store/results-file.js';
 import { CaseRecordSchema, type CaseRecord, type SourceRecord } from '../src/model/results.js';
 import { checkCitations, citationMarkers, citationValidity } from '../src/scoring/citations.js';
 import { goldenCitationShare, metricsMarkdown, offtopicHallucination } from '../src/scoring/definitions.js';
@@ -212,9 +212,9 @@ describe('golden citation and off-topic hallucination', () => {
 });
 
 describe('the definitions are written where a reader looks', () => {
-  it("README's Metrics section is the definitions module, word for word", () => {
-    const readme = readFileSync(join(PACKAGE_ROOT, 'README.md'), 'utf8');
-    expect(readme).toContain(metricsMarkdown());
+  it('docs/metrics.md is the definitions module, word for word', () => {
+    const page = readFileSync(join(PACKAGE_ROOT, 'docs', 'metrics.md'), 'utf8');
+    expect(page).toBe(metricsMarkdown());
   });
 });
 

@@ -11,7 +11,7 @@ import { CASE_METRICS } from '../src/reports/compare-metrics.js';
 import { runsTable } from '../src/reports/compare-format.js';
 import { RELEASE_GATE_METRICS } from '../src/reports/release-gate.js';
 import { retrievalTable } from '../src/reports/retrieval-table.js';
-import { readResults } from '../src/runs/results-file.js';
+import { readResults } from '../src/store/results-file.js';
 import {
   CARD_METRICS,
   CASE_CHANGE_METRICS,

@@ -4,9 +4,9 @@
  * offline stand-in's questions.
  */
 import { describe, expect, it } from 'vitest';
-import { cleanQuestion } from '../src/app/mine-writers.js';
-import { TitleIndex } from '../src/cases/mine-ambiguity.js';
-import { largestRemainder, stratify, stratumTags, type MineTopic } from '../src/cases/mine-sample.js';
+import { cleanQuestion } from '../src/mining/writers.js';
+import { TitleIndex } from '../src/mining/ambiguity.js';
+import { largestRemainder, stratify, stratumTags, type MineTopic } from '../src/mining/sample.js';
 import {
   offlineDrafts,
   pickSource,
@@ -14,8 +14,8 @@ import {
   sentences,
   templateDrafts,
   TEMPLATE_NAMES,
-} from '../src/cases/mine-templates.js';
-import { checkRephrase, ruleWords, singular } from '../src/cases/rephrase.js';
+} from '../src/mining/templates.js';
+import { checkRephrase, ruleWords, singular } from '../src/mining/rephrase.js';
 import { ENGLISH } from '../src/model/languages/en.js';
 import { FRENCH } from '../src/model/languages/fr.js';
 import { mulberry32 } from '../src/scoring/statistics.js';

@@ -8,13 +8,13 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runMine } from '../src/app/mine.js';
+import { runMine } from '../src/mining/mine.js';
 import { SILENT_HOOKS } from '../src/app/hooks.js';
 import { loadCases } from '../src/cases/load.js';
 import type { ConfigOverride } from '../src/config/load.js';
-import { readForum } from '../src/corpus/forum.js';
-import { loadForum } from '../src/corpus/load-forum.js';
-import { readResults } from '../src/runs/results-file.js';
+import { readForum } from '../src/demo/forum.js';
+import { loadForum } from '../src/demo/load-forum.js';
+import { readResults } from '../src/store/results-file.js';
 import { freshDatabase } from './helpers/pg.js';
 import { removeWorkDirs, workDir } from './helpers/work-dir.js';
 import { CHAT, openAIServer, type ChatRequestBody } from './servers/openai-server.js';

@@ -4,7 +4,8 @@
  * source. The database side is a hand-built topic behind the one profile method it uses.
  */
 import { describe, expect, it } from 'vitest';
-import type { DiscourseProfile, RetrievedItem } from '../src/corpus/discourse.js';
+import type { DiscourseProfile } from '../src/corpus/discourse.js';
+import type { RetrievedItem } from '../src/model/retrieved-item.js';
 import { addNeighbourhood, type NeighbourhoodOptions } from '../src/evidence/neighbourhood.js';
 import { buildSources } from '../src/evidence/block.js';
 import type { SourceRecord } from '../src/model/results.js';

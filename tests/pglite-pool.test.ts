@@ -6,9 +6,9 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { demoSnapshotPath, openDemoDatabase } from '../src/corpus/demo-db.js';
+import { demoSnapshotPath, openDemoDatabase } from '../src/demo/demo-db.js';
 import { DatabaseError } from '../src/errors.js';
-import { openPgliteWorker } from '../src/corpus/pglite-worker.js';
+import { openPgliteWorker } from '../src/db/pglite-worker.js';
 import { removeWorkDirs, workDir } from './fixtures/audit/harness.js';
 
 afterAll(() => removeWorkDirs());

@@ -9,12 +9,12 @@ import { vector } from '@electric-sql/pglite-pgvector';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigSchema } from '../src/config/schema.js';
-import { pgliteWriter } from '../src/corpus/demo-db.js';
+import { pgliteWriter } from '../src/demo/demo-db.js';
 import { DiscourseProfile } from '../src/corpus/discourse.js';
-import { diagnose } from '../src/corpus/doctor.js';
-import { readForum } from '../src/corpus/forum.js';
-import { loadForum } from '../src/corpus/load-forum.js';
-import { connectPostgres, pgliteClient, type SqlClient } from '../src/corpus/sql-client.js';
+import { diagnose } from '../src/doctor/diagnose.js';
+import { readForum } from '../src/demo/forum.js';
+import { loadForum } from '../src/demo/load-forum.js';
+import { connectPostgres, pgliteClient, type SqlClient } from '../src/db/sql-client.js';
 import { HashEmbedder } from '../src/embedding/hash-embedder.js';
 import { freshDatabase } from './helpers/pg.js';
 

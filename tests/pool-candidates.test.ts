@@ -10,7 +10,7 @@ import type { CliIO } from '../src/cli/command.js';
 import { main } from '../src/cli/main.js';
 import type { CaseRecord, RunResult } from '../src/model/results.js';
 import { PACKAGE_ROOT } from '../src/paths.js';
-import { PoolFileSchema, poolQuestions } from '../src/scoring/pooling.js';
+import { PoolFileSchema, poolQuestions } from '../src/labelling/pooling.js';
 
 const item = (post: number) => ({
   post_id: post,

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { displayWidth } from '../src/reports/display-width.js';
 import { prCommentMarkdown, PR_WIDTH } from '../src/reports/pr-comment.js';
 import type { CaseRecord } from '../src/model/results.js';
-import { readResults } from '../src/runs/results-file.js';
+import { readResults } from '../src/store/results-file.js';
 import { runCli } from './helpers/cli.js';
 
 const REF = resolve('results/reference');

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.js';
 import { PACKAGE_ROOT } from '../src/paths.js';
-import { summariseProbes } from '../src/runs/probe-summary.js';
+import { summariseProbes } from '../src/summary/probe-summary.js';
 import { summariseVerdicts } from '../src/scoring/verdict.js';
 import type { CaseRecord } from '../src/model/results.js';
 import { probeVerdict } from '../src/scoring/probe-verdict.js';

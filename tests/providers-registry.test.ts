@@ -17,7 +17,7 @@ import { EMBEDDING_PROVIDERS, type EmbedderSettings } from '../src/providers/emb
 import { settingsFromEnv } from '../src/providers/env.js';
 import { providerNames } from '../src/providers/registry.js';
 import { RERANK_PROVIDERS } from '../src/providers/rerankers.js';
-import { createChatModel, createReranker } from '../src/runs/providers.js';
+import { createChatModel, createReranker } from '../src/wiring/providers.js';
 
 afterEach(() => {
   vi.unstubAllEnvs();

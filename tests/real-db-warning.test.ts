@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openPipeline } from '../src/app/pipeline.js';
 import { cliHooks, loadWithOverrides } from '../src/cli/common.js';
-import { readForum } from '../src/corpus/forum.js';
-import { loadForum } from '../src/corpus/load-forum.js';
+import { readForum } from '../src/demo/forum.js';
+import { loadForum } from '../src/demo/load-forum.js';
 import { PACKAGE_ROOT } from '../src/paths.js';
 import { freshDatabase, standInEmbeddingsSql } from './helpers/pg.js';
 

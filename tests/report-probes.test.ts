@@ -12,7 +12,7 @@ import { chromium } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import type { RunResult } from '../src/model/results.js';
 import { reportHtml } from '../src/reports/html.js';
-import { readResults } from '../src/runs/results-file.js';
+import { readResults } from '../src/store/results-file.js';
 import { CHROMIUM_PATH } from './helpers/chromium.js';
 
 const SHOTS = process.env.RAGAUDIT_SCREENSHOTS;

@@ -13,11 +13,11 @@ import { main } from '../src/cli/main.js';
 import { answerHtml } from '../src/reports/html-cases.js';
 import { esc, jsonScript, safeHref } from '../src/reports/html-escape.js';
 import { reportHtml } from '../src/reports/html.js';
-import { summariseGeneration } from '../src/runs/generation-summary.js';
+import { summariseGeneration } from '../src/summary/generation-summary.js';
 import { RunResultSchema, type CaseRecord, type RunResult } from '../src/model/results.js';
-import { summariseJudge } from '../src/judge/summary.js';
+import { summariseJudge } from '../src/summary/judge-summary.js';
 import type { RunSummary } from '../src/model/summary.js';
-import { summariseRetrieval } from '../src/runs/summary.js';
+import { summariseRetrieval } from '../src/summary/retrieval-summary.js';
 
 const EVIL = '<script>alert(1)</script>';
 

@@ -3,7 +3,7 @@
  * value is computed by hand in the comment beside it.
  */
 import { describe, expect, it } from 'vitest';
-import type { RetrievedItem } from '../src/corpus/discourse.js';
+import type { RetrievedItem } from '../src/model/retrieved-item.js';
 import {
   aggregateRetrieval,
   caseRetrievalMetrics,
@@ -183,7 +183,7 @@ describe('RRF fusion', () => {
 
 describe('summaries', () => {
   it('break every node down by kind, difficulty and tag, each mean with its n', async () => {
-    const { summariseRetrieval } = await import('../src/runs/summary.js');
+    const { summariseRetrieval } = await import('../src/summary/retrieval-summary.js');
     const rec = (id: string, kind: string, difficulty: string, tags: string[], hit: number | null) =>
       ({
         id,

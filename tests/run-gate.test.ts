@@ -10,7 +10,7 @@ import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunResult } from '../src/model/results.js';
-import { readResults } from '../src/runs/results-file.js';
+import { readResults } from '../src/store/results-file.js';
 import { caseVerdict, summariseVerdicts, verdictSettings } from '../src/scoring/verdict.js';
 import { CHAT, chatCompletion, type ChatRequestBody } from './servers/openai-server.js';
 import { ProviderServer, reply } from './servers/provider-server.js';

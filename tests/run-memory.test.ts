@@ -1,5 +1,5 @@
 /**
- * A large `run` keeps figure records in memory (src/runs/case-store.ts): every field its summaries
+ * A large `run` keeps figure records in memory (src/store/case-store.ts): every field its summaries
  * and digests read, without the bulk. The summaries and digests made from them are those of the
  * full records, byte for byte: checked here record by record (with judge errors, repeats,
  * contradicted claims, probes, errors), and through a whole run written in format 2 with the
@@ -14,7 +14,7 @@ import { appendLine, LineReader } from '../src/io/jsonl.js';
 import { probeMarkdown } from '../src/app/probe.js';
 import { loadCases } from '../src/cases/load.js';
 import { loadConfig } from '../src/config/load.js';
-import { summariseJudge } from '../src/judge/summary.js';
+import { summariseJudge } from '../src/summary/judge-summary.js';
 import type { CaseRecord, RunResult } from '../src/model/results.js';
 import type { ScoreRecord } from '../src/model/scores.js';
 import { retrievalMarkdown } from '../src/reports/digest.js';
@@ -23,20 +23,20 @@ import { reportHtml } from '../src/reports/html.js';
 import { judgeMarkdown } from '../src/reports/judge-digest.js';
 import { evidenceNode } from '../src/runs/audit-case.js';
 import { runAudit } from '../src/runs/audit-run.js';
-import { buildAuditSetup } from '../src/runs/audit-setup.js';
-import { FigureRecords, LARGE_RUN_CASES, LightRecords } from '../src/runs/case-store.js';
-import { casePaths, createRunContext } from '../src/runs/context.js';
-import { storedEvidenceNode, summariseCaseSets, summariseGeneration } from '../src/runs/generation-summary.js';
-import { summariseProbes } from '../src/runs/probe-summary.js';
-import { openResults, readResults, writeResults } from '../src/runs/results-file.js';
+import { buildAuditSetup } from '../src/wiring/audit-setup.js';
+import { FigureRecords, LARGE_RUN_CASES, LightRecords } from '../src/store/case-store.js';
+import { casePaths, createRunContext } from '../src/wiring/context.js';
+import { storedEvidenceNode, summariseCaseSets, summariseGeneration } from '../src/summary/generation-summary.js';
+import { summariseProbes } from '../src/summary/probe-summary.js';
+import { openResults, readResults, writeResults } from '../src/store/results-file.js';
 import { LATENCY_SAMPLE } from '../src/runs/retrieval-feed.js';
-import { sampleLatency, summariseRetrieval } from '../src/runs/summary.js';
+import { sampleLatency, summariseRetrieval } from '../src/summary/retrieval-summary.js';
 import { REPO, removeWorkDirs, workDir } from './fixtures/audit/harness.js';
 
 // The whole-run test runs a few dozen cases as a large run: the threshold is read through this.
 const threshold = vi.hoisted(() => ({ cases: 5000 }));
-vi.mock('../src/runs/case-store.js', async (importOriginal) => {
-  const actual = await importOriginal<typeof import('../src/runs/case-store.js')>();
+vi.mock('../src/store/case-store.js', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('../src/store/case-store.js')>();
   return {
     ...actual,
     get LARGE_RUN_CASES() {

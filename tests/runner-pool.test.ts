@@ -4,7 +4,7 @@
  * other workers kept running — and could close the database under them).
  */
 import { describe, expect, it } from 'vitest';
-import { forEachConcurrent } from '../src/runs/pool.js';
+import { forEachConcurrent } from '../src/runs/concurrency.js';
 
 const tick = () => new Promise((r) => setTimeout(r, 5));
 

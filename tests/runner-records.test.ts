@@ -10,12 +10,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCases } from '../src/cases/load.js';
 import { loadConfig } from '../src/config/load.js';
-import { buildAuditSetup } from '../src/runs/audit-setup.js';
+import { buildAuditSetup } from '../src/wiring/audit-setup.js';
 import { runAudit } from '../src/runs/audit-run.js';
-import { createRunContext, type RunContext } from '../src/runs/context.js';
-import { Ledger } from '../src/runs/ledger.js';
-import { checkRecord, errorRecord, isCheckedRecord } from '../src/runs/record-check.js';
-import { readResults, writeResults } from '../src/runs/results-file.js';
+import { createRunContext, type RunContext } from '../src/wiring/context.js';
+import { Ledger } from '../src/store/ledger.js';
+import { checkRecord, errorRecord, isCheckedRecord } from '../src/store/record-check.js';
+import { readResults, writeResults } from '../src/store/results-file.js';
 import type { CaseRecord } from '../src/model/results.js';
 import { ledgerOf, removeWorkDirs, REPO, resultsOf, runCli, workDir } from './fixtures/audit/harness.js';
 

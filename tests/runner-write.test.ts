@@ -12,11 +12,11 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { loadCases } from '../src/cases/load.js';
 import { loadConfig } from '../src/config/load.js';
 import type { ChatModel } from '../src/llm/types.js';
-import { buildAuditSetup } from '../src/runs/audit-setup.js';
+import { buildAuditSetup } from '../src/wiring/audit-setup.js';
 import { runAudit } from '../src/runs/audit-run.js';
-import { createRunContext } from '../src/runs/context.js';
-import { readResults, writeResults } from '../src/runs/results-file.js';
-import { summariseRetrieval } from '../src/runs/summary.js';
+import { createRunContext } from '../src/wiring/context.js';
+import { readResults, writeResults } from '../src/store/results-file.js';
+import { summariseRetrieval } from '../src/summary/retrieval-summary.js';
 import { RunResultSchema, type CaseRecord, type RunResult } from '../src/model/results.js';
 import { REPO, removeWorkDirs, workDir } from './fixtures/audit/harness.js';
 

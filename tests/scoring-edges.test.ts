@@ -1,13 +1,13 @@
 /** Edge cases found in review: wording, ties, passages, secrets in URLs. */
 import { describe, expect, it } from 'vitest';
-import type { RetrievedItem } from '../src/corpus/discourse.js';
+import type { RetrievedItem } from '../src/model/retrieved-item.js';
 import { redact } from '../src/errors.js';
 import { rrf } from '../src/retrieval/rrf.js';
-import { publicConfig, scrubUrl } from '../src/runs/results-file.js';
+import { publicConfig, scrubUrl } from '../src/store/results-file.js';
 import { hasCta, stanceByPattern } from '../src/scoring/stance-pattern.js';
 import { validateConfig } from '../src/config/load.js';
 import { DEFAULT_CONFIG } from '../src/config/defaults.js';
-import { collectSecrets } from '../src/runs/context.js';
+import { collectSecrets } from '../src/wiring/context.js';
 
 const it_ = (topic: number, post: number): RetrievedItem => ({
   post_id: post,

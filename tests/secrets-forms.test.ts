@@ -18,8 +18,8 @@ import { writeArtifact } from '../src/io/artifacts.js';
 import { describe as describeFailure } from '../src/llm/faults.js';
 import { HttpStatusError } from '../src/llm/http.js';
 import { resumeDigest } from '../src/runs/audit-run.js';
-import { maskedRecord } from '../src/runs/record-check.js';
-import { publicConfig } from '../src/runs/results-file.js';
+import { maskedRecord } from '../src/store/record-check.js';
+import { publicConfig } from '../src/store/results-file.js';
 import type { CaseRecord } from '../src/model/results.js';
 import {
   answerFor,

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { keepWalSegments } from '../src/corpus/snapshot-wal.js';
-import { demoSnapshotPath } from '../src/corpus/demo-snapshot.js';
+import { keepWalSegments } from '../src/db/snapshot-wal.js';
+import { demoSnapshotPath } from '../src/demo/demo-snapshot.js';
 import { PACKAGE_ROOT } from '../src/paths.js';
 
 /** A ustar entry (a regular file, or a directory when `data` is undefined) as tar(1) writes it. */

@@ -10,7 +10,7 @@ import { stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CaseRecord } from '../src/model/results.js';
 import { findScore } from '../src/model/scores.js';
-import { cookedAnswer } from '../src/runs/discourse-target.js';
+import { cookedAnswer } from '../src/target/discourse-target.js';
 import { CASES, filesUnder, removeWorkDirs, resultsOf, runCli, workDir } from './fixtures/audit/harness.js';
 import { Q, SCRIPT } from './fixtures/target-script.js';
 import { CREATE, discourseForum, type BotReply } from './servers/discourse-server.js';

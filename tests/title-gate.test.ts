@@ -6,7 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Case } from '../src/cases/schema.js';
 import { validateConfig } from '../src/config/load.js';
-import type { DiscourseProfile, RetrievedItem } from '../src/corpus/discourse.js';
+import type { DiscourseProfile } from '../src/corpus/discourse.js';
+import type { RetrievedItem } from '../src/model/retrieved-item.js';
 import { RetrievalGraph } from '../src/retrieval/graph.js';
 import { TitleFilter } from '../src/retrieval/title-filter.js';
 import { retrieveCase } from '../src/runs/retrieve-case.js';

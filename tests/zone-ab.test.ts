@@ -8,7 +8,7 @@ import { zoneCell, zoneCells } from '../src/app/zone-ab.js';
 import { parseCandidates } from '../src/cli/flags.js';
 import { zoneOf } from '../src/model/zones.js';
 import { PACKAGE_ROOT } from '../src/paths.js';
-import { readResults } from '../src/runs/results-file.js';
+import { readResults } from '../src/store/results-file.js';
 import type { CaseRecord } from '../src/model/results.js';
 
 const io = (sink: string[]) => ({

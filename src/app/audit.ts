@@ -6,11 +6,11 @@ import { retrievalMarkdown } from '../reports/digest.js';
 import { generationMarkdown } from '../reports/generation-digest.js';
 import { judgeMarkdown } from '../reports/judge-digest.js';
 import { runAudit } from '../runs/audit-run.js';
-import { buildAuditSetup } from '../runs/audit-setup.js';
-import { needsCondenser } from '../runs/condense.js';
-import type { RunContext } from '../runs/context.js';
-import type { Target } from '../runs/target.js';
-import { writeResults } from '../runs/results-file.js';
+import { buildAuditSetup } from '../wiring/audit-setup.js';
+import { needsCondenser } from '../wiring/condenser.js';
+import type { RunContext } from '../wiring/context.js';
+import type { Target } from '../target/target.js';
+import { writeResults } from '../store/results-file.js';
 import type { AppHooks } from './hooks.js';
 import {
   announceComponents,

@@ -7,8 +7,8 @@ import { DEFAULT_ZONE_THRESHOLDS, storedZoneThresholds, type ZoneThresholds } fr
 import { displayPath } from '../paths.js';
 import { fmt, markdownTable, pct } from '../reports/format.js';
 import { calibrationSvg, MAX_BINS } from '../reports/histogram-svg.js';
-import { TOOL_VERSION } from '../runs/header.js';
-import { timestamp } from '../runs/results-file.js';
+import { TOOL_VERSION } from '../wiring/header.js';
+import { timestamp } from '../store/results-file.js';
 import {
   calibrate,
   CalibrationFileSchema,

@@ -12,7 +12,7 @@ import {
   type ReleaseGateResult,
   type ReleaseGateRules,
 } from '../reports/release-gate.js';
-import { timestamp } from '../runs/results-file.js';
+import { timestamp } from '../store/results-file.js';
 import { gateJudgeTrust } from './judge-trust.js';
 import { checkOutputFile } from './output-paths.js';
 import { readRunResults } from './results-input.js';

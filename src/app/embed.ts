@@ -2,8 +2,8 @@ import type { LoadedConfig } from '../config/load.js';
 import { backfillEmbeddings, checkTargetSchema, type BackfillReport } from '../corpus/embed-backfill.js';
 import { KNOWN_STRATEGIES } from '../corpus/embedding-text.js';
 import { InputError } from '../errors.js';
-import { demoForum, describeComponent, openDatabase } from '../runs/context.js';
-import { createEmbedder } from '../runs/providers.js';
+import { demoForum, describeComponent, openDatabase } from '../wiring/context.js';
+import { createEmbedder } from '../wiring/providers.js';
 import type { AppEnv, AppHooks } from './hooks.js';
 
 export interface EmbedInputs extends AppEnv {

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import { starterCases, starterConfig } from '../config/starter.js';
-import { connectPostgres } from '../corpus/sql-client.js';
+import { connectPostgres } from '../db/sql-client.js';
 import { detectDatabase, type DetectedDatabase } from '../corpus/detect.js';
 import { DiscourseProfile } from '../corpus/discourse.js';
 import { InputError } from '../errors.js';

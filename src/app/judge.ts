@@ -6,10 +6,10 @@ import { PROMPTS_DIR } from '../paths.js';
 import { retrievalMarkdown } from '../reports/digest.js';
 import { generationMarkdown } from '../reports/generation-digest.js';
 import { judgeMarkdown } from '../reports/judge-digest.js';
-import { collectSecrets } from '../runs/context.js';
-import { createJudgeSetup } from '../runs/judge-setup.js';
+import { collectSecrets } from '../wiring/context.js';
+import { createJudgeSetup } from '../wiring/judge-setup.js';
 import { rejudgeResults } from '../runs/rejudge.js';
-import { writeResults, type StoredRun } from '../runs/results-file.js';
+import { writeResults, type StoredRun } from '../store/results-file.js';
 import type { AppEnv, AppHooks } from './hooks.js';
 import { reportBeside } from './report.js';
 

@@ -4,9 +4,9 @@ import type { RunResult } from '../model/results.js';
 import { retrievalMarkdown } from '../reports/digest.js';
 import { generationMarkdown } from '../reports/generation-digest.js';
 import { judgeMarkdown } from '../reports/judge-digest.js';
-import { LARGE_RUN_CASES } from '../runs/case-store.js';
-import { recordDigest } from '../runs/record-digest.js';
-import { resultsOf, writeResults, type StoredRun } from '../runs/results-file.js';
+import { LARGE_RUN_CASES } from '../store/case-store.js';
+import { recordDigest } from '../store/record-digest.js';
+import { resultsOf, writeResults, type StoredRun } from '../store/results-file.js';
 import { mergedStore, mergeShards } from '../runs/shard-merge.js';
 import type { AppEnv } from './hooks.js';
 import { checkOutputDir } from './output-paths.js';
@@ -37,7 +37,7 @@ export async function runMerge(
   checkOutputDir(out, '--out');
   const opened = inputs.files.map((f) => ({ file: f, opened: openRunResults(resolve(inputs.cwd, f), 'merge') }));
   // A large run is merged from light records (checks and figures) and written from the shards'
-  // files, record by record in position order (src/runs/case-store.ts).
+  // files, record by record in position order (src/store/case-store.ts).
   const large = opened.reduce((n, s) => n + s.opened.count, 0) > LARGE_RUN_CASES;
   // What each record's digest is now, from the file's own bytes, for the check against the written ones.
   const withDigests = opened.map((s) => ({ ...s, recordDigests: [...s.opened.recordJson()].map(recordDigest) }));

@@ -5,7 +5,7 @@ import type { RunResult } from '../model/results.js';
 import type { Case } from '../cases/schema.js';
 import type { LoadedConfig } from '../config/load.js';
 import { InputError } from '../errors.js';
-import { casePaths, createRunContext, type RunContext } from '../runs/context.js';
+import { casePaths, createRunContext, type RunContext } from '../wiring/context.js';
 import { goldenWarnings } from '../runs/golden-check.js';
 import { preloadChatProviders } from '../providers/chat.js';
 import type { AppEnv, AppHooks } from './hooks.js';

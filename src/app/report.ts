@@ -4,8 +4,8 @@ import { reportPathFor, writeReport } from '../reports/html.js';
 import { checkOutputFile } from './output-paths.js';
 import type { ReportGate } from '../reports/html-verdicts.js';
 import { loadReleaseGate } from '../reports/release-gate.js';
-import { LARGE_RUN_CASES } from '../runs/case-store.js';
-import { resultsOf } from '../runs/results-file.js';
+import { LARGE_RUN_CASES } from '../store/case-store.js';
+import { resultsOf } from '../store/results-file.js';
 import { openRunResults } from './results-input.js';
 
 /**

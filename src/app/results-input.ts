@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { InputError } from '../errors.js';
-import { LARGE_RUN_CASES } from '../runs/case-store.js';
-import { openResults, readResults, resultsOf, type OpenedResults, type StoredRun } from '../runs/results-file.js';
+import { LARGE_RUN_CASES } from '../store/case-store.js';
+import { openResults, readResults, resultsOf, type OpenedResults, type StoredRun } from '../store/results-file.js';
 import type { RunResult } from '../model/results.js';
 
 /** Labels of results files from their names, made unique when two files share a base name. */
@@ -23,7 +23,7 @@ function otherKind(data: unknown): string | null {
 
 /**
  * Reads a run results file (run, retrieval, probe or judge) of either format, every case in
- * memory (`light`: light records, src/runs/case-store.ts, for readers of figures). Given another
+ * memory (`light`: light records, src/store/case-store.ts, for readers of figures). Given another
  * file ragaudit writes, says which kind it got instead of listing the schema's complaints about it.
  */
 export function readRunResults(file: string, command: string, opts: { light?: boolean } = {}): RunResult {

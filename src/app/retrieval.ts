@@ -2,15 +2,15 @@ import type { Located } from '../cases/load.js';
 import type { Case } from '../cases/schema.js';
 import type { RunResult } from '../model/results.js';
 import { retrievalMarkdown } from '../reports/digest.js';
-import type { RunContext } from '../runs/context.js';
-import { writeResults, type StoredRun } from '../runs/results-file.js';
+import type { RunContext } from '../wiring/context.js';
+import { writeResults, type StoredRun } from '../store/results-file.js';
 import { runRetrieval } from '../runs/retrieval-run.js';
-import { createCondenser, needsCondenser, type QueryCondenser } from '../runs/condense.js';
-import { createGenerator } from '../runs/generator.js';
+import { createCondenser, needsCondenser, type QueryCondenser } from '../wiring/condenser.js';
+import { createGenerator } from '../wiring/generator.js';
 import { languagePromptsDir } from '../evidence/block.js';
 import { PROMPTS_DIR } from '../paths.js';
 import type { Environment } from '../providers/env.js';
-import { writeTrecFiles } from '../runs/trec-export.js';
+import { writeTrecFiles } from '../store/trec-export.js';
 import type { AppHooks } from './hooks.js';
 import {
   announceComponents,

@@ -1,10 +1,10 @@
 /**
  * `score ANSWERS.jsonl`: answers recorded elsewhere, joined to the cases by id and scored as a
- * live target's are (src/runs/recorded-answers.ts): the same citations against the database,
+ * live target's are (src/target/recorded-answers.ts): the same citations against the database,
  * scorers, judge, ledger and results file, with `target: recorded FILE` as the generator.
  */
 import { InputError } from '../errors.js';
-import { answersMapping, loadRecordedAnswers, recordedTarget } from '../runs/recorded-answers.js';
+import { answersMapping, loadRecordedAnswers, recordedTarget } from '../target/recorded-answers.js';
 import { auditAndWrite, type AuditOutcome, type RunInputs } from './audit.js';
 import type { AppHooks } from './hooks.js';
 import { openPipeline, outputDir } from './pipeline.js';

@@ -37,7 +37,7 @@ const forbiddenFields = {
 /**
  * Human labels on a case, used to measure judge agreement (docs/design.md#case-and-probe). They
  * were written for one answer: `answer_digest` names it (the digest a label file records,
- * src/judge/labels.ts answerDigest), and only a record with that answer is compared with them.
+ * src/judge/label-file.ts answerDigest), and only a record with that answer is compared with them.
  */
 export const HumanLabelsSchema = z
   .object({

@@ -1,8 +1,8 @@
-import { runAgreement } from '../app/agreement.js';
+import { runAgreement } from '../labelling/agreement.js';
 import { MIN_N_PER_CLASS } from '../judge/calibration.js';
 import { InputError } from '../errors.js';
 import { displayPath } from '../paths.js';
-import { agreementText } from '../reports/label-agreement.js';
+import { agreementText } from '../labelling/agreement-report.js';
 import type { Command } from './command.js';
 import { HELP_OPTION, optionsHelp, parseCommand, type OptionSpecs } from './options.js';
 

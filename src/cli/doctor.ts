@@ -1,5 +1,5 @@
-import { runDoctor } from '../app/doctor.js';
-import type { Mark } from '../corpus/doctor.js';
+import { runDoctor } from '../doctor/doctor.js';
+import type { Mark } from '../doctor/diagnose.js';
 import { inertText as inert } from '../reports/inert.js';
 import type { Command } from './command.js';
 import { cliHooks, resolvePaths } from './common.js';

@@ -3,7 +3,7 @@ import { ConfigSchema, type Config } from '../config/schema.js';
 import { ConfigError, InputError } from '../errors.js';
 import { zoneThresholdProblems, type ZoneThresholds } from '../model/zones.js';
 import { RERANK_PROVIDERS } from '../providers/rerankers.js';
-import { parseModelSpec } from '../runs/providers.js';
+import { parseModelSpec } from '../wiring/providers.js';
 import { numberFlag } from './command.js';
 
 /**

@@ -1,4 +1,4 @@
-import { MIN_LABELLERS, writeBackGoldens } from '../app/goldens.js';
+import { MIN_LABELLERS, writeBackGoldens } from '../labelling/goldens.js';
 import { InputError } from '../errors.js';
 import type { Command } from './command.js';
 import { HELP_OPTION, optionsHelp, parseCommand, type OptionSpecs } from './options.js';

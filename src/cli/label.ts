@@ -1,4 +1,4 @@
-import { startLabelServer } from '../app/label.js';
+import { startLabelServer } from '../labelling/label-server.js';
 import { InputError } from '../errors.js';
 import { displayPath } from '../paths.js';
 import { numberFlag, type Command } from './command.js';

@@ -4,7 +4,7 @@ import { setConsoleWidth } from '../reports/format.js';
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { RagauditError, redact } from '../errors.js';
-import { TOOL_VERSION } from '../runs/header.js';
+import { TOOL_VERSION } from '../wiring/header.js';
 import type { CliIO, Command } from './command.js';
 import { COMMANDS } from './commands.js';
 import { inertText } from '../reports/inert.js';

@@ -6,7 +6,7 @@ import {
   mineUnit,
   runMine,
   type MineMode,
-} from '../app/mine.js';
+} from '../mining/mine.js';
 import { loadConfig } from '../config/load.js';
 import { InputError } from '../errors.js';
 import { displayPath } from '../paths.js';

@@ -1,4 +1,4 @@
-import { runPool } from '../app/pool.js';
+import { runPool } from '../labelling/pool.js';
 import { InputError } from '../errors.js';
 import { displayPath } from '../paths.js';
 import { textTable } from '../reports/format.js';

@@ -6,7 +6,7 @@
  */
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { prestartDemoDatabase } from '../corpus/demo-prestart.js';
+import { prestartDemoDatabase } from '../demo/demo-prestart.js';
 import { allowCollections } from '../io/heap.js';
 import { applyV8Flags } from './v8-flags.js';
 

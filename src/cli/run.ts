@@ -11,7 +11,7 @@ import { generationRows } from '../reports/generation-digest.js';
 import { judgeRows } from '../reports/judge-digest.js';
 import { retrievalTable } from '../reports/retrieval-table.js';
 import { parseShardSpec } from '../cases/shard.js';
-import { checkTargetWrites } from '../runs/discourse-target.js';
+import { checkTargetWrites } from '../target/discourse-target.js';
 import type { Command } from './command.js';
 import { cliHooks, loadWithOverrides, resolvePaths } from './common.js';
 import { generationOverrides, judgeOverrides, repeatFlag } from './flags.js';

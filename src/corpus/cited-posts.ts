@@ -5,8 +5,8 @@
  * post that is not public is reported as such, and its text is never returned.
  */
 import { FROM_POSTS, ITEM_COLUMNS, PUBLIC_POST, type Row } from './discourse-sql.js';
-import type { RetrievedItem } from './discourse-types.js';
-import type { SqlClient } from './sql-client.js';
+import type { RetrievedItem } from '../model/retrieved-item.js';
+import type { SqlClient } from '../db/sql-client.js';
 
 /** What a bot's source names: a post, a topic, or a post of a topic by number. */
 export type PostRef = { post_id: number } | { topic_id: number; post_number?: number };

@@ -1,7 +1,8 @@
 import { annCandidates, annPair, annSettings } from './ann.js';
 import { FIRST_POST, FROM_POSTS, ITEM_COLUMNS, PUBLIC_POST, semanticSql, toItems, type Row } from './discourse-sql.js';
-import type { RetrievedItem, SemanticQuery, Statement } from './discourse-types.js';
-import type { SqlClient } from './sql-client.js';
+import type { SemanticQuery, Statement } from './discourse-types.js';
+import type { RetrievedItem } from '../model/retrieved-item.js';
+import type { SqlClient } from '../db/sql-client.js';
 
 /**
  * Semantic search when discourse-ai's vectors live in a database of their own (database.vectors_url):

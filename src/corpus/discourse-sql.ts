@@ -1,5 +1,5 @@
 import { RagauditError } from '../errors.js';
-import type { RetrievedItem } from './discourse.js';
+import type { RetrievedItem } from '../model/retrieved-item.js';
 
 /**
  * The SQL pieces of the Discourse profile (src/corpus/discourse.ts): the columns of a retrieved

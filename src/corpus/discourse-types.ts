@@ -1,28 +1,12 @@
 import { RagauditError } from '../errors.js';
 import type { AnnOptions } from './ann.js';
-import type { QueryOptions, SqlClient } from './sql-client.js';
+import type { QueryOptions, SqlClient } from '../db/sql-client.js';
 
 /**
- * What the Discourse profile (src/corpus/discourse.ts) is asked and answers: the retrieved item,
- * the semantic and keyword queries (single and batched), a statement as doctor EXPLAINs it, and
- * where discourse-ai keeps its vectors.
+ * What the Discourse profile (src/corpus/discourse.ts) is asked and answers: the semantic and
+ * keyword queries (single and batched), a statement as doctor EXPLAINs it, and where discourse-ai
+ * keeps its vectors. The retrieved item itself is the results model's (src/model/retrieved-item.ts).
  */
-
-/** One retrieved passage: a post (post grain) or a topic represented by its first post. */
-export interface RetrievedItem {
-  post_id: number;
-  topic_id: number;
-  post_number: number;
-  title: string;
-  slug: string;
-  category: string;
-  posts_count: number;
-  /** The post's own text (raw markdown): what content metrics and the evidence block read. */
-  text: string;
-  reply_to_post_number: number | null;
-  /** The channel's own score (cosine similarity, ts_rank_cd, RRF sum or cross-encoder logit). */
-  score: number;
-}
 
 export interface SemanticQuery extends AnnOptions {
   vector: string;

@@ -13,7 +13,7 @@ import {
   type Row,
 } from './discourse-sql.js';
 import { annJoined, annSettings, defaultSearchMode, type SearchMode } from './ann.js';
-import type { SqlClient } from './sql-client.js';
+import type { SqlClient } from '../db/sql-client.js';
 import { readSearchSettings, type SearchSettings } from './site-settings.js';
 import { fold } from '../text.js';
 import { firstFetch, sideAnnStatement, sideExactStatement, sideSemantic } from './discourse-side.js';
@@ -25,11 +25,11 @@ import {
   type BatchShape,
   type KeywordBatchQuery,
   type KeywordQuery,
-  type RetrievedItem,
   type SemanticBatchQuery,
   type SemanticQuery,
   type Statement,
 } from './discourse-types.js';
+import type { RetrievedItem } from '../model/retrieved-item.js';
 
 /** Discourse (with discourse-ai embeddings) as seen by the audit: public content only. */
 

@@ -5,7 +5,7 @@ import { vectorLiteral } from '../embedding/hash-embedder.js';
 import { ConfigError, DatabaseError, InputError } from '../errors.js';
 import { PUBLIC_POST, SCHEMA_NAME } from './discourse.js';
 import { postEmbeddingText, topicEmbeddingText } from './embedding-text.js';
-import { APPLICATION_NAME, CONNECT_TIMEOUT_MS, describeUrl, type SqlClient } from './sql-client.js';
+import { APPLICATION_NAME, CONNECT_TIMEOUT_MS, describeUrl, type SqlClient } from '../db/sql-client.js';
 
 /**
  * `ragaudit embed`: vectors for a new embedding model or strategy, computed from the forum's

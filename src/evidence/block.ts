@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { RetrievedItem } from '../corpus/discourse.js';
+import type { RetrievedItem } from '../model/retrieved-item.js';
 import { languagePack, type LanguageCode } from '../model/languages/index.js';
 import type { SourceRecord } from '../model/results.js';
 import { loadPrompt, render } from './templates.js';

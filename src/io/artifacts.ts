@@ -50,7 +50,7 @@ export function refuseSecrets(file: string, text: string, secrets: ArtifactOptio
 /**
  * Writes an artifact whose body is produced piece by piece: `body` calls `write` with each piece,
  * so no single string needs to hold the whole document. A piece masked already (a checked case
- * record, src/runs/record-check.ts) may go through `writeMasked` instead: checked for secrets,
+ * record, src/store/record-check.ts) may go through `writeMasked` instead: checked for secrets,
  * not scanned a second time. Returns the path written (which differs from `file` only with
  * `alternative`).
  */

@@ -13,7 +13,7 @@ import { z } from 'zod';
 import { InputError } from '../errors.js';
 import type { RunResult } from '../model/results.js';
 import { AgreementIntervalSchema } from '../model/summary.js';
-import { shortDigest } from './labels.js';
+import { shortDigest } from './label-file.js';
 import { JUDGE_PROMPTS } from './llm-judge.js';
 import { judgeVersusPeople, LABEL_FIELDS, type AgreementReport, type LabelField } from './rater-agreement.js';
 

@@ -5,7 +5,7 @@
  * them, and neither is a block without a digest, since nothing says which answer it judged.
  */
 import type { CaseRecord } from '../model/results.js';
-import { answerDigest } from './labels.js';
+import { answerDigest } from './label-file.js';
 
 /** How a record's human labels relate to its answer: the same answer, another one, or none named. */
 export type HumanBinding = 'same' | 'other_answer' | 'no_digest';
@@ -21,7 +21,7 @@ export function hasHumanLabels(r: Pick<CaseRecord, 'human'>): boolean {
 type Answered = Pick<CaseRecord, 'id' | 'question' | 'sources' | 'answer' | 'human'>;
 
 /**
- * The answer digests of light copies of records (src/runs/case-store.ts), computed on the whole
+ * The answer digests of light copies of records (src/store/case-store.ts), computed on the whole
  * record: a light copy has no sources and the answer's start only, so its own digest would differ.
  */
 const copied = new WeakMap<object, string>();

@@ -20,7 +20,7 @@ import type { PpiFigure } from '../model/summary.js';
 import { StanceSchema } from '../model/scores.js';
 import { correctAbstention } from '../scoring/definitions.js';
 import { ppiMean } from '../scoring/ppi.js';
-import { JUDGED_FIELDS } from './agreement.js';
+import { JUDGED_FIELDS } from './judge-agreement.js';
 import { humanBinding } from './human-labels.js';
 import {
   consensusReadings,

@@ -8,9 +8,9 @@
 import type { CaseRecord } from '../model/results.js';
 import { findScore } from '../model/scores.js';
 import type { AgreementFigures, PpiFigure } from '../model/summary.js';
-import { agreementFigures, JUDGED_FIELDS } from './agreement.js';
+import { agreementFigures, JUDGED_FIELDS } from './judge-agreement.js';
 import { humanBinding, humanLabelsNotCompared } from './human-labels.js';
-import { answerDigest, labellers, type AnswerLabel, type Label } from './labels.js';
+import { answerDigest, labellers, type AnswerLabel, type Label } from './label-file.js';
 
 /** The labelled fields: one verdict per answer (faithful, stance) or per cited source (citation). */
 export const LABEL_FIELDS = ['faithful', 'stance', 'citation'] as const;

@@ -212,7 +212,7 @@ export const RunResultSchema = z
         total: z.number().int().nonnegative(),
         positions: z.array(z.number().int().nonnegative()),
         /**
-         * Each case's record digest, in case order (src/runs/record-digest.ts): `merge` refuses a
+         * Each case's record digest, in case order (src/store/record-digest.ts): `merge` refuses a
          * record that no longer matches it.
          */
         record_digests: z.array(z.string().regex(/^[0-9a-f]{16}$/)).optional(),

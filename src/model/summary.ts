@@ -1,8 +1,8 @@
 /**
  * The run summary as stored in a results file: the retrieval, generation, judge and probe blocks.
  * The shapes live here (zod, with the TS types inferred); the functions that compute them stay
- * with their stage (src/runs/summary.ts, src/runs/generation-summary.ts, src/judge/summary.ts,
- * src/runs/probe-summary.ts). Key order is the order those functions write, so a stored file
+ * with their stage (src/summary/retrieval-summary.ts, src/summary/generation-summary.ts, src/summary/judge-summary.ts,
+ * src/summary/probe-summary.ts). Key order is the order those functions write, so a stored file
  * read and written again keeps its bytes. Part of the model: imports only zod and the model beside it.
  */
 import { z } from 'zod';
@@ -359,7 +359,7 @@ export const RunSummarySchema = z
     /**
      * The generation figures of each case set, when the run's cases split into sets (`source:curated`
      * / `source:mined`, `turns:single` / `turns:conversation`, `mined:unambiguous` / `mined:ambiguous`;
-     * src/runs/summary.ts caseSetGroups): set → the generation block computed over its cases alone.
+     * src/summary/retrieval-summary.ts caseSetGroups): set → the generation block computed over its cases alone.
      */
     generation_sets: z.record(z.string(), GenerationSummarySchema).optional(),
     conversations: ConversationsSummarySchema.optional(),

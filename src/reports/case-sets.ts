@@ -5,7 +5,7 @@ import { fmt, markdownTable, textTable } from './format.js';
 import { inertText, markdownText } from './inert.js';
 
 /**
- * The run's figures split by case set (src/runs/summary.ts caseSetGroups), shared by the digest,
+ * The run's figures split by case set (src/summary/retrieval-summary.ts caseSetGroups), shared by the digest,
  * the console and the HTML report: per node the key retrieval figures of the two sets of a
  * dimension side by side (curated | mined, single | conversation, unambiguous | ambiguous), the
  * generation figures of each set, and the conversations block with the history misses named.

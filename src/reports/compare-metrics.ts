@@ -2,7 +2,7 @@ import { InputError } from '../errors.js';
 import type { CaseRecord, RunResult } from '../model/results.js';
 import { findScore } from '../model/scores.js';
 import type { CountN, MeanN } from '../model/summary.js';
-import { storedEvidenceNode } from '../runs/generation-summary.js';
+import { storedEvidenceNode } from '../summary/generation-summary.js';
 import { postHitApplies } from '../scoring/definitions.js';
 import {
   CASE_CHANGE_METRICS,
@@ -20,7 +20,7 @@ import { PPI_METRIC_KEYS } from '../scoring/ppi-metrics.js';
  * What `compare`, the gate and the HTML report read from a results file: the run-level figures
  * (from its summary blocks) and the per-case values (from its case records). The judge block is
  * optional: runs made without a judge, and retrieval-only files, show `–` for its figures.
- * Every figure follows the definitions of src/scoring/definitions.ts (the README's "Metrics").
+ * Every figure follows the definitions of src/scoring/definitions.ts (docs/metrics.md).
  */
 
 /** The run-level figures of one results file, as the comparison table shows them. */

@@ -1,6 +1,6 @@
 import type { CaseRecord, RunResult } from '../model/results.js';
 import type { MeanN } from '../model/summary.js';
-import { isConversation } from '../runs/summary.js';
+import { isConversation } from '../summary/retrieval-summary.js';
 import { setPairs } from './case-sets.js';
 import { mcnemarExact, pairedBootstrapCI } from '../scoring/statistics.js';
 import { configDiff, type ConfigDiff } from './compare-config.js';
@@ -37,7 +37,7 @@ export interface RunRow extends RunFigures {
   config_digest: string;
   baseline: boolean;
   /**
-   * Present when the run's cases split into sets (src/runs/summary.ts caseSetGroups): set → its
+   * Present when the run's cases split into sets (src/summary/retrieval-summary.ts caseSetGroups): set → its
    * Hit@5 and MRR@10 at the compared node, from the summary's breakdown.
    */
   sets?: Record<string, { hit_at_5: MeanN; mrr_at_10: MeanN }>;

@@ -1,6 +1,7 @@
 import type { ChannelConfig, Config } from '../config/schema.js';
 import type { SearchMode } from '../corpus/ann.js';
-import type { DiscourseProfile, RetrievedItem, SemanticQuery } from '../corpus/discourse.js';
+import type { DiscourseProfile, SemanticQuery } from '../corpus/discourse.js';
+import type { RetrievedItem } from '../model/retrieved-item.js';
 import { RagauditError } from '../errors.js';
 import type { Reranker } from '../rerank/types.js';
 import type { Embedder } from '../embedding/embedder.js';

@@ -1,4 +1,4 @@
-import type { RetrievedItem } from '../corpus/discourse.js';
+import type { RetrievedItem } from '../model/retrieved-item.js';
 
 /** A ranked list with the grain of its items: `post` when its items can be any post, `topic` when only topics' first posts. */
 export interface RankedList {

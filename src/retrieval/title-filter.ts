@@ -1,5 +1,5 @@
 import { contentTokens, stem } from '../text.js';
-import type { RetrievedItem } from '../corpus/discourse.js';
+import type { RetrievedItem } from '../model/retrieved-item.js';
 
 /**
  * The original forum audit's production "title gate" (config A): a topic is kept only if its title contains a

@@ -1,49 +1,19 @@
-import { isConversation, type Case, type IntentRule } from '../cases/schema.js';
+import { isConversation, type Case } from '../cases/schema.js';
 import { matchIntentRule } from '../cases/intent-rules.js';
 import { buildSources, systemPrompt } from '../evidence/block.js';
 import { addNeighbourhood } from '../evidence/neighbourhood.js';
 import { evidenceZone } from '../model/zones.js';
-import { errorText } from './record-check.js';
-import type { CaseJudge } from '../judge/case-scores.js';
-import type { ChatModel, Completion, CompletionRequest } from '../llm/types.js';
+import { errorText } from '../store/record-check.js';
+import type { Completion, CompletionRequest } from '../llm/types.js';
 import type { NodeResult } from '../retrieval/graph.js';
 import { checkCitations } from '../scoring/citations.js';
 import { ANSWER_SCORERS, answerFacts, scoreAnswer } from '../scoring/scorers.js';
-import type { RunContext } from './context.js';
-import type { RunBatch } from './batch-run.js';
+import type { RunContext } from '../wiring/context.js';
 import type { CaseRecord } from '../model/results.js';
-import { baseRecord, retrievalRecord } from './retrieve-case.js';
-import type { Target } from './target.js';
-import { conversationQueries, createCondenser, turnRetrievalRecord, type QueryCondenser } from './condense.js';
-
-/** What generating one case needs, built once per run. */
-export interface AuditDeps {
-  ctx: RunContext;
-  generator: ChatModel;
-  promptsDir: string;
-  intentRules: readonly IntentRule[];
-  forumName: string;
-  /** Clauses appended to the system prompt (config + --system-append). */
-  clauses: readonly string[];
-  clauseVars?: Record<string, string>;
-  judge?: CaseJudge;
-  /** The judge's model, asked once before the first case whether it can be used. */
-  judgeService?: { id: string; preflight?: (() => Promise<void>) | undefined };
-  /** Batch mode: the generator and judge answer through provider batch APIs (src/runs/batch-run.ts). */
-  batch?: RunBatch;
-  /**
-   * What a conversation case's retrieval searches for (src/runs/condense.ts); default: the one the
-   * config's `conversation` block asks for, with this generator.
-   */
-  condenser?: QueryCondenser;
-  /** A deployed bot asked instead of the pipeline (src/runs/target-case.ts); the generator is then unused. */
-  target?: Target;
-}
-
-/** The condenser of a run: the one passed in, else the config's with the run's generator. */
-export function condenserOf(deps: Pick<AuditDeps, 'condenser' | 'ctx' | 'generator' | 'promptsDir'>): QueryCondenser {
-  return deps.condenser ?? createCondenser(deps.ctx.config, deps.generator, deps.promptsDir);
-}
+import { baseRecord } from '../model/base-record.js';
+import { retrievalRecord } from './retrieve-case.js';
+import { conversationQueries, turnRetrievalRecord } from '../wiring/condenser.js';
+import { condenserOf, type AuditDeps } from '../wiring/audit-setup.js';
 
 /** The node whose top-1 score picks the zone and whose items become sources. */
 export function evidenceNode(ctx: RunContext): { node: string; zoneNode: string | null } {
@@ -109,7 +79,7 @@ export type RetrieveNodes = (question: string) => Promise<Record<string, NodeRes
 
 /**
  * The stages before generation: input gate, the retrieval query of a conversation (condensed from
- * its history, src/runs/condense.ts), retrieval (by `retrieve`, the per-query path by default; a
+ * its history, src/wiring/condenser.ts), retrieval (by `retrieve`, the per-query path by default; a
  * conversation's user turns with goldens are retrieved and measured too), zone, evidence and
  * system prompt. Returns the finished outcome when the case ends here (gated, or a stage failed:
  * the record names it and keeps what earlier stages computed).

@@ -3,25 +3,25 @@ import { join } from 'node:path';
 import type { Located } from '../cases/load.js';
 import type { Case } from '../cases/schema.js';
 import { InputError } from '../errors.js';
-import type { AuditDeps } from './audit-case.js';
-import { auditCaseOutcome, condenserOf, evidenceNode } from './audit-case.js';
-import { knownQueries, needsCondenser } from './condense.js';
+import { condenserOf, type AuditDeps } from '../wiring/audit-setup.js';
+import { auditCaseOutcome, evidenceNode } from './audit-case.js';
+import { knownQueries, needsCondenser } from '../wiring/condenser.js';
 import { CircuitBreaker, RunStoppedError } from './breaker.js';
-import { resultHeader } from './header.js';
-import { caseFingerprint, fingerprintDigest, Ledger } from './ledger.js';
-import { forEachConcurrent } from './pool.js';
+import { resultHeader } from '../wiring/header.js';
+import { caseFingerprint, fingerprintDigest, Ledger } from '../store/ledger.js';
+import { forEachConcurrent } from './concurrency.js';
 import { configuredSample, feedSummary, RetrievalFeed, type RetrievalFeedOptions } from './retrieval-feed.js';
 import { matchIntentRule } from '../cases/intent-rules.js';
-import { checkServices, preflightError, retrievalServices } from './preflight.js';
-import { errorRecord, storable } from './record-check.js';
+import { checkServices, preflightError, retrievalServices } from '../wiring/run-preflight.js';
+import { errorRecord, storable } from '../store/record-check.js';
 import type { CaseRecord } from '../model/results.js';
-import { FigureRecords, LARGE_RUN_CASES } from './case-store.js';
-import { configDigest } from './config-digest.js';
-import { publicConfig, timestamp, type StoredRun } from './results-file.js';
+import { FigureRecords, LARGE_RUN_CASES } from '../store/case-store.js';
+import { configDigest } from '../store/config-digest.js';
+import { publicConfig, timestamp, type StoredRun } from '../store/results-file.js';
 import type { Config } from '../config/schema.js';
 import type { OnProgress } from './retrieval-run.js';
-import { summariseCaseSets, summariseGeneration } from './generation-summary.js';
-import { summariseRetrieval } from './summary.js';
+import { summariseCaseSets, summariseGeneration } from '../summary/generation-summary.js';
+import { summariseRetrieval } from '../summary/retrieval-summary.js';
 import { caseVerdict, summariseVerdicts, verdictSettings } from '../scoring/verdict.js';
 import type { JudgeSummary, ProbeSummary, RunSummary } from '../model/summary.js';
 import { TARGET_NODE, targetCaseOutcome } from './target-case.js';
@@ -53,7 +53,7 @@ export interface AuditRunOptions {
 }
 
 /**
- * The digest a resumed run must match: the results' `config_digest` (src/runs/results-file.ts),
+ * The digest a resumed run must match: the results' `config_digest` (src/store/results-file.ts),
  * which leaves out how a run is carried out (concurrency, timeouts, retries, directories), so a
  * run interrupted by 429s can be resumed at a lower concurrency.
  */
@@ -291,7 +291,7 @@ export async function runAudit(
   // The records, in case order (cases finish in any order), from the ledger: a small run's as this
   // process stored them (a resumed run's earlier ones read back), a large run's read back one at a
   // time, keeping only figure records in memory (what its summary and digest read) and writing its
-  // cases from the ledger (src/runs/case-store.ts).
+  // cases from the ledger (src/store/case-store.ts).
   const store = ledger.store(cases.map((c) => c.value.id));
   const figures = new FigureRecords();
   const records: CaseRecord[] = [];

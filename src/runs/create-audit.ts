@@ -13,9 +13,9 @@ import type { Judge } from '../judge/schemas.js';
 import type { ChatModel } from '../llm/types.js';
 import type { RunResult } from '../model/results.js';
 import type { Environment } from '../providers/env.js';
-import { buildAuditSetup } from './audit-setup.js';
+import { buildAuditSetup } from '../wiring/audit-setup.js';
 import { runAudit, type AuditRunOptions } from './audit-run.js';
-import { createRunContext, type ComponentInfo, type GivenComponents, type RunContext } from './context.js';
+import { createRunContext, type ComponentInfo, type GivenComponents, type RunContext } from '../wiring/context.js';
 import { runRetrieval, type OnProgress } from './retrieval-run.js';
 
 /** Options of {@link createAudit}. */

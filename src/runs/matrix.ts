@@ -3,7 +3,7 @@ import type { Located } from '../cases/load.js';
 import type { Case } from '../cases/schema.js';
 import { InputError } from '../errors.js';
 import { evidenceNode } from './audit-case.js';
-import type { RunContext } from './context.js';
+import type { RunContext } from '../wiring/context.js';
 import type { RunResult } from '../model/results.js';
 
 /**

@@ -5,18 +5,18 @@
  */
 import { ConfigSchema, type Config } from '../config/schema.js';
 import { InputError } from '../errors.js';
-import { storedEvidenceNode, summariseGeneration } from './generation-summary.js';
+import { storedEvidenceNode, summariseGeneration } from '../summary/generation-summary.js';
 import { CircuitBreaker, RunStoppedError } from './breaker.js';
-import { forEachConcurrent } from './pool.js';
-import { preflightAll } from './preflight.js';
-import { errorText, storable } from './record-check.js';
-import { configDigest } from './config-digest.js';
-import { publicConfig, type StoredRun } from './results-file.js';
+import { forEachConcurrent } from './concurrency.js';
+import { preflightAll } from '../wiring/run-preflight.js';
+import { errorText, storable } from '../store/record-check.js';
+import { configDigest } from '../store/config-digest.js';
+import { publicConfig, type StoredRun } from '../store/results-file.js';
 import type { CaseRecord, RunResult } from '../model/results.js';
-import { CaseSpool, LARGE_RUN_CASES, LightRecords } from './case-store.js';
-import { summariseRetrieval } from './summary.js';
+import { CaseSpool, LARGE_RUN_CASES, LightRecords } from '../store/case-store.js';
+import { summariseRetrieval } from '../summary/retrieval-summary.js';
 import { JUDGE_SCORE_NAMES } from '../judge/case-scores.js';
-import type { JudgeSetup } from './judge-setup.js';
+import type { JudgeSetup } from '../wiring/judge-setup.js';
 import { caseVerdict, summariseVerdicts, verdictSettings, withVerdict } from '../scoring/verdict.js';
 
 /**

@@ -4,7 +4,7 @@ import type { RetrievalBatchSummary, RetrievalSummary } from '../model/summary.j
 import { DEFAULT_BATCH_SIZE, type ChannelBatch, type NodeResult, type RetrievalGraph } from '../retrieval/graph.js';
 import { redact } from '../errors.js';
 import { recordedMs } from './retrieve-case.js';
-import { retrievalLatency, sampleLatency } from './summary.js';
+import { retrievalLatency, sampleLatency } from '../summary/retrieval-summary.js';
 
 /** How many questions are retrieved one query at a time to measure the per-query latency. */
 export const LATENCY_SAMPLE = 16;

@@ -3,19 +3,20 @@ import { isConversation, type Case } from '../cases/schema.js';
 import { RagauditError } from '../errors.js';
 import type { NodeResult } from '../retrieval/graph.js';
 import { CircuitBreaker, RunStoppedError } from './breaker.js';
-import { forEachConcurrent } from './pool.js';
-import { preflightAll, retrievalServices } from './preflight.js';
-import { errorRecord, storable } from './record-check.js';
-import { baseRecord, retrievalRecord } from './retrieve-case.js';
+import { forEachConcurrent } from './concurrency.js';
+import { preflightAll, retrievalServices } from '../wiring/run-preflight.js';
+import { errorRecord, storable } from '../store/record-check.js';
+import { baseRecord } from '../model/base-record.js';
+import { retrievalRecord } from './retrieve-case.js';
 import { configuredSample, feedSummary, RetrievalFeed, type RetrievalFeedOptions } from './retrieval-feed.js';
-import type { RunContext } from './context.js';
-import { resultHeader } from './header.js';
+import type { RunContext } from '../wiring/context.js';
+import { resultHeader } from '../wiring/header.js';
 import type { CaseRecord } from '../model/results.js';
-import { CaseSpool, LARGE_RUN_CASES, LightRecords } from './case-store.js';
-import type { StoredRun } from './results-file.js';
+import { CaseSpool, LARGE_RUN_CASES, LightRecords } from '../store/case-store.js';
+import type { StoredRun } from '../store/results-file.js';
 import type { RunSummary } from '../model/summary.js';
-import { summariseRetrieval } from './summary.js';
-import { summariseCaseSets } from './generation-summary.js';
+import { summariseRetrieval } from '../summary/retrieval-summary.js';
+import { summariseCaseSets } from '../summary/generation-summary.js';
 import { evidenceNode } from './audit-case.js';
 import {
   conversationQueries,
@@ -25,7 +26,7 @@ import {
   needsCondenser,
   turnRetrievalRecord,
   type QueryCondenser,
-} from './condense.js';
+} from '../wiring/condenser.js';
 
 /** Progress callback: cases finished so far, out of total. */
 export type OnProgress = (done: number, total: number) => void;
@@ -35,7 +36,7 @@ export { LATENCY_SAMPLE } from './retrieval-feed.js';
 /** How the run's retrieval is batched (src/runs/retrieval-feed.ts), and what writes a conversation's query. */
 export type RetrievalRunOptions = RetrievalFeedOptions & {
   /**
-   * What a conversation case searches for (src/runs/condense.ts): needed when the config condenses
+   * What a conversation case searches for (src/wiring/condenser.ts): needed when the config condenses
    * conversations (`conversation.query: condensed`, the default) and a case is one; with
    * `last`, the final message alone is searched without it.
    */
@@ -78,7 +79,7 @@ export async function runRetrieval(
     ...retrievalServices(ctx),
   ]);
   const records: CaseRecord[] = new Array(cases.length);
-  // A large run keeps light records here and the full ones on disk (src/runs/case-store.ts).
+  // A large run keeps light records here and the full ones on disk (src/store/case-store.ts).
   const spool = cases.length > LARGE_RUN_CASES ? new CaseSpool(cases.length) : undefined;
   const light = new LightRecords();
   const breaker = new CircuitBreaker(ctx.config.circuit_breaker);

@@ -1,14 +1,14 @@
 import { InputError } from '../errors.js';
-import { summariseJudge } from '../judge/summary.js';
+import { summariseJudge } from '../summary/judge-summary.js';
 import type { CaseRecord, RunResult } from '../model/results.js';
 import type { RunSummary } from '../model/summary.js';
 import { summariseVerdicts, verdictSettings } from '../scoring/verdict.js';
-import { storedEvidenceNode, summariseCaseSets, summariseGeneration } from './generation-summary.js';
-import { summariseProbes } from './probe-summary.js';
+import { storedEvidenceNode, summariseCaseSets, summariseGeneration } from '../summary/generation-summary.js';
+import { summariseProbes } from '../summary/probe-summary.js';
 import { configFromResults } from './rejudge.js';
-import { sampleLatency, summariseRetrieval } from './summary.js';
-import { batchPriced } from './batch-run.js';
-import type { CaseStore } from './case-store.js';
+import { sampleLatency, summariseRetrieval } from '../summary/retrieval-summary.js';
+import { batchPriced } from '../wiring/batch-mode.js';
+import type { CaseStore } from '../store/case-store.js';
 
 /**
  * `ragaudit merge`: the results of the shards of one run (`--shard I/N`) joined into the results
@@ -24,7 +24,7 @@ import type { CaseStore } from './case-store.js';
 export interface ShardFile {
   file: string;
   result: RunResult;
-  /** The digest of each record as the file holds it now (src/runs/record-digest.ts), in case order. */
+  /** The digest of each record as the file holds it now (src/store/record-digest.ts), in case order. */
   recordDigests: readonly string[];
 }
 

@@ -8,14 +8,16 @@
  */
 import type { Case } from '../cases/schema.js';
 import { citedPost, citedPosts, refOfUrl, type PostRef } from '../corpus/cited-posts.js';
-import type { RetrievedItem } from '../corpus/discourse-types.js';
+import type { RetrievedItem } from '../model/retrieved-item.js';
 import { buildSources } from '../evidence/block.js';
 import type { CaseRecord, SourceRecord } from '../model/results.js';
 import type { CitationCheck } from '../scoring/citations.js';
 import { caseRetrievalMetrics } from '../scoring/retrieval-metrics.js';
-import { scoreCase, stageFailed, type AuditDeps, type CaseOutcome } from './audit-case.js';
-import { baseRecord, recordedMs } from './retrieve-case.js';
-import type { Target, TargetAnswer, TargetSource } from './target.js';
+import type { AuditDeps } from '../wiring/audit-setup.js';
+import { scoreCase, stageFailed, type CaseOutcome } from './audit-case.js';
+import { baseRecord } from '../model/base-record.js';
+import { recordedMs } from './retrieve-case.js';
+import type { Target, TargetAnswer, TargetSource } from '../target/target.js';
 
 /** The node name a target's returned ranking is recorded under. */
 export const TARGET_NODE = 'target';

@@ -1,5 +1,5 @@
 /**
- * Every metric's definition in one place (rendered into the README's "Metrics" section): the wording a reader sees,
+ * Every metric's definition in one place (rendered into docs/metrics.md): the wording a reader sees,
  * and the few rules that more than one module applies (the scorer, the run summary, the judge
  * summary, compare and the gate). A figure that does not apply is null and shown as "n/a".
  */
@@ -247,24 +247,24 @@ export function postHitApplies(grain: string): boolean {
   return grain === 'post';
 }
 
-/** The README's "## Metrics" section, rendered from the definitions above (a test keeps them equal). */
+/** The page docs/metrics.md, rendered from the definitions above (a test keeps them equal). */
 export function metricsMarkdown(): string {
   const list = (defs: readonly MetricDefinition[]) =>
     defs.map((d) => `- **${d.label}** (\`${d.key}\`): ${d.definition}`);
   return [
-    '## Metrics',
+    '# Metrics',
     '',
     'Every figure ragaudit prints follows these definitions, written once in `src/scoring/definitions.ts` and used by the scorers, the summaries, `compare` and the gate. A figure that does not apply is `null` in JSON and `n/a` in tables, never 0.',
     '',
-    '### Retrieval (per case and node, over the ranked list the node returns)',
+    '## Retrieval (per case and node, over the ranked list the node returns)',
     '',
     ...list(RETRIEVAL_DEFINITIONS),
     '',
-    '### Generation (per answered case)',
+    '## Generation (per answered case)',
     '',
     ...list(GENERATION_DEFINITIONS),
     '',
-    '### Judge agreement with human labels',
+    '## Judge agreement with human labels',
     '',
     ...list(AGREEMENT_DEFINITIONS),
     '',

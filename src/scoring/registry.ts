@@ -3,7 +3,7 @@
  * run summary and from a case record, its format, whether a release gate may name it, and its
  * one-line definition. The retrieval table, the HTML cards, compare (run table and per-question
  * changes), the release gate and the matrix table read their metrics from here; the longer
- * wording a reader sees is in src/scoring/definitions.ts (the README's "Metrics").
+ * wording a reader sees is in src/scoring/definitions.ts (docs/metrics.md).
  *
  * Adding a metric is two files: its scorer and its entry here (placed in the views that show it).
  * A retrieval metric is a field of RetrievalCaseMetricsSchema and its computation, both in

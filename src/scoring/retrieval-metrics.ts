@@ -1,6 +1,6 @@
 import type { Case } from '../cases/schema.js';
 import { termAlternatives } from '../cases/load.js';
-import type { RetrievedItem } from '../corpus/discourse.js';
+import type { RetrievedItem } from '../model/retrieved-item.js';
 import { carriesTerm, readerText } from '../text.js';
 import { z } from 'zod';
 import { KEPT_ITEMS } from '../model/results.js';

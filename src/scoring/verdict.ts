@@ -22,7 +22,7 @@ export interface VerdictCheck {
   threshold: string;
 }
 
-/** Every check a case verdict may fail, in the order failures are listed (README "Verdicts" table). */
+/** Every check a case verdict may fail, in the order failures are listed (the docs/verdicts.md checks table). */
 export const VERDICT_CHECKS: readonly VerdictCheck[] = [
   {
     name: 'answers',
@@ -256,7 +256,7 @@ export function summariseVerdicts(records: readonly CaseRecord[], settings?: Ver
   };
 }
 
-/** The README's checks table, rendered from {@link VERDICT_CHECKS} (a test keeps the two equal). */
+/** The checks table of docs/verdicts.md, rendered from {@link VERDICT_CHECKS} (a test keeps the two equal). */
 export function verdictChecksMarkdown(): string {
   return [
     '| check | applies to | passes when | threshold |',

@@ -4,7 +4,7 @@
  * golden's content terms must occur.
  */
 import type { Case } from '../../src/cases/schema.js';
-import { readForum, type ForumPost, type ForumTopic } from '../../src/corpus/forum.js';
+import { readForum, type ForumPost, type ForumTopic } from '../../src/demo/forum.js';
 import { DEMO_FORUM_DIR } from '../../src/paths.js';
 import { passageCarries } from '../../src/scoring/retrieval-metrics.js';
 import { readerText } from '../../src/text.js';

@@ -9,7 +9,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { openDemoDatabase } from '../../src/corpus/demo-db.js';
+import { openDemoDatabase } from '../../src/demo/demo-db.js';
 import { PACKAGE_ROOT } from '../../src/paths.js';
 
 declare module 'vitest' {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { findBin, runPgTool, startOnFreePort } from './global-setup.js';
-import type { SqlWriter } from '../../src/corpus/load-forum.js';
+import type { SqlWriter } from '../../src/demo/load-forum.js';
 
 /** Creates a fresh database on the test server; returns its URL and a writer (owner access). */
 export async function freshDatabase(

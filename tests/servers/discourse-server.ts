@@ -1,5 +1,5 @@
 /**
- * A fake of the Discourse endpoints a forum-hosted bot target uses (src/runs/discourse-target.ts):
+ * A fake of the Discourse endpoints a forum-hosted bot target uses (src/target/discourse-target.ts):
  * `POST /posts.json` (a new private message, or a reply in one), `GET /t/ID.json`,
  * `DELETE /t/ID.json` and `GET /u/NAME.json`, all behind `Api-Key` / `Api-Username`. The bot user
  * replies to each question from a script (its reply shows from the second read of the topic on, so

@@ -28,16 +28,16 @@ export interface LanguagePack {
   /** Words about the forum itself, which say nothing about the subject (the heuristic judge leaves them out). */
   metaWords: readonly string[];
   /**
-   * A word's singular, crudely, for the rephrase rule of mined questions (src/cases/rephrase.ts,
+   * A word's singular, crudely, for the rephrase rule of mined questions (src/mining/rephrase.ts,
    * which applies the shared guard first: words under four letters and those ending in ss, us or
    * is stay as they are).
    */
   singular: (word: string) => string;
   /** Endings of adverbs, never picked as keywords by the mine templates. */
   adverbEndings: readonly string[];
-  /** How the condense prompt names the speakers of a conversation's history (src/runs/condense.ts). */
+  /** How the condense prompt names the speakers of a conversation's history (src/wiring/condenser.ts). */
   speakers: { user: string; assistant: string };
-  /** The mine templates' wording (src/cases/mine-templates.ts). */
+  /** The mine templates' wording (src/mining/templates.ts). */
   mine: {
     /** A sentence spoken in the first person or a greeting: not made into a claim. */
     personal: RegExp;
