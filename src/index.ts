@@ -9,15 +9,9 @@
 export * from './errors.js';
 export { loadConfig, validateConfig, resolveFrom, type LoadedConfig, type ConfigOverride } from './config/load.js';
 export { ConfigSchema, type Config } from './config/schema.js';
-export {
-  loadCases,
-  loadProbes,
-  loadIntentRules,
-  termAlternatives,
-  type Located,
-  type LoadOptions,
-} from './cases/load.js';
+export { loadCases, loadProbes, loadIntentRules, type Located, type LoadOptions } from './cases/load.js';
 export { probeToCase } from './cases/probes.js';
+export { termAlternatives } from './text.js';
 export { CaseSchema, ProbeSchema, type Case, type Probe } from './cases/schema.js';
 export { connectPostgres, pgliteClient, type SqlClient } from './db/sql-client.js';
 export { openDemoDatabase } from './demo/demo-db.js';

@@ -154,3 +154,14 @@ export function carriesTerm(readerPassage: string, term: string): boolean {
 export function containsFolded(haystack: string, needle: string): boolean {
   return fold(haystack).includes(fold(needle));
 }
+
+/**
+ * The content-term grammar of cases (`expected_content`, `must_not_contain`): `a|b` means
+ * alternatives. Splits a content term into its alternatives: "wax|polish" → ["wax", "polish"].
+ */
+export function termAlternatives(term: string): string[] {
+  return term
+    .split('|')
+    .map((t) => t.trim())
+    .filter((t) => t.length > 0);
+}

@@ -2,7 +2,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { join, extname } from 'node:path';
 import { z } from 'zod';
 import { InputError } from '../errors.js';
-import { readerText } from '../text.js';
+import { readerText, termAlternatives } from '../text.js';
 import { formatPath, readYaml, zodProblems, type ReadYamlOptions, type YamlSource } from '../yaml-file.js';
 import { CaseSchema, IntentRuleSchema, ProbeSchema, type Case, type IntentRule, type Probe } from './schema.js';
 
@@ -165,12 +165,4 @@ export function loadIntentRules(file: string): IntentRule[] {
   const parsed = z.array(IntentRuleSchema).safeParse(src.data);
   if (!parsed.success) throw new InputError(`invalid input-gate rules`, zodProblems(src, parsed.error));
   return parsed.data;
-}
-
-/** Splits a content term into its folded alternatives: "wax|polish" → ["wax", "polish"]. */
-export function termAlternatives(term: string): string[] {
-  return term
-    .split('|')
-    .map((t) => t.trim())
-    .filter((t) => t.length > 0);
 }

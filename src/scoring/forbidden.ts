@@ -5,9 +5,8 @@
  * terms are (reader text, word boundaries, `a|b` alternatives; src/text.ts carriesTerm).
  */
 import type { Case } from '../cases/schema.js';
-import { termAlternatives } from '../cases/load.js';
 import type { SourceRecord } from '../model/results.js';
-import { carriesTerm, readerText } from '../text.js';
+import { carriesTerm, readerText, termAlternatives } from '../text.js';
 
 /** The forbidden fields of a case, a probe or a case record. */
 export type ForbiddenSpec = Pick<Case, 'forbidden_post_ids' | 'forbidden_topic_ids' | 'must_not_contain'>;

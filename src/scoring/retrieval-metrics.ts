@@ -1,7 +1,6 @@
 import type { Case } from '../cases/schema.js';
-import { termAlternatives } from '../cases/load.js';
 import type { RetrievedItem } from '../model/retrieved-item.js';
-import { carriesTerm, readerText } from '../text.js';
+import { carriesTerm, readerText, termAlternatives } from '../text.js';
 import { z } from 'zod';
 import { KEPT_ITEMS } from '../model/results.js';
 import type { MeanN } from '../model/summary.js';
