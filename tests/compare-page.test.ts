@@ -1,5 +1,5 @@
 /**
- * The compare / gate page, as built: the decision leads, each gate rule
+ * The compare / gate page and view's list of runs, as built: the decision leads, each gate rule
  * has its value and 95 % interval, the questions come failures first with both answers, sources
  * and verdicts side by side, the configuration difference is shown, and every text from the
  * results is escaped. `compare --html` and `gate --html` write the page with the full answers of
@@ -17,6 +17,7 @@ import { defaultNode } from '../src/reports/compare-metrics.js';
 import { comparePageHtml } from '../src/reports/compare-page.js';
 import { esc } from '../src/reports/html-escape.js';
 import { evaluateReleaseGate, loadReleaseGate } from '../src/reports/release-gate.js';
+import { viewRunsPage, type ViewRun } from '../src/reports/view-page.js';
 import { runCli } from './helpers/cli.js';
 import { demoRun } from './helpers/verdict-fixture.js';
 
@@ -135,6 +136,50 @@ describe('casePairs', () => {
       'fixed:failing',
       'fine:same',
     ]);
+  });
+});
+
+describe("view's list of runs", () => {
+  it('lists each run with its figures and verdict, and an unreadable file with its error, escaped', () => {
+    const runs: ViewRun[] = [
+      {
+        id: 'a1b2c3d4e5f6',
+        file: '/x/a.json',
+        path: 'results/a.json',
+        arg: 'results/a.json',
+        ok: true,
+        created_at: '2026-12-04T21:12:52.963Z',
+        name: `demo ${HOSTILE}`,
+        kind: 'run',
+        note: '',
+        config_digest: 'd1429b7a361f',
+        offline: true,
+        cases: 108,
+        errors: 0,
+        node: 'rerank',
+        hit_at_5: 0.925,
+        mrr_at_10: 0.8125,
+        citation_validity: 1,
+        faithfulness: 0.995,
+        verdicts: { passed: 102, failed: 6, pass_rate: 102 / 108 },
+      },
+      {
+        id: '000000000000',
+        file: '/x/b.json',
+        path: 'results/b.json',
+        arg: 'results/b.json',
+        ok: false,
+        other: false,
+        error: `line 1: ${HOSTILE}`,
+      },
+    ];
+    const html = viewRunsPage({ nonce: 'n0nce', token: 'tok', param: 'ticket', dir: 'results', runs });
+    expect(html).not.toContain(HOSTILE);
+    expect(html).toContain('demo &lt;img src=x onerror=alert(1)&gt;');
+    expect(html).toContain('<td class="num">2026-12-04 21:12</td>');
+    expect(html).toContain('<span class="v failed">FAIL 6</span> <span class="meta">94.4 % pass</span>');
+    expect(html).toContain('href="/run/a1b2c3d4e5f6?ticket=tok"');
+    expect(html).toContain('cannot be read: line 1: &lt;img src=x onerror=alert(1)&gt;');
   });
 });
 

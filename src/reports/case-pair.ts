@@ -151,6 +151,6 @@ export function casePairHtml(
   const changed = p.changes.length ? `<span class="changes">${esc(changesText(p.changes))}</span>` : '';
   const body = single
     ? sideHtml(p.run, sides.run, sides.runNode, i * 2 + 1, '')
-    : `${sideHtml(p.base, sides.base!, sides.baseNode, i * 2, `not in ${sides.base}`)}${sideHtml(p.run, sides.run, sides.runNode, i * 2 + 1, `not in ${sides.run}`)}`;
+    : `${sideHtml(p.base, `${sides.base} (baseline)`, sides.baseNode, i * 2, `not in ${sides.base}`)}${sideHtml(p.run, sides.run, sides.runNode, i * 2 + 1, `not in ${sides.run}`)}`;
   return `<details class="pair ${p.rank}" id="p${i}" data-case-id="${esc(p.id)}"${open ? ' open' : ''}><summary><span class="tag ${p.rank}">${RANK_TEXT[p.rank]}</span><span class="id">${esc(p.id)}</span><span class="q" title="${esc(q)}">${esc(q)}</span><span class="vv">${verdicts}</span>${changed}</summary><p class="question">${esc(q)}</p><div class="sides${single ? ' one' : ''}">${body}</div></details>`;
 }

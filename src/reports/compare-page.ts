@@ -16,8 +16,8 @@ import { COMPARE_CSS, COMPARE_JS } from './view-assets.js';
  * The compare / gate page (`compare --html`, `gate --html`, and `view`'s comparison of two runs):
  * one self-contained HTML document that leads with the decision (PASS or FAIL and the failed
  * rules), then every gate rule with its value, baseline, limit and 95 % interval, the runs'
- * figures, and for each run against the baseline the configuration difference, the paired
- * statistics and the questions side by side (both answers, sources and verdicts), failures first.
+ * figures, and for each run against the baseline the configuration difference, the questions side
+ * by side (both answers, sources and verdicts), failures first, and the paired statistics.
  * Every text from the results is escaped; the script is allowed by its hash, nothing is fetched.
  */
 
@@ -182,8 +182,16 @@ function figuresHtml(input: ComparePageInput, all: readonly RunRow[]): string {
     const v = runOf(input, label)?.summary.verdicts;
     return v ? `${pct(v.pass_rate)} (${v.failed} failed)` : '–';
   };
-  const body = t.rows.map((r, i) => [...r.slice(0, -1), rate(all[i]!.label), r[r.length - 1]!]);
-  return `<section><h2>Figures</h2>${tableHtml([...t.header.slice(0, -1), 'pass rate', 'note'], body, 'figures', true)}</section>`;
+  // The note goes under the table: it is prose, and a column of it would push the table past the page.
+  const body = t.rows.map((r, i) => [...r.slice(0, -1), rate(all[i]!.label)]);
+  const notes = [...new Set(all.map((r) => r.note).filter(Boolean))];
+  const noteLines =
+    notes.length === 1 && all.every((r) => r.note === notes[0])
+      ? [`note: ${notes[0]}`]
+      : all.filter((r) => r.note).map((r) => `note of ${r.label}: ${r.note}`);
+  return `<section><h2>Figures</h2>${tableHtml([...t.header.slice(0, -1), 'pass rate'], body, 'figures')}${noteLines
+    .map((n) => `<p class="meta">${esc(n)}</p>`)
+    .join('')}</section>`;
 }
 
 function diffHtml(v: RunVsBaseline, base: string): string {
@@ -224,12 +232,15 @@ function sectionHtml(s: Section, i: number, all: readonly RunRow[], counter: { n
     s.v?.only_in_run.length ? `Only in ${s.run}: ${s.v.only_in_run.join(', ')}.` : '',
   ].filter(Boolean);
   const head = s.v
-    ? `<h2 id="v${i}">${esc(s.run)} vs ${esc(s.base)} (baseline)</h2>${diffHtml(s.v, s.base!)}<h3>Statistics (run − baseline, paired by case id)</h3>${(() => {
-        const t = statsTable(s.v.stats);
-        return tableHtml(t.header, t.rows, 'stats');
-      })()}<h3>Questions side by side (${s.v.matched} paired by id; failures first)</h3>`
+    ? `<h2 id="v${i}">${esc(s.run)} vs ${esc(s.base)} (baseline)</h2>${diffHtml(s.v, s.base!)}<h3>Questions side by side (${s.v.matched} paired by id; failures first)</h3>`
     : `<h2 id="v${i}">Failing cases of ${esc(s.run)}</h2>`;
-  return `<section class="versus">${head}${groups || '<p class="meta">No question to show.</p>'}${notes.map((n) => `<p class="meta">${esc(n)}</p>`).join('')}</section>`;
+  // The paired statistics after the questions: the rules above already read what they decide.
+  const stats = s.v ? statsTable(s.v.stats) : null;
+  return `<section class="versus">${head}${groups || '<p class="meta">No question to show.</p>'}${notes.map((n) => `<p class="meta">${esc(n)}</p>`).join('')}${
+    stats
+      ? `<h3>Statistics (run − baseline, paired by case id)</h3>${tableHtml(stats.header, stats.rows, 'stats')}`
+      : ''
+  }</section>`;
 }
 
 /** The whole page. */

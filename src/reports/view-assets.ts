@@ -9,17 +9,17 @@ export const COMPARE_CSS = `
 .decision { border: 2px solid var(--line); border-radius: 8px; padding: 10px 14px; margin: 12px 0; }
 .decision.passed { border-color: var(--ok); background: #e6f4ea; } .decision.failed { border-color: var(--bad); background: #fdecea; }
 .decision .big { font-size: 22px; font-weight: 700; margin-right: 10px; }
-.decision.passed .big { color: var(--ok); } .decision.failed .big { color: var(--bad); }
+.decision.none .big { font-size: 16px; } .decision.passed .big { color: var(--ok); } .decision.failed .big { color: var(--bad); }
 .decision ul { margin: 6px 0 0; padding-left: 20px; } .decision li { color: var(--bad); }
 table.rules tr.failed td { background: #fff5f5; } table.rules tr.failed td:first-child { border-left: 4px solid var(--bad); }
-table.rules td.res { font-weight: 700; } table.rules code { white-space: nowrap; word-break: normal; }
-table.figures td:last-child { font-size: 12px; color: var(--muted); min-width: 220px; } table.rules tr.failed td.res { color: var(--bad); } table.rules tr.passed td.res { color: var(--ok); }
+table.rules td.res { font-weight: 700; } table.rules code { white-space: nowrap; word-break: normal; } table.rules tr.failed td.res { color: var(--bad); } table.rules tr.passed td.res { color: var(--ok); }
 table.diff td { word-break: break-word; } table.diff td.path { font-family: ui-monospace, monospace; font-size: 12px; }
 nav.view { display: flex; gap: 14px; align-items: baseline; flex-wrap: wrap; font-size: 13px; padding: 6px 0; border-bottom: 1px solid var(--line); }
+nav.view code { font-size: 11px; }
 .keys { color: var(--muted); font-size: 12px; }
 kbd { font: 11px ui-monospace, monospace; border: 1px solid #aaa; border-bottom-width: 2px; border-radius: 3px; padding: 0 4px; background: #fff; color: #222; }
 h3.group { font-size: 14px; margin: 18px 0 6px; }
-details.pair { border: 1px solid var(--line); border-radius: 6px; margin: 6px 0; background: #fff; }
+details.pair { border: 1px solid var(--line); border-radius: 6px; margin: 6px 0; background: #fff; scroll-margin-top: 8px; }
 details.pair > summary { display: grid; grid-template-columns: 84px minmax(120px, 1.2fr) minmax(200px, 3fr) max-content; gap: 8px; align-items: center; padding: 5px 10px; cursor: pointer; list-style: none; }
 details.pair > summary::-webkit-details-marker { display: none; }
 details.pair > summary .id, details.pair > summary .q { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
@@ -57,7 +57,8 @@ export const COMPARE_JS = `
     pairs.forEach(function (p, k) { p.classList.toggle('current', k === at); });
     var s = pairs[at].querySelector('summary');
     s.focus({ preventScroll: true });
-    s.scrollIntoView({ block: 'nearest' });
+    // The question to the top: an open one shows both sides below it.
+    pairs[at].scrollIntoView({ block: 'start' });
   }
   function follow(id) { var a = document.getElementById(id); if (a) location.href = a.href; }
   document.addEventListener('keydown', function (e) {
