@@ -44,6 +44,8 @@ export interface CompareOutcome {
   verdict?: ReleaseGateResult;
   /** The comparison's path without extension (.md and .json written). */
   base: string;
+  /** The runs as compared (light records), for the HTML page. */
+  runs: LoadedRun[];
 }
 
 /** `compare`: the runs compared with the baseline, the gate judged, the files written. */
@@ -86,5 +88,5 @@ export function compareAndWrite(inputs: CompareInputs): CompareOutcome {
   // Without a gate the XML still lists the regressed questions (none fails).
   if (inputs.junit)
     writeArtifact(inputs.junit, junitXml(cmp, verdict ?? { file: '(no gate)', passed: true, checks: [] }));
-  return { cmp, pairings, ...(verdict ? { verdict } : {}), base };
+  return { cmp, pairings, ...(verdict ? { verdict } : {}), base, runs };
 }

@@ -53,7 +53,7 @@ export function reportGate(file: string): ReportGate {
  * (every figure, the top result of each list and the answer's start, not the sources), as the
  * report a large run writes beside its results renders them.
  */
-function reportInput(file: string): RunResult {
+export function reportInput(file: string): RunResult {
   const opened = openRunResults(file, 'report');
   return resultsOf(opened, { light: opened.count > LARGE_RUN_CASES });
 }

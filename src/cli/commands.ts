@@ -96,6 +96,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./report.js')).reportCommand,
   },
   {
+    name: 'view',
+    summary: 'a local page over a results folder: every run, its report, two runs side by side, failures first',
+    load: async () => (await import('./view.js')).viewCommand,
+  },
+  {
     name: 'merge',
     summary: "join the results of a run's shards (--shard I/N) into the results of the whole run",
     load: async () => (await import('./merge.js')).mergeCommand,

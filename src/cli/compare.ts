@@ -9,7 +9,8 @@ import { comparisonText } from '../reports/compare-format.js';
 import { loadReleaseGate } from '../reports/release-gate.js';
 import { writeArtifact } from '../io/artifacts.js';
 import { prCommentMarkdown } from '../reports/pr-comment.js';
-import { gateRulesDoc, MARKDOWN_OPTION, PAIRING_OPTIONS, pairingFlags } from './gate-options.js';
+import { writeComparePage } from '../app/compare-page.js';
+import { gateRulesDoc, HTML_OPTION, MARKDOWN_OPTION, PAIRING_OPTIONS, pairingFlags } from './gate-options.js';
 import { numberFlag, type Command } from './command.js';
 import { HELP_OPTION, optionsHelp, parseCommand, type OptionSpecs } from './options.js';
 
@@ -35,6 +36,7 @@ question (a failure only when that run breaks max_regressions, so the
 XML's failures agree with the exit code)`,
   },
   ...MARKDOWN_OPTION,
+  ...HTML_OPTION,
   ...PAIRING_OPTIONS,
   seed: { type: 'string', value: 'N', doc: 'bootstrap seed (default 1): same inputs and seed, same figures' },
   ...HELP_OPTION,
@@ -109,10 +111,13 @@ export const compareCommand: Command = {
     if (junit) checkOutputFile(junit, '--junit', inputs);
     const markdown = values.markdown ? resolve(io.cwd, values.markdown) : undefined;
     if (markdown) checkOutputFile(markdown, '--markdown', inputs);
+    const html = values.html ? resolve(io.cwd, values.html) : undefined;
+    if (html) checkOutputFile(html, '--html', inputs);
     checkOutputDir(outDir, '--out');
-    const { cmp, pairings, verdict, base } = compareAndWrite({
+    const labels = runLabels(files);
+    const { cmp, pairings, verdict, base, runs } = compareAndWrite({
       files,
-      labels: runLabels(files),
+      labels,
       baseline,
       seed,
       node: values.node,
@@ -126,14 +131,25 @@ export const compareCommand: Command = {
     });
     io.out(`pairing (by case id):\n${pairings.map((p) => `  ${p.line}`).join('\n')}\n\n`);
     io.out(comparisonText(cmp, verdict));
-    if (markdown) {
-      const title = `compare: ${cmp.rows.map((r) => r.label).join(', ')} (baseline ${cmp.baseline})`;
-      writeArtifact(markdown, prCommentMarkdown({ title, verdict, cmp }));
-    }
+    const title = `compare: ${cmp.rows.map((r) => r.label).join(', ')} (baseline ${cmp.baseline})`;
+    if (markdown) writeArtifact(markdown, prCommentMarkdown({ title, verdict, cmp }));
+    if (html)
+      writeComparePage(
+        html,
+        {
+          title,
+          subtitle: `node ${cmp.node ?? "each run's rerank node, else its last"} · bootstrap ${cmp.iterations} resamples, seed ${cmp.seed}`,
+          verdict,
+          cmp,
+          runs,
+        },
+        new Map(labels.map((l, i) => [l, files[i]!])),
+        'compare',
+      );
     io.out(
       `\ncomparison: ${base}.md\n            ${base}.json\n${junit ? `junit:      ${junit}\n` : ''}${
         markdown ? `pr comment: ${markdown}\n` : ''
-      }`,
+      }${html ? `html page:  ${html}\n` : ''}`,
     );
     return verdict && !verdict.passed ? 1 : 0;
   },

@@ -59,6 +59,17 @@ of at most 100 columns, the detail in collapsible blocks (docs/ci.md)`,
   },
 } as const satisfies OptionSpecs;
 
+/** `--html FILE` of compare and gate: the decision page (src/reports/compare-page.ts). */
+export const HTML_OPTION = {
+  html: {
+    type: 'string',
+    value: 'FILE',
+    doc: `also write the decision as one self-contained HTML page: PASS or FAIL, each
+rule with its values and 95 % interval, the regressed questions with both
+answers, sources and verdicts side by side, the configuration difference`,
+  },
+} as const satisfies OptionSpecs;
+
 /** The options `run` shares with `gate` to gate the run it just made. */
 export const RUN_GATE_OPTIONS = {
   gate: { type: 'string', value: 'FILE', doc: gateRulesDoc('gate the run on these rules; exit 1 when one fails') },

@@ -9,10 +9,12 @@ import type { Command } from './command.js';
 import { writeArtifact } from '../io/artifacts.js';
 import { checkOutputFile } from '../app/output-paths.js';
 import { prCommentMarkdown } from '../reports/pr-comment.js';
+import { writeComparePage } from '../app/compare-page.js';
 import {
   gateInputs,
   gateRulesDoc,
   gateText,
+  HTML_OPTION,
   MARKDOWN_OPTION,
   PAIRING_OPTIONS,
   pairingFlags,
@@ -30,6 +32,7 @@ const OPTIONS = {
   },
   junit: RUN_GATE_OPTIONS.junit,
   ...MARKDOWN_OPTION,
+  ...HTML_OPTION,
   ...PAIRING_OPTIONS,
   ...HELP_OPTION,
 } as const satisfies OptionSpecs;
@@ -64,13 +67,15 @@ export const gateCommand: Command = {
     const file = resolve(io.cwd, positionals[0]!);
     const { minShare, allowPartial } = pairingFlags(values);
     const { gate, baseline, junit } = gateInputs(io, { ...values, rules: values.rules }, [file], 'gate');
+    const inputs = [
+      file,
+      resolve(io.cwd, values.rules),
+      ...(values.baseline ? [resolve(io.cwd, values.baseline)] : []),
+    ];
     const markdown = values.markdown ? resolve(io.cwd, values.markdown) : undefined;
-    if (markdown)
-      checkOutputFile(markdown, '--markdown', [
-        file,
-        resolve(io.cwd, values.rules),
-        ...(values.baseline ? [resolve(io.cwd, values.baseline)] : []),
-      ]);
+    if (markdown) checkOutputFile(markdown, '--markdown', inputs);
+    const html = values.html ? resolve(io.cwd, values.html) : undefined;
+    if (html) checkOutputFile(html, '--html', inputs);
     const [label] = runLabels(baseline ? [file, resolve(io.cwd, values.baseline!)] : [file]);
     // The gate reads figures, verdicts and per-case values only: light records, any size in memory.
     const run = {
@@ -92,15 +97,28 @@ export const gateCommand: Command = {
     const digest = file.replace(/\.json$/i, '.md');
     io.out(verdictConsole(run.result, existsSync(digest) ? displayPath(digest, io.cwd) : 'the results file'));
     io.out(gateText(outcome));
-    if (markdown) {
-      const title = `gate: ${run.label}${baseline ? ` against ${baseline.label}` : ''}`;
+    const title = `gate: ${run.label}${baseline ? ` against ${baseline.label}` : ''}`;
+    if (markdown)
       writeArtifact(
         markdown,
         prCommentMarkdown({ title, verdict: outcome.verdict, cmp: outcome.cmp, records: run.result.cases }),
       );
+    if (html) {
+      const runs = baseline ? [baseline, run] : [run];
+      const files = new Map([
+        [run.label, file],
+        ...(baseline ? [[baseline.label, resolve(io.cwd, values.baseline!)] as const] : []),
+      ]);
+      writeComparePage(
+        html,
+        { title, subtitle: `gate ${gate.file}`, verdict: outcome.verdict, cmp: outcome.cmp, runs, node: values.node },
+        files,
+        'gate',
+      );
     }
     if (junit) io.out(`junit: ${junit}\n`);
     if (markdown) io.out(`pr comment: ${markdown}\n`);
+    if (html) io.out(`html page: ${html}\n`);
     return outcome.verdict.passed ? 0 : 1;
   },
 };

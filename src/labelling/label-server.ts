@@ -5,13 +5,14 @@
  * are given, so closing the page or killing the server loses nothing saved; a label that could
  * not be written is answered as an error, never as saved.
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { InputError } from '../errors.js';
 import type { WriteFn } from '../io/jsonl.js';
+import { checkLocalRequest, HttpError, LOOPBACK, send } from '../io/local-server.js';
 import {
   answerDigest,
   appendLabel,
@@ -59,8 +60,6 @@ export interface LabelServer {
   close(): Promise<void>;
 }
 
-const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
-
 interface AnswerItem {
   queue: 'answer';
   key: string;
@@ -92,31 +91,6 @@ function shuffled<T>(items: readonly T[], labeller: string, queue: string): T[] 
   return out;
 }
 
-class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-function send(
-  res: ServerResponse,
-  status: number,
-  body: string,
-  type: string,
-  extra: Record<string, string> = {},
-): void {
-  res.writeHead(status, {
-    'content-type': type,
-    'cache-control': 'no-store',
-    'x-content-type-options': 'nosniff',
-    'referrer-policy': 'no-referrer',
-    ...extra,
-  });
-  res.end(body);
-}
 const json = (res: ServerResponse, status: number, data: unknown) =>
   send(res, status, JSON.stringify(data), 'application/json; charset=utf-8');
 
@@ -263,21 +237,11 @@ export async function startLabelServer(inputs: LabelServerInputs): Promise<Label
   };
 
   const token = inputs.token ?? randomBytes(24).toString('hex');
-  const tokenBytes = Buffer.from(token);
-  const tokenOk = (given_: string | null | undefined) => {
-    const b = Buffer.from(given_ ?? '');
-    return b.length === tokenBytes.length && timingSafeEqual(b, tokenBytes);
-  };
 
   let port = 0;
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
-    // A page on another site may not reach the server through a name that resolves to loopback.
-    const host = (req.headers.host ?? '').replace(/:\d+$/, '').replace(/^\[|\]$/g, '');
-    if (!inputs.allowRemote && !LOOPBACK.has(host)) throw new HttpError(403, 'unexpected Host');
-    const headerToken = req.headers['x-ragaudit-token'];
-    if (!tokenOk(typeof headerToken === 'string' ? headerToken : url.searchParams.get('token')))
-      throw new HttpError(403, 'missing or wrong token: open the URL the command printed');
+    checkLocalRequest(req, url, { token, allowRemote: inputs.allowRemote });
     const nonce = randomBytes(16).toString('base64');
     if (req.method === 'GET' && url.pathname === '/')
       return send(res, 200, labelPage({ nonce, title: 'ragaudit label' }), 'text/html; charset=utf-8', {
