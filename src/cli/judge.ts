@@ -1,10 +1,12 @@
 import { resolve } from 'node:path';
 import { rejudge } from '../app/judge.js';
+import { planJudge } from '../app/plan.js';
 import { checkOutputDir } from '../app/output-paths.js';
 import { readStoredRun } from '../app/results-input.js';
 import { loadConfig } from '../config/load.js';
 import { InputError } from '../errors.js';
 import { textTable } from '../reports/format.js';
+import { planText } from '../reports/plan-table.js';
 import { judgeRows } from '../reports/judge-digest.js';
 import { verdictConsole } from '../reports/verdict-digest.js';
 import { configFromResults } from '../runs/rejudge.js';
@@ -12,6 +14,7 @@ import { numberFlag, type Command } from './command.js';
 import { cliHooks } from './common.js';
 import { applyJudgeFlags } from './flags.js';
 import {
+  DRY_RUN_OPTION,
   GENERATION_COLUMN,
   HELP_OPTION,
   JUDGE_OPTIONS,
@@ -22,6 +25,7 @@ import {
 
 const OPTIONS = {
   ...JUDGE_OPTIONS,
+  ...DRY_RUN_OPTION,
   config: {
     type: 'string',
     short: 'c',
@@ -74,6 +78,10 @@ export const judgeCommand: Command = {
       if (!Number.isInteger(concurrency) || concurrency < 1)
         throw new InputError(`--concurrency: expected a positive integer, got ${values.concurrency}`);
       config.judge.concurrency = concurrency;
+    }
+    if (values['dry-run']) {
+      io.out(planText(await planJudge({ stored, file, config, repeat, cwd: io.cwd, env: io.env })));
+      return 0;
     }
     const { result, files, report } = await rejudge(
       { stored, file, config, repeat, cwd: io.cwd, env: io.env },

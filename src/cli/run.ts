@@ -1,5 +1,6 @@
 import { runAuditCommand } from '../app/audit.js';
 import { gateRun } from '../app/gate.js';
+import { planRun } from '../app/plan.js';
 import { runLabels } from '../app/results-input.js';
 import { InputError } from '../errors.js';
 import { displayPath } from '../paths.js';
@@ -7,6 +8,7 @@ import { verdictConsole } from '../reports/verdict-digest.js';
 import { annShortText } from '../reports/ann-short.js';
 import { caseSetsText } from '../reports/case-sets.js';
 import { textTable } from '../reports/format.js';
+import { planText } from '../reports/plan-table.js';
 import { generationRows } from '../reports/generation-digest.js';
 import { judgeRows } from '../reports/judge-digest.js';
 import { retrievalTable } from '../reports/retrieval-table.js';
@@ -17,6 +19,7 @@ import { cliHooks, loadWithOverrides, resolvePaths } from './common.js';
 import { generationOverrides, judgeOverrides, repeatFlag } from './flags.js';
 import { gateInputs, gateText, RUN_GATE_OPTIONS } from './gate-options.js';
 import {
+  DRY_RUN_OPTION,
   GENERATION_COLUMN,
   GENERATION_OPTIONS,
   JUDGE_OPTIONS,
@@ -29,6 +32,7 @@ import {
 const OWN_OPTIONS = {
   ...GENERATION_OPTIONS,
   ...JUDGE_OPTIONS,
+  ...DRY_RUN_OPTION,
   shard: {
     type: 'string',
     value: 'I/N',
@@ -82,6 +86,24 @@ gate rule failed, 2 bad input or config.`,
     const gated = values.gate ? gateInputs(io, { ...values, rules: values.gate }, [], 'run --gate') : undefined;
     const loaded = loadWithOverrides(values, io, [...generationOverrides(values), ...judgeOverrides(values)]);
     const repeat = repeatFlag(values);
+    if (values['dry-run']) {
+      if (values.resume) throw new InputError('--dry-run plans a whole run: it does not take --resume');
+      const plan = await planRun(
+        {
+          loaded,
+          db: values.db,
+          cases: resolvePaths(io, values.cases),
+          shard: values.shard === undefined ? undefined : parseShardSpec(values.shard, io.env),
+          cwd: io.cwd,
+          env: io.env,
+          repeat,
+        },
+        cliHooks(io),
+      );
+      io.out(planText(plan));
+      if (gated) io.out('the gate is not checked in a dry run: no run is made\n');
+      return 0;
+    }
     // Before the database or any service is touched: a forum is written to only when asked.
     checkTargetWrites(loaded.config.target, values['allow-writes']);
     const { result, files, report } = await runAuditCommand(
