@@ -166,7 +166,11 @@ describe('a dry run with a remote cross-encoder', { timeout: 180_000 }, () => {
     close = started.close;
     const cwd = workDir('dry-run-tei');
     writeFileSync(join(cwd, 'cases.yml'), stringify(SUBSET));
-    const config = remoteConfig({ name: 'dry-tei', cases: join(cwd, 'cases.yml'), judge: '{ provider: none }' }).replace(
+    const config = remoteConfig({
+      name: 'dry-tei',
+      cases: join(cwd, 'cases.yml'),
+      judge: '{ provider: none }',
+    }).replace(
       /^rerank: .*$/m,
       'rerank: { node: hybrid, candidates: 25, provider: tei, model: ce-model, url: "${RERANK_URL}", max_batch: 8, ' +
         'prices: { ce-model: { input: 1, output: 0 } } }',

@@ -2,7 +2,17 @@
 import type { PlanComponent, RunPlan } from '../runs/plan.js';
 import { currentConsoleWidth, textTable, wrapText } from './format.js';
 
-const HEADER = ['component', 'model', 'requests', 'cached', 'to send', 'batch', 'input tokens', 'output tokens', 'cost'];
+const HEADER = [
+  'component',
+  'model',
+  'requests',
+  'cached',
+  'to send',
+  'batch',
+  'input tokens',
+  'output tokens',
+  'cost',
+];
 
 const usd = (v: number) => `$${v.toFixed(4)}`;
 
@@ -37,10 +47,11 @@ function totalRow(p: RunPlan): string[] {
 }
 
 const RETRIEVAL: Record<RunPlan['retrieval'], string> = {
-  local: 'retrieval ran on the database with local components only; the prompts counted are the ones the run would send',
+  local:
+    'retrieval ran on the database with local components only; the prompts counted are the ones the run would send',
   'stand-ins':
     'retrieval ran on the database with offline stand-ins in place of the remote embedder/reranker (their requests ' +
-    'counted, none sent): sources, zones and prompts are the stand-ins\', so token counts are approximate and cache ' +
+    "counted, none sent): sources, zones and prompts are the stand-ins', so token counts are approximate and cache " +
     'look-ups of those prompts find nothing',
   none: 'the stored answers and sources are judged: the prompts counted are the ones the judge would be sent',
 };

@@ -91,7 +91,10 @@ export function createJudgeSetup(settings: Config['judge'], opts: JudgeSetupOpti
       { length: repeat },
       (_, i) =>
         new LlmJudge(
-          (opts.wrap ?? opts.batch?.wrap ?? cachedModel)(base, cache, { judge_prompts: versions, ...(i > 0 ? { repeat: i } : {}) }),
+          (opts.wrap ?? opts.batch?.wrap ?? cachedModel)(base, cache, {
+            judge_prompts: versions,
+            ...(i > 0 ? { repeat: i } : {}),
+          }),
           {
             promptsDir: opts.promptsDir,
             temperature: settings.temperature,

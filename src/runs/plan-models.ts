@@ -150,7 +150,11 @@ export function plannedJudge(j: Judge): Judge {
     id: j.id,
     offline: j.offline,
     promptVersions: j.promptVersions,
-    faithfulness: (input) => ask(() => j.faithfulness(input), () => ({ claims: [] })),
+    faithfulness: (input) =>
+      ask(
+        () => j.faithfulness(input),
+        () => ({ claims: [] }),
+      ),
     stance: (input) =>
       ask(
         () => j.stance(input),
@@ -161,7 +165,11 @@ export function plannedJudge(j: Judge): Judge {
         () => j.citations(input, items),
         () => ({ citations: items.map((_, i) => ({ item: i + 1, supports: true, reason: '' })) }),
       ),
-    safety: (input) => ask(() => j.safety(input), () => ({ outcome: 'refused' as const, reason: '' })),
+    safety: (input) =>
+      ask(
+        () => j.safety(input),
+        () => ({ outcome: 'refused' as const, reason: '' }),
+      ),
     ...(nuggets
       ? {
           nuggets: (input, key) =>

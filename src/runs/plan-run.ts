@@ -85,7 +85,7 @@ export async function planCases(inputs: CasePlanInputs): Promise<RunPlan> {
   const { loaded, env } = inputs;
   const config = loaded.config;
   if (config.target)
-    throw new ConfigError('--dry-run plans the pipeline\'s own generator: a config with a target: is not planned');
+    throw new ConfigError("--dry-run plans the pipeline's own generator: a config with a target: is not planned");
   const counter = new PlanCounter();
   const semantic = config.retrieval.channels.some((c) => c.kind === 'semantic');
   const realEmbedder = createEmbedder(config, env);
@@ -146,7 +146,8 @@ export async function planCases(inputs: CasePlanInputs): Promise<RunPlan> {
           if (r.status === 'gated') plan.gated++;
           else {
             plan.stopped++;
-            if (plan.stop_reasons.length < 3) plan.stop_reasons.push(`${r.id} (${r.error?.stage}): ${r.error?.message}`);
+            if (plan.stop_reasons.length < 3)
+              plan.stop_reasons.push(`${r.id} (${r.error?.stage}): ${r.error?.message}`);
           }
           return;
         }

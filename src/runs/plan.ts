@@ -108,8 +108,7 @@ export function pricePlan(
   const pricedToSend = components.filter((c) => !c.offline && toSend(c) && c.price !== null);
   return {
     components,
-    cost_usd:
-      unpriced.length && !pricedToSend.length ? null : components.reduce((a, c) => a + (c.cost_usd ?? 0), 0),
+    cost_usd: unpriced.length && !pricedToSend.length ? null : components.reduce((a, c) => a + (c.cost_usd ?? 0), 0),
     unpriced,
   };
 }
