@@ -257,7 +257,15 @@ export const JudgeSummarySchema = z
     agreement_not_compared: z.object({ other_answer: z.number(), no_digest: z.number() }).strict().optional(),
     /** Cases that declare nuggets (n): strict recall over all nuggets (mean), over vital ones, and weighted (partial 0.5). */
     nugget_recall: z
-      .object({ mean: num, n: z.number(), vital: num, weighted: num, judge_errors: z.number() })
+      .object({
+        mean: num,
+        n: z.number(),
+        vital: num,
+        /** Cases with a vital nugget (vital's n). */
+        vital_n: z.number().optional(),
+        weighted: num,
+        judge_errors: z.number(),
+      })
       .strict()
       .optional(),
     /** Cases with a reference answer: correct 1, partly correct 0.5, incorrect 0. */
