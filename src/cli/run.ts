@@ -1,6 +1,10 @@
 import { runAuditCommand } from '../app/audit.js';
 import { gateRun } from '../app/gate.js';
+import { resolve } from 'node:path';
+import { judgeCanary } from '../app/canary.js';
 import { planRun } from '../app/plan.js';
+import { resolveFrom, type LoadedConfig } from '../config/load.js';
+import { canaryText } from '../judge/canary.js';
 import { runLabels } from '../app/results-input.js';
 import { InputError } from '../errors.js';
 import { displayPath } from '../paths.js';
@@ -14,7 +18,7 @@ import { judgeRows } from '../reports/judge-digest.js';
 import { retrievalTable } from '../reports/retrieval-table.js';
 import { parseShardSpec } from '../cases/shard.js';
 import { checkTargetWrites } from '../runs/discourse-target.js';
-import type { Command } from './command.js';
+import { numberFlag, type CliIO, type Command } from './command.js';
 import { cliHooks, loadWithOverrides, resolvePaths } from './common.js';
 import { generationOverrides, judgeOverrides, repeatFlag } from './flags.js';
 import { gateInputs, gateText, RUN_GATE_OPTIONS } from './gate-options.js';
@@ -49,6 +53,31 @@ JOB_COMPLETION_INDEX): cases split by a stable hash of their id; 'ragaudit merge
 
 const OPTIONS = { ...PIPELINE_OPTIONS, ...OWN_OPTIONS } as const;
 
+/**
+ * The judge's drift canary of a gated run (--canary, else config judge.canary), judged again
+ * before any case runs; undefined when neither names one.
+ */
+async function canaryCheck(
+  io: CliIO,
+  values: { canary?: string | undefined; 'canary-tolerance'?: string | undefined },
+  loaded: LoadedConfig,
+) {
+  const setting = loaded.config.judge.canary;
+  const file = values.canary ? resolve(io.cwd, values.canary) : setting ? resolveFrom(loaded, setting.file) : undefined;
+  if (!file) return undefined;
+  const tolerance = numberFlag('canary-tolerance', values['canary-tolerance']) ?? setting?.tolerance ?? 0;
+  if (!(tolerance >= 0 && tolerance <= 1))
+    throw new InputError(`--canary-tolerance: expected a share in [0, 1], got ${values['canary-tolerance']}`);
+  return judgeCanary({
+    config: loaded.config,
+    file,
+    shown: displayPath(file, io.cwd),
+    tolerance,
+    cwd: io.cwd,
+    env: io.env,
+  });
+}
+
 export const runCommand: Command = {
   name: 'run',
   options: OPTIONS,
@@ -66,7 +95,9 @@ Options:
 ${optionsHelp(PIPELINE_OPTIONS, PIPELINE_COLUMN)}
 ${optionsHelp(OWN_OPTIONS, GENERATION_COLUMN)}
 
-With --gate FILE the run is gated as 'ragaudit gate' would gate its results file.
+With --gate FILE the run is gated as 'ragaudit gate' would gate its results file; with a drift
+canary (--canary FILE, config judge.canary) the judge first judges the canary's answers again, and
+verdicts that moved beyond the tolerance fail the gate (docs/judge.md#drift-canary).
 
 Exit codes: 0 all cases completed (and every gate rule passed), 1 some cases ended in error or a
 gate rule failed, 2 bad input or config.`,
@@ -79,7 +110,7 @@ gate rule failed, 2 bad input or config.`,
       io.out(`${this.help}\n`);
       return 0;
     }
-    for (const flag of ['baseline', 'junit'] as const)
+    for (const flag of ['baseline', 'junit', 'canary', 'canary-tolerance'] as const)
       if (values[flag] !== undefined && values.gate === undefined)
         throw new InputError(`--${flag} gates the run: it needs --gate FILE`);
     // The gate's files are read before any case runs: a bad gate file is exit 2 at once.
@@ -106,6 +137,8 @@ gate rule failed, 2 bad input or config.`,
     }
     // Before the database or any service is touched: a forum is written to only when asked.
     checkTargetWrites(loaded.config.target, values['allow-writes']);
+    const canary = gated ? await canaryCheck(io, values, loaded) : undefined;
+    if (canary) io.out(`${canaryText(canary)}\n`);
     const { result, files, report } = await runAuditCommand(
       {
         loaded,
@@ -118,6 +151,7 @@ gate rule failed, 2 bad input or config.`,
         resume: values.resume,
         report: !values['no-report'],
         allowWrites: values['allow-writes'],
+        canary,
       },
       cliHooks(io),
     );
@@ -155,6 +189,7 @@ gate rule failed, 2 bad input or config.`,
         junit: gated.junit,
         cwd: io.cwd,
         command: 'run --gate',
+        canary,
       });
       io.out(`\n${gateText(outcome)}`);
       if (gated.junit) io.out(`junit: ${gated.junit}\n`);

@@ -300,6 +300,14 @@ export const ConfigSchema = z
         concurrency: z.number().int().positive().default(4),
         /** USD per million tokens, per model id, for the cost estimate. */
         prices: PricesSchema.default({}),
+        /**
+         * The drift canary judged again before a gated run (src/judge/canary.ts, docs/judge.md):
+         * a file relative to the config, and the share of its verdicts that may move (default 0).
+         */
+        canary: z
+          .object({ file: z.string(), tolerance: z.number().min(0).max(1).default(0) })
+          .strict()
+          .optional(),
         ...Endpoint,
       })
       .strict()

@@ -359,6 +359,36 @@ export const RetrievalBatchSummarySchema = z
   .strict();
 export type RetrievalBatchSummary = z.infer<typeof RetrievalBatchSummarySchema>;
 
+/**
+ * The judge's drift canary, judged again before a gated run (src/judge/canary.ts): n verdicts
+ * compared, how many moved, the tolerated share, whether it passed, and each verdict that moved.
+ */
+export const CanarySummarySchema = z
+  .object({
+    file: z.string(),
+    /** The judge of this run, and the one the canary's verdicts were given by. */
+    judge: z.string(),
+    made_with: z.string(),
+    /** Judge prompts whose version differs from the canary's (`name vA → vB`). */
+    prompts_changed: z.array(z.string()).optional(),
+    n: z.number(),
+    moved: z.number(),
+    tolerance: z.number(),
+    passed: z.boolean(),
+    items: z.array(
+      z
+        .object({
+          id: z.string(),
+          criterion: z.string(),
+          stored: z.union([z.string(), z.number()]),
+          now: z.union([z.string(), z.number()]).nullable(),
+        })
+        .strict(),
+    ),
+  })
+  .strict();
+export type CanarySummary = z.infer<typeof CanarySummarySchema>;
+
 export const RunSummarySchema = z
   .object({
     retrieval: RetrievalSummarySchema,
@@ -375,6 +405,8 @@ export const RunSummarySchema = z
     probes: ProbeSummarySchema.optional(),
     /** Per-case verdict counts and the pass rate (src/model/verdict.ts). */
     verdicts: VerdictSummarySchema.optional(),
+    /** A gated run's judge canary (run --gate --canary). */
+    canary: CanarySummarySchema.optional(),
   })
   .strict();
 export type RunSummary = z.infer<typeof RunSummarySchema>;
