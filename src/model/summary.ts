@@ -190,7 +190,9 @@ export type JudgeStability = z.infer<typeof JudgeStabilitySchema>;
  */
 export const PpiSchema = z
   .object({
+    /** In [0, 1]: projected there when the corrected mean fell outside, the raw value then in estimate_raw. */
     estimate: z.number(),
+    estimate_raw: z.number().optional(),
     ci_low: z.number(),
     ci_high: z.number(),
     n_labelled: z.number(),
