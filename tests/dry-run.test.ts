@@ -117,6 +117,7 @@ describe('a dry run', { timeout: 180_000 }, () => {
     expect(cell(dry.out, 'reranker', 'model')).toBe('offline:lexical');
     expect(cell(dry.out, 'total', 'requests')).toBe('8');
     expect(dry.out).toContain('characters / 4');
+    expect(dry.out).toContain("2 answers are not in the cache: the judge's prompts for them hold a placeholder");
   });
 
   it('estimates the generator input from the prompts the real run then sends', () => {
@@ -201,8 +202,9 @@ describe('a dry run with a remote cross-encoder', { timeout: 180_000 }, () => {
     expect(input).toBeGreaterThan(0);
     expect(cell(dry.out, 'reranker', 'cost')).toBe(`$${(input / 1e6).toFixed(4)}`);
     expect(dry.out).toContain('offline stand-ins in place of the remote embedder/reranker');
-    // No judge: no judge row.
+    // No judge: no judge row, and no word of placeholder answers in judge prompts.
     expect(dry.out).not.toMatch(/^judge /m);
+    expect(dry.out).not.toContain('not in the cache');
     // The generator has no price: said so, and the total says what it leaves out.
     expect(cell(dry.out, 'generator', 'cost')).toBe('no price configured');
     expect(cell(dry.out, 'total', 'cost')).toBe(`$${(input / 1e6).toFixed(4)} *`);

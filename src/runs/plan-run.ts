@@ -155,7 +155,7 @@ export async function planCases(inputs: CasePlanInputs): Promise<RunPlan> {
         plan.answered++;
         const out = await generator.complete(generationRequest(deps, step.prepared));
         const assumed = out.model === PLACEHOLDER;
-        if (assumed) plan.placeholder_answers++;
+        if (assumed && judges) plan.placeholder_answers++;
         record.answer = assumed
           ? placeholderAnswer(config.generator.max_tokens * 4, (record.sources?.length ?? 0) > 0)
           : out.text;

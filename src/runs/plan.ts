@@ -40,7 +40,7 @@ export interface RunPlan {
   answered: number;
   /** Answers the judge would judge. */
   judged: number;
-  /** Answers not in the cache, replaced by a placeholder of the output cap's length for the judge's prompts. */
+  /** Answers not in the cache whose judge prompts hold a placeholder of the output cap's length (with an LLM judge). */
   placeholder_answers: number;
   /** How the prompts were built: retrieval run locally, with stand-ins for remote retrieval services, or none (judge). */
   retrieval: 'local' | 'stand-ins' | 'none';
