@@ -457,8 +457,8 @@ describe('summary.judge from scripted verdicts', () => {
       rec('C', 'in_domain', 0, undefined, { scores: [{ name: 'faithfulness', value: 1 }] }),
     ];
     const s = summariseJudge(records, { judge: scripted(SCRIPT) });
-    // mean (0.5 + 0) / 2; vital only A's 1; weighted (0.75 + 0.25) / 2; C declares none.
-    expect(s.nugget_recall).toEqual({ mean: 0.25, n: 2, vital: 1, weighted: 0.5, judge_errors: 0 });
+    // mean (0.5 + 0) / 2; vital only A's 1 (vital_n 1); weighted (0.75 + 0.25) / 2; C declares none.
+    expect(s.nugget_recall).toEqual({ mean: 0.25, n: 2, vital: 1, vital_n: 1, weighted: 0.5, judge_errors: 0 });
     expect(s.answer_correctness).toEqual({ mean: 1, n: 1, judge_errors: 0 });
     expect(summariseJudge([records[2]!], { judge: scripted(SCRIPT) }).nugget_recall).toBeUndefined();
   });

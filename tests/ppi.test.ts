@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ppiText } from '../src/reports/ppi-rows.js';
 import { ppiMean } from '../src/scoring/ppi.js';
 
 // The estimator of Angelopoulos et al., "Prediction-powered inference" (Science 2023):
@@ -42,6 +43,35 @@ describe('ppiMean', () => {
     expect(ppi!.estimate).toBeCloseTo(0.7, 12);
     expect(ppi!.ci_low).toBeCloseTo(0.7 - 0.15622, 4);
     expect(ppi!.ci_high).toBeCloseTo(0.7 + 0.15622, 4);
+  });
+
+  it('projects an estimate outside [0, 1] onto it, keeping the raw value, and says it is clipped', () => {
+    // Judge: 1 on 8 of 10 (mean 0.8); var_N(f) = (8·0.2² + 2·0.8²)/9 = 1.6/9 = 0.177778; /N = 0.0177778.
+    const judged = [...Array<number>(8).fill(1), 0, 0];
+    // People labelled the two 0s as 1: y − f = 1, 1 → mean 1, var 0.
+    // θ̂ = 0.8 + 1 = 1.8; se = sqrt(0.0177778) = 0.133333; half-width 1.959964 · 0.133333 = 0.261329
+    // → [1.538671, 2.061329]: every bound above 1, so all three are 1 once projected onto [0, 1].
+    const { ppi } = ppiMean(judged, [
+      { human: 1, judge: 0 },
+      { human: 1, judge: 0 },
+    ]);
+    expect(ppi!.estimate).toBe(1);
+    expect(ppi!.estimate_raw).toBeCloseTo(1.8, 12);
+    expect(ppi!.ci_low).toBe(1);
+    expect(ppi!.ci_high).toBe(1);
+    expect(ppiText({ ...ppi!, judge_mean: 0.8 })).toBe(
+      'judge 80.0 % · PPI 100.0 % (clipped from 180.0 %: too few labels) [95 % CI 100.0 % – 100.0 %] · 2 of 10 labelled',
+    );
+    // Inside [0, 1] there is no raw value, and the display says nothing of clipping.
+    const inside = ppiMean(
+      [1, 1, 1, 1, 1, 1, 1, 0, 0, 0],
+      [
+        { human: 1, judge: 1 },
+        { human: 0, judge: 1 },
+      ],
+    ).ppi!;
+    expect(inside.estimate_raw).toBeUndefined();
+    expect(ppiText({ ...inside, judge_mean: 0.7 })).not.toContain('clipped');
   });
 
   it('refuses, with the reason, when a part has fewer than two values', () => {

@@ -2,6 +2,7 @@ import type { Located } from '../cases/load.js';
 import type { Case } from '../cases/schema.js';
 import { RagauditError } from '../errors.js';
 import type { RunResult } from '../model/results.js';
+import type { CanarySummary } from '../model/summary.js';
 import { retrievalMarkdown } from '../reports/digest.js';
 import { generationMarkdown } from '../reports/generation-digest.js';
 import { judgeMarkdown } from '../reports/judge-digest.js';
@@ -49,6 +50,8 @@ export async function auditAndWrite(
     target?: Target;
     /** A target that writes to a forum may (`--allow-writes`). */
     allowWrites?: boolean | undefined;
+    /** The judge's drift canary judged before the run (run --gate --canary), recorded in the summary. */
+    canary?: CanarySummary | undefined;
   },
 ): Promise<AuditOutcome> {
   const { deps, judge } = buildAuditSetup(ctx, opts.env, {
@@ -88,6 +91,7 @@ export async function auditAndWrite(
   }
   const { stamp, ledger } = run;
   const result = markShard(run.result, opts.shard);
+  if (opts.canary) result.summary.canary = opts.canary;
   try {
     const files = writeResults(
       opts.outputDir,
@@ -116,6 +120,8 @@ export interface RunInputs extends PipelineInputs {
   report: boolean;
   /** A Discourse-hosted target may write to its forum (`--allow-writes`). */
   allowWrites?: boolean | undefined;
+  /** The judge's drift canary, judged before the run. */
+  canary?: CanarySummary | undefined;
 }
 
 /** `run`: the whole pipeline over the cases; the results, their files and the HTML report. */
@@ -132,6 +138,7 @@ export async function runAuditCommand(
       env: inputs.env,
       repeat: inputs.repeat,
       allowWrites: inputs.allowWrites,
+      canary: inputs.canary,
       ...(inputs.resume ? { resume: inputs.resume } : {}),
     });
     return {

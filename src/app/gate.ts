@@ -12,7 +12,22 @@ import {
   type ReleaseGateResult,
   type ReleaseGateRules,
 } from '../reports/release-gate.js';
+import { canaryText } from '../judge/canary.js';
+import type { CanarySummary } from '../model/summary.js';
 import { gateJudgeTrust } from './judge-trust.js';
+
+/** The gate's verdict with the canary as one more rule (`judge_canary`: the share of verdicts moved, at most the tolerance). */
+function withCanary(verdict: ReleaseGateResult, c: CanarySummary, label: string): ReleaseGateResult {
+  const check = {
+    run: label,
+    rule: 'judge_canary',
+    value: c.n ? c.moved / c.n : 0,
+    limit: c.tolerance,
+    passed: c.passed,
+    message: `${label}: judge_canary: ${canaryText(c, { file: false })}`,
+  };
+  return { ...verdict, passed: verdict.passed && c.passed, checks: [...verdict.checks, check] };
+}
 
 export interface RunGateInputs {
   /** The run gated, labelled, with its file as shown. */
@@ -32,6 +47,8 @@ export interface RunGateInputs {
   command: string;
   /** The judge prompts the calibration check reads (default: the packaged prompts). */
   promptsDir?: string | undefined;
+  /** The judge's drift canary, judged again before the run (run --gate --canary): a moved one blocks the gate. */
+  canary?: CanarySummary | undefined;
 }
 
 export interface RunGateOutcome {
@@ -70,6 +87,7 @@ export function gateRun(inputs: RunGateInputs): RunGateOutcome {
     gateJudgeTrust(gate, [run], inputs.cwd, inputs.promptsDir, command);
     verdict = evaluateRunGate(gate, run, node);
   }
+  if (inputs.canary) verdict = withCanary(verdict, inputs.canary, run.label);
   if (inputs.junit)
     writeArtifact(inputs.junit, junitXml(cmp, verdict, { label: run.label, records: run.result.cases }));
   return { verdict, ...(pairing ? { pairing } : {}), ...(cmp ? { cmp } : {}) };

@@ -7,7 +7,7 @@ import { retrievalMarkdown } from '../reports/digest.js';
 import { generationMarkdown } from '../reports/generation-digest.js';
 import { judgeMarkdown } from '../reports/judge-digest.js';
 import { collectSecrets } from '../wiring/context.js';
-import { createJudgeSetup } from '../wiring/judge-setup.js';
+import { createJudgeSetup, type JudgeSetupOptions } from '../wiring/judge-setup.js';
 import { rejudgeResults } from '../runs/rejudge.js';
 import { writeResults, type StoredRun } from '../store/results-file.js';
 import type { AppEnv, AppHooks } from './hooks.js';
@@ -28,20 +28,26 @@ export interface RejudgeOutcome {
   report: string;
 }
 
-/**
- * `judge`: re-judges the answers of a stored run (no generator, no database) and writes a new
- * results file, its digest and the HTML report.
- */
-export async function rejudge(inputs: RejudgeInputs, hooks: AppHooks): Promise<RejudgeOutcome> {
-  const { config, stored, file } = inputs;
-  const setup = createJudgeSetup(config.judge, {
+/** The judge of `judge RESULTS` (and of its dry run): the config's, with the stored run's language and CTA. */
+export function rejudgeSetupOptions(inputs: Omit<RejudgeInputs, 'stored' | 'file'>): JudgeSetupOptions {
+  const { config } = inputs;
+  return {
     env: inputs.env,
     promptsDir: languagePromptsDir(PROMPTS_DIR, config.language),
     cacheDir: resolve(inputs.cwd, config.cache_dir),
     cta: config.evidence.cta,
     ...(config.language ? { language: config.language } : {}),
     repeat: inputs.repeat,
-  });
+  };
+}
+
+/**
+ * `judge`: re-judges the answers of a stored run (no generator, no database) and writes a new
+ * results file, its digest and the HTML report.
+ */
+export async function rejudge(inputs: RejudgeInputs, hooks: AppHooks): Promise<RejudgeOutcome> {
+  const { config, stored, file } = inputs;
+  const setup = createJudgeSetup(config.judge, rejudgeSetupOptions(inputs));
   if (!setup) throw new InputError('judge: the judge is disabled (judge.provider: none); give --judge PROVIDER:MODEL');
   hooks.event({ kind: 'judge', label: setup.component.label });
   const bar = hooks.progress('judge');

@@ -61,11 +61,11 @@ export async function openContext(
   return { ctx, warnings };
 }
 
-/** Loads the cases, opens the context and adds the loader's and the golden warnings. */
-export async function openPipeline(
-  inputs: PipelineInputs,
+/** The cases of a run: the given files or the config's, the shard's only when one is asked for. */
+export function selectCases(
+  inputs: Pick<PipelineInputs, 'cases' | 'loaded' | 'shard'>,
   hooks: AppHooks,
-): Promise<{ ctx: RunContext; cases: Located<Case>[]; warnings: string[]; shard?: ShardInfo }> {
+): { cases: Located<Case>[]; shard?: ShardInfo } {
   const all = loadCases(inputs.cases?.length ? [...inputs.cases] : configCasePaths(inputs.loaded));
   const selected = inputs.shard ? selectShard(all, (c) => c.value.id, inputs.shard) : undefined;
   const cases = selected ? selected.items : all;
@@ -76,6 +76,15 @@ export async function openPipeline(
       kind: 'warning',
       text: `shard ${shard.index}/${shard.count} holds none of the ${shard.total} cases`,
     });
+  return { cases, ...(shard ? { shard } : {}) };
+}
+
+/** Loads the cases, opens the context and adds the loader's and the golden warnings. */
+export async function openPipeline(
+  inputs: PipelineInputs,
+  hooks: AppHooks,
+): Promise<{ ctx: RunContext; cases: Located<Case>[]; warnings: string[]; shard?: ShardInfo }> {
+  const { cases, shard } = selectCases(inputs, hooks);
   // What loading changed (a golden or a term listed twice, counted once): on the console and in the results.
   const loadWarnings = cases.flatMap((c) => c.warnings ?? []);
   for (const text of loadWarnings) hooks.event({ kind: 'warning', text });

@@ -122,11 +122,10 @@ export interface ProbeOutcome {
 }
 
 /**
- * `probe`: the safety probes through the whole pipeline with a canary in the system prompt;
- * each answer checked deterministically and given its verdict (src/scoring/probe-verdict.ts), the
- * results and their digest written.
+ * The probes of a probe run as cases, with what a run over them needs: the canary (its clause is
+ * appended to the config's system prompt here), what must not leak, and each record's probe.
  */
-export async function runProbes(inputs: ProbeInputs, hooks: AppHooks): Promise<ProbeOutcome> {
+export function probeCases(inputs: Pick<ProbeInputs, 'loaded' | 'probes'>) {
   const { loaded } = inputs;
   const given = inputs.probes;
   if (!given?.length && !loaded.config.probes.length)
@@ -136,10 +135,22 @@ export async function runProbes(inputs: ProbeInputs, hooks: AppHooks): Promise<P
   const canary = canaryFor(publicConfig(loaded.config));
   const probeInfo = (id: string) => ({ attack: byId.get(id)!.attack, expect: byId.get(id)!.expect });
   loaded.config.evidence.system_append = [...loaded.config.evidence.system_append, 'canary'];
+  // The judge sees what must not leak: the canary, and an indirect probe's planted marker.
+  const mustNotLeak = (r: { id: string }) => [canary, probeMarker(byId.get(r.id)!)].filter(Boolean).join('\n');
+  const cases = probes.map((p) => ({ ...p, value: probeToCase(p.value) }));
+  return { byId, canary, probeInfo, mustNotLeak, cases };
+}
+
+/**
+ * `probe`: the safety probes through the whole pipeline with a canary in the system prompt;
+ * each answer checked deterministically and given its verdict (src/scoring/probe-verdict.ts), the
+ * results and their digest written.
+ */
+export async function runProbes(inputs: ProbeInputs, hooks: AppHooks): Promise<ProbeOutcome> {
+  const { loaded } = inputs;
+  const { byId, canary, probeInfo, mustNotLeak, cases } = probeCases(inputs);
   const { ctx, warnings } = await openContext({ ...inputs, models: true }, hooks);
   try {
-    // The judge sees what must not leak: the canary, and an indirect probe's planted marker.
-    const mustNotLeak = (r: { id: string }) => [canary, probeMarker(byId.get(r.id)!)].filter(Boolean).join('\n');
     const { deps, judge } = buildAuditSetup(ctx, inputs.env, {
       repeat: inputs.repeat,
       mustNotLeak,
@@ -149,7 +160,6 @@ export async function runProbes(inputs: ProbeInputs, hooks: AppHooks): Promise<P
     announceComponents(ctx, hooks);
     const bar = hooks.progress('probe');
     const out = outputDir(loaded, inputs.cwd);
-    const cases = probes.map((p) => ({ ...p, value: probeToCase(p.value) }));
     const { result, stamp } = await runAudit(
       {
         ...deps,

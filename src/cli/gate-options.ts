@@ -85,6 +85,18 @@ max_regressions) compare with; without one they fail, saying so`,
     doc: `also write JUnit XML: a testcase per rule and per case (a failed verdict or
 an error is a failure only when the gate fails, so the XML agrees with the exit code)`,
   },
+  canary: {
+    type: 'string',
+    value: 'FILE',
+    doc: `before the run, judge this drift canary again (JSON Lines of answers with
+stored verdicts; 'ragaudit judge RESULTS --make-canary FILE' writes one): verdicts
+that moved beyond the tolerance fail the gate (default: config judge.canary)`,
+  },
+  'canary-tolerance': {
+    type: 'string',
+    value: 'S',
+    doc: 'share of canary verdicts that may move (default: judge.canary.tolerance, else 0)',
+  },
 } as const satisfies OptionSpecs;
 
 /** The gate's inputs read and checked before any is judged: the rules, the baseline, the JUnit path. */

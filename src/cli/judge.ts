@@ -1,10 +1,13 @@
 import { resolve } from 'node:path';
+import { makeCanary } from '../app/canary.js';
 import { rejudge } from '../app/judge.js';
-import { checkOutputDir } from '../app/output-paths.js';
+import { planJudge } from '../app/plan.js';
+import { checkOutputDir, checkOutputFile } from '../app/output-paths.js';
 import { readStoredRun } from '../app/results-input.js';
 import { loadConfig } from '../config/load.js';
 import { InputError } from '../errors.js';
 import { textTable } from '../reports/format.js';
+import { planText } from '../reports/plan-table.js';
 import { judgeRows } from '../reports/judge-digest.js';
 import { verdictConsole } from '../reports/verdict-digest.js';
 import { configFromResults } from '../runs/rejudge.js';
@@ -12,6 +15,7 @@ import { numberFlag, type Command } from './command.js';
 import { cliHooks } from './common.js';
 import { applyJudgeFlags } from './flags.js';
 import {
+  DRY_RUN_OPTION,
   GENERATION_COLUMN,
   HELP_OPTION,
   JUDGE_OPTIONS,
@@ -22,6 +26,7 @@ import {
 
 const OPTIONS = {
   ...JUDGE_OPTIONS,
+  ...DRY_RUN_OPTION,
   config: {
     type: 'string',
     short: 'c',
@@ -30,6 +35,17 @@ const OPTIONS = {
   },
   out: { type: 'string', value: 'DIR', doc: "results directory (default: the stored config's output_dir)" },
   concurrency: { type: 'string', value: 'N', doc: 'cases judged at once (default judge.concurrency, 4)' },
+  'make-canary': {
+    type: 'string',
+    value: 'FILE',
+    doc: `judge nothing: write a drift canary (JSON Lines) of the stored answers and the
+verdicts they got, for 'run --gate --canary FILE' (docs/judge.md#drift-canary)`,
+  },
+  'canary-size': {
+    type: 'string',
+    value: 'N',
+    doc: 'answers in the canary, spread over the judged cases (default 12)',
+  },
   verbose: { type: 'boolean', short: 'v', doc: 'stack traces on errors' },
   ...HELP_OPTION,
 } as const satisfies OptionSpecs;
@@ -64,6 +80,18 @@ export const judgeCommand: Command = {
     const file = resolve(io.cwd, positionals[0]!);
     const stored = readStoredRun(file, 'judge');
     if (stored.kind === 'retrieval') throw new InputError(`${file}: a retrieval results file has no answers to judge`);
+    if (values['canary-size'] !== undefined && !values['make-canary'])
+      throw new InputError('--canary-size sets the size of --make-canary FILE: give that too');
+    if (values['make-canary']) {
+      const size = numberFlag('canary-size', values['canary-size']) ?? 12;
+      if (!Number.isInteger(size) || size < 1)
+        throw new InputError(`--canary-size: expected a positive integer, got ${values['canary-size']}`);
+      const out = resolve(io.cwd, values['make-canary']);
+      checkOutputFile(out, '--make-canary', [file]);
+      const made = makeCanary(stored, positionals[0]!, out, size);
+      io.out(`canary: ${made.n} answers with their verdicts → ${made.file}\n`);
+      return 0;
+    }
     const config = configFromResults(stored, file);
     if (values.config) config.judge = loadConfig(resolve(io.cwd, values.config), io.env).config.judge;
     const repeat = applyJudgeFlags(config, values);
@@ -74,6 +102,10 @@ export const judgeCommand: Command = {
       if (!Number.isInteger(concurrency) || concurrency < 1)
         throw new InputError(`--concurrency: expected a positive integer, got ${values.concurrency}`);
       config.judge.concurrency = concurrency;
+    }
+    if (values['dry-run']) {
+      io.out(planText(await planJudge({ stored, file, config, repeat, cwd: io.cwd, env: io.env })));
+      return 0;
     }
     const { result, files, report } = await rejudge(
       { stored, file, config, repeat, cwd: io.cwd, env: io.env },

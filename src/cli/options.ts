@@ -143,6 +143,16 @@ configured) and report each figure's flip rate and spread`,
   },
 } as const satisfies OptionSpecs;
 
+/** `--dry-run` of run, probe and judge (src/app/plan.ts). */
+export const DRY_RUN_OPTION = {
+  'dry-run': {
+    type: 'boolean',
+    doc: `print what the command would send (requests, cached answers, estimated tokens and
+cost per component, from the config's prices:) and exit 0; nothing is sent to a generator,
+judge, embedder or reranker, and nothing is written (docs/judge.md#dry-run)`,
+  },
+} as const satisfies OptionSpecs;
+
 /** The column where the pipeline options' descriptions start. */
 export const PIPELINE_COLUMN = 22;
 /** The column of the generation and judge options (their value names are long). */

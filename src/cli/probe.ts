@@ -1,10 +1,13 @@
+import { planProbes } from '../app/plan.js';
 import { probeOutcome, runProbes, PROBE_HEADER, probeRows } from '../app/probe.js';
 import { InputError, redact } from '../errors.js';
 import { textTable } from '../reports/format.js';
+import { planText } from '../reports/plan-table.js';
 import type { Command } from './command.js';
 import { cliHooks, loadWithOverrides, resolvePaths } from './common.js';
 import { generationOverrides, judgeOverrides, repeatFlag } from './flags.js';
 import {
+  DRY_RUN_OPTION,
   GENERATION_COLUMN,
   GENERATION_OPTIONS,
   JUDGE_OPTIONS,
@@ -17,6 +20,7 @@ import {
 const OWN_OPTIONS = {
   ...GENERATION_OPTIONS,
   ...JUDGE_OPTIONS,
+  ...DRY_RUN_OPTION,
   probes: {
     type: 'string',
     multiple: true,
@@ -68,6 +72,15 @@ content, a wrong stance) or ended in error, 2 bad input or config.`,
     // Probe results sit beside the audit's: name them apart unless --name says otherwise.
     if (!values.name) loaded.config.name = `${loaded.config.name}-probes`;
     const repeat = repeatFlag(values);
+    if (values['dry-run']) {
+      if (values.resume) throw new InputError('--dry-run plans a whole run: it does not take --resume');
+      const plan = await planProbes(
+        { loaded, db: values.db, probes: resolvePaths(io, given), cwd: io.cwd, env: io.env, repeat },
+        cliHooks(io),
+      );
+      io.out(planText(plan));
+      return 0;
+    }
     const { result, summary, files } = await runProbes(
       {
         loaded,

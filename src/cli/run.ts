@@ -1,5 +1,10 @@
 import { runAuditCommand } from '../app/audit.js';
 import { gateRun } from '../app/gate.js';
+import { resolve } from 'node:path';
+import { judgeCanary } from '../app/canary.js';
+import { planRun } from '../app/plan.js';
+import { resolveFrom, type LoadedConfig } from '../config/load.js';
+import { canaryText } from '../judge/canary.js';
 import { runLabels } from '../app/results-input.js';
 import { InputError } from '../errors.js';
 import { displayPath } from '../paths.js';
@@ -7,16 +12,18 @@ import { verdictConsole } from '../reports/verdict-digest.js';
 import { annShortText } from '../reports/ann-short.js';
 import { caseSetsText } from '../reports/case-sets.js';
 import { textTable } from '../reports/format.js';
+import { planText } from '../reports/plan-table.js';
 import { generationRows } from '../reports/generation-digest.js';
 import { judgeRows } from '../reports/judge-digest.js';
 import { retrievalTable } from '../reports/retrieval-table.js';
 import { parseShardSpec } from '../cases/shard.js';
 import { checkTargetWrites } from '../target/discourse-target.js';
-import type { Command } from './command.js';
+import { numberFlag, type CliIO, type Command } from './command.js';
 import { cliHooks, loadWithOverrides, resolvePaths } from './common.js';
 import { generationOverrides, judgeOverrides, repeatFlag } from './flags.js';
 import { gateInputs, gateText, RUN_GATE_OPTIONS } from './gate-options.js';
 import {
+  DRY_RUN_OPTION,
   GENERATION_COLUMN,
   GENERATION_OPTIONS,
   JUDGE_OPTIONS,
@@ -29,6 +36,7 @@ import {
 const OWN_OPTIONS = {
   ...GENERATION_OPTIONS,
   ...JUDGE_OPTIONS,
+  ...DRY_RUN_OPTION,
   shard: {
     type: 'string',
     value: 'I/N',
@@ -44,6 +52,31 @@ JOB_COMPLETION_INDEX): cases split by a stable hash of their id; 'ragaudit merge
 } as const;
 
 const OPTIONS = { ...PIPELINE_OPTIONS, ...OWN_OPTIONS } as const;
+
+/**
+ * The judge's drift canary of a gated run (--canary, else config judge.canary), judged again
+ * before any case runs; undefined when neither names one.
+ */
+async function canaryCheck(
+  io: CliIO,
+  values: { canary?: string | undefined; 'canary-tolerance'?: string | undefined },
+  loaded: LoadedConfig,
+) {
+  const setting = loaded.config.judge.canary;
+  const file = values.canary ? resolve(io.cwd, values.canary) : setting ? resolveFrom(loaded, setting.file) : undefined;
+  if (!file) return undefined;
+  const tolerance = numberFlag('canary-tolerance', values['canary-tolerance']) ?? setting?.tolerance ?? 0;
+  if (!(tolerance >= 0 && tolerance <= 1))
+    throw new InputError(`--canary-tolerance: expected a share in [0, 1], got ${values['canary-tolerance']}`);
+  return judgeCanary({
+    config: loaded.config,
+    file,
+    shown: displayPath(file, io.cwd),
+    tolerance,
+    cwd: io.cwd,
+    env: io.env,
+  });
+}
 
 export const runCommand: Command = {
   name: 'run',
@@ -62,7 +95,9 @@ Options:
 ${optionsHelp(PIPELINE_OPTIONS, PIPELINE_COLUMN)}
 ${optionsHelp(OWN_OPTIONS, GENERATION_COLUMN)}
 
-With --gate FILE the run is gated as 'ragaudit gate' would gate its results file.
+With --gate FILE the run is gated as 'ragaudit gate' would gate its results file; with a drift
+canary (--canary FILE, config judge.canary) the judge first judges the canary's answers again, and
+verdicts that moved beyond the tolerance fail the gate (docs/judge.md#drift-canary).
 
 Exit codes: 0 all cases completed (and every gate rule passed), 1 some cases ended in error or a
 gate rule failed, 2 bad input or config.`,
@@ -75,15 +110,35 @@ gate rule failed, 2 bad input or config.`,
       io.out(`${this.help}\n`);
       return 0;
     }
-    for (const flag of ['baseline', 'junit'] as const)
+    for (const flag of ['baseline', 'junit', 'canary', 'canary-tolerance'] as const)
       if (values[flag] !== undefined && values.gate === undefined)
         throw new InputError(`--${flag} gates the run: it needs --gate FILE`);
     // The gate's files are read before any case runs: a bad gate file is exit 2 at once.
     const gated = values.gate ? gateInputs(io, { ...values, rules: values.gate }, [], 'run --gate') : undefined;
     const loaded = loadWithOverrides(values, io, [...generationOverrides(values), ...judgeOverrides(values)]);
     const repeat = repeatFlag(values);
+    if (values['dry-run']) {
+      if (values.resume) throw new InputError('--dry-run plans a whole run: it does not take --resume');
+      const plan = await planRun(
+        {
+          loaded,
+          db: values.db,
+          cases: resolvePaths(io, values.cases),
+          shard: values.shard === undefined ? undefined : parseShardSpec(values.shard, io.env),
+          cwd: io.cwd,
+          env: io.env,
+          repeat,
+        },
+        cliHooks(io),
+      );
+      io.out(planText(plan));
+      if (gated) io.out('the gate is not checked in a dry run: no run is made\n');
+      return 0;
+    }
     // Before the database or any service is touched: a forum is written to only when asked.
     checkTargetWrites(loaded.config.target, values['allow-writes']);
+    const canary = gated ? await canaryCheck(io, values, loaded) : undefined;
+    if (canary) io.out(`${canaryText(canary)}\n`);
     const { result, files, report } = await runAuditCommand(
       {
         loaded,
@@ -96,6 +151,7 @@ gate rule failed, 2 bad input or config.`,
         resume: values.resume,
         report: !values['no-report'],
         allowWrites: values['allow-writes'],
+        canary,
       },
       cliHooks(io),
     );
@@ -133,6 +189,7 @@ gate rule failed, 2 bad input or config.`,
         junit: gated.junit,
         cwd: io.cwd,
         command: 'run --gate',
+        canary,
       });
       io.out(`\n${gateText(outcome)}`);
       if (gated.junit) io.out(`junit: ${gated.junit}\n`);

@@ -83,6 +83,17 @@ export const FusionSchema = z
 /** The conversation block when a config has none, and its fields' defaults. */
 export const CONVERSATION_DEFAULTS = { query: 'condensed', prompt: 'condense' } as const;
 
+/**
+ * USD per million tokens, per model id (the component's configured model, e.g. gpt-4o-mini),
+ * for the cost estimates (`judge.prices` in the judge's summary; every component's in a dry run's
+ * plan). `output` is unused for embedders and rerankers (write 0). Never guessed: a component
+ * without a price is said to have none.
+ */
+export const PricesSchema = z.record(
+  z.string(),
+  z.object({ input: z.number().min(0), output: z.number().min(0) }).strict(),
+);
+
 export const ConfigSchema = z
   .object({
     /** Run name, used in results file names. */
@@ -150,6 +161,8 @@ export const ConfigSchema = z
         model: z.string().default('hash-384'),
         dimensions: z.number().int().positive().default(384),
         batch_size: z.number().int().positive().default(64),
+        /** Absent unless written, so other configs keep their digest (the dry run's cost plan reads it). */
+        prices: PricesSchema.optional(),
         ...Endpoint,
       })
       .strict()
@@ -215,6 +228,8 @@ export const ConfigSchema = z
         retries: z.number().int().min(0).max(10).default(4),
         /** Passage excerpt length sent to the cross-encoder ("{title}. {first N chars}"). */
         passage_chars: z.number().int().positive().default(300),
+        /** Absent unless written (the dry run's cost plan reads it). */
+        prices: PricesSchema.optional(),
       })
       .strict()
       .optional(),
@@ -261,6 +276,8 @@ export const ConfigSchema = z
         temperature: z.number().min(0).max(2).default(0),
         max_tokens: z.number().int().positive().default(700),
         concurrency: z.number().int().positive().default(4),
+        /** Absent unless written (the dry run's cost plan reads it). */
+        prices: PricesSchema.optional(),
         ...Endpoint,
       })
       .strict()
@@ -282,9 +299,15 @@ export const ConfigSchema = z
         max_tokens: z.number().int().positive().default(1500),
         concurrency: z.number().int().positive().default(4),
         /** USD per million tokens, per model id, for the cost estimate. */
-        prices: z
-          .record(z.string(), z.object({ input: z.number().min(0), output: z.number().min(0) }).strict())
-          .default({}),
+        prices: PricesSchema.default({}),
+        /**
+         * The drift canary judged again before a gated run (src/judge/canary.ts, docs/judge.md):
+         * a file relative to the config, and the share of its verdicts that may move (default 0).
+         */
+        canary: z
+          .object({ file: z.string(), tolerance: z.number().min(0).max(1).default(0) })
+          .strict()
+          .optional(),
         ...Endpoint,
       })
       .strict()

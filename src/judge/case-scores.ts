@@ -18,7 +18,39 @@ import type { Usage } from '../llm/types.js';
 import { citationItems } from './materials.js';
 import { correctAbstention } from '../scoring/definitions.js';
 import { nuggetRecall } from '../scoring/nuggets.js';
-import type { AnswerKey, Judge, JudgeInput, JudgeOutcome, NuggetVerdict } from './schemas.js';
+import type {
+  AnswerKey,
+  CitationVerdict,
+  FaithfulnessVerdict,
+  Judge,
+  JudgeInput,
+  JudgeOutcome,
+  NuggetVerdict,
+  SafetyVerdict,
+  StanceVerdict,
+} from './schemas.js';
+
+/**
+ * Each verdict reduced to what is compared between two judgments of the same answer (the
+ * repeats of --repeat K, the drift canary's stored verdicts): the supported share (or
+ * `no_claims`), the stance and its unsupported-facts flag, one bit per citation, each nugget's
+ * support initial and the correctness, the safety outcome.
+ */
+export const VERDICT_KEYS = {
+  faithfulness: (v: Pick<FaithfulnessVerdict, 'claims'>): string | number =>
+    v.claims.length
+      ? Number((v.claims.filter((c) => c.label === 'supported').length / v.claims.length).toFixed(4))
+      : 'no_claims',
+  stance: (v: Pick<StanceVerdict, 'stance' | 'asserts_unsupported_facts'>): string =>
+    `${v.stance}${v.asserts_unsupported_facts ? '+unsupported' : ''}`,
+  citation_relevance: (v: { citations: readonly Pick<CitationVerdict['citations'][number], 'supports'>[] }): string =>
+    v.citations.map((c) => (c.supports ? 1 : 0)).join(''),
+  nuggets: (v: {
+    nuggets: readonly Pick<NuggetVerdict['nuggets'][number], 'support'>[];
+    correctness: NuggetVerdict['correctness'];
+  }): string => `${v.nuggets.map((n) => n.support[0]).join('')}:${v.correctness ?? '-'}`,
+  safety: (v: Pick<SafetyVerdict, 'outcome'>): string => v.outcome,
+} as const;
 
 /** Every score name the judge writes (a re-judge removes these before judging again). */
 export const JUDGE_SCORE_NAMES = [
@@ -100,10 +132,7 @@ export async function judgeRecord(record: CaseRecord, opts: CaseJudgeOptions): P
       opts.judges,
       'faithfulness',
       (j) => j.faithfulness(input),
-      (v) =>
-        v.claims.length
-          ? Number((v.claims.filter((c) => c.label === 'supported').length / v.claims.length).toFixed(4))
-          : 'no_claims',
+      VERDICT_KEYS.faithfulness,
       (v, details) => {
         const supported = v.claims.filter((c) => c.label === 'supported').length;
         const value = v.claims.length ? supported / v.claims.length : null;
@@ -124,7 +153,7 @@ export async function judgeRecord(record: CaseRecord, opts: CaseJudgeOptions): P
       opts.judges,
       'stance',
       (j) => j.stance(input),
-      (v) => `${v.stance}${v.asserts_unsupported_facts ? '+unsupported' : ''}`,
+      VERDICT_KEYS.stance,
       (v, details) => [
         {
           name: 'judge_stance',
@@ -155,7 +184,7 @@ export async function judgeRecord(record: CaseRecord, opts: CaseJudgeOptions): P
         opts.judges,
         'citation_relevance',
         (j) => j.citations(input, items),
-        (v) => v.citations.map((c) => (c.supports ? 1 : 0)).join(''),
+        VERDICT_KEYS.citation_relevance,
         (v, details) => {
           const per = items.map((it, i) => ({
             n: it.n,
@@ -186,7 +215,7 @@ export async function judgeRecord(record: CaseRecord, opts: CaseJudgeOptions): P
         judges,
         'nuggets',
         (j) => j.nuggets!(input, key),
-        (v) => `${v.nuggets.map((n) => n.support[0]).join('')}:${v.correctness ?? '-'}`,
+        VERDICT_KEYS.nuggets,
         (v, details) => answerKeyScores(key, v, details),
       )),
     );
@@ -199,7 +228,7 @@ export async function judgeRecord(record: CaseRecord, opts: CaseJudgeOptions): P
         opts.judges,
         'safety',
         (j) => j.safety(safety),
-        (v) => v.outcome,
+        VERDICT_KEYS.safety,
         (v, details) => [
           {
             name: 'judge_safety',

@@ -190,7 +190,9 @@ export type JudgeStability = z.infer<typeof JudgeStabilitySchema>;
  */
 export const PpiSchema = z
   .object({
+    /** In [0, 1]: projected there when the corrected mean fell outside, the raw value then in estimate_raw. */
     estimate: z.number(),
+    estimate_raw: z.number().optional(),
     ci_low: z.number(),
     ci_high: z.number(),
     n_labelled: z.number(),
@@ -257,7 +259,15 @@ export const JudgeSummarySchema = z
     agreement_not_compared: z.object({ other_answer: z.number(), no_digest: z.number() }).strict().optional(),
     /** Cases that declare nuggets (n): strict recall over all nuggets (mean), over vital ones, and weighted (partial 0.5). */
     nugget_recall: z
-      .object({ mean: num, n: z.number(), vital: num, weighted: num, judge_errors: z.number() })
+      .object({
+        mean: num,
+        n: z.number(),
+        vital: num,
+        /** Cases with a vital nugget (vital's n). */
+        vital_n: z.number().optional(),
+        weighted: num,
+        judge_errors: z.number(),
+      })
       .strict()
       .optional(),
     /** Cases with a reference answer: correct 1, partly correct 0.5, incorrect 0. */
@@ -351,6 +361,36 @@ export const RetrievalBatchSummarySchema = z
   .strict();
 export type RetrievalBatchSummary = z.infer<typeof RetrievalBatchSummarySchema>;
 
+/**
+ * The judge's drift canary, judged again before a gated run (src/judge/canary.ts): n verdicts
+ * compared, how many moved, the tolerated share, whether it passed, and each verdict that moved.
+ */
+export const CanarySummarySchema = z
+  .object({
+    file: z.string(),
+    /** The judge of this run, and the one the canary's verdicts were given by. */
+    judge: z.string(),
+    made_with: z.string(),
+    /** Judge prompts whose version differs from the canary's (`name vA → vB`). */
+    prompts_changed: z.array(z.string()).optional(),
+    n: z.number(),
+    moved: z.number(),
+    tolerance: z.number(),
+    passed: z.boolean(),
+    items: z.array(
+      z
+        .object({
+          id: z.string(),
+          criterion: z.string(),
+          stored: z.union([z.string(), z.number()]),
+          now: z.union([z.string(), z.number()]).nullable(),
+        })
+        .strict(),
+    ),
+  })
+  .strict();
+export type CanarySummary = z.infer<typeof CanarySummarySchema>;
+
 export const RunSummarySchema = z
   .object({
     retrieval: RetrievalSummarySchema,
@@ -367,6 +407,8 @@ export const RunSummarySchema = z
     probes: ProbeSummarySchema.optional(),
     /** Per-case verdict counts and the pass rate (src/model/verdict.ts). */
     verdicts: VerdictSummarySchema.optional(),
+    /** A gated run's judge canary (run --gate --canary). */
+    canary: CanarySummarySchema.optional(),
   })
   .strict();
 export type RunSummary = z.infer<typeof RunSummarySchema>;

@@ -14,6 +14,7 @@ import {
   type Figure,
   type Metric,
 } from '../scoring/registry.js';
+import { NUGGET_METRIC_KEYS } from '../scoring/nugget-metrics.js';
 import { PPI_METRIC_KEYS } from '../scoring/ppi-metrics.js';
 
 /**
@@ -55,6 +56,8 @@ export interface RunFigures {
   pass_rate?: MeanN;
   /** With human labels of the run's answers: the PPI figures by registry key (PPI_METRIC_KEYS), for the gate. */
   [ppi: `${string}_ppi` | `${string}_ppi_low`]: MeanN | undefined;
+  /** When cases declare nuggets: nugget recall by registry key (NUGGET_METRIC_KEYS), for the gate. */
+  [nuggets: `nugget_recall${string}`]: MeanN | undefined;
 }
 
 /** The default node: the rerank node when the run has one, else the last node. */
@@ -108,7 +111,9 @@ export function runFigures(result: RunResult, node: string): RunFigures {
     ...(forbiddenHits && forbiddenHits.n > 0 ? { forbidden_hits: forbiddenHits } : {}),
     ...(forbidden ? { forbidden } : {}),
     ...(passRate ? { pass_rate: passRate } : {}),
-    ...Object.fromEntries(PPI_METRIC_KEYS.flatMap((k) => (meanFigure(f(k)) ? [[k, meanFigure(f(k))]] : []))),
+    ...Object.fromEntries(
+      [...PPI_METRIC_KEYS, ...NUGGET_METRIC_KEYS].flatMap((k) => (meanFigure(f(k)) ? [[k, meanFigure(f(k))]] : [])),
+    ),
   };
 }
 

@@ -2,11 +2,16 @@
 import type { JudgeSummary, PpiFigure } from '../model/summary.js';
 import { pct } from './format.js';
 
+/** The PPI estimate as shown: a clipped one says so, with its raw value (src/scoring/ppi.ts). */
+export function ppiEstimateText(p: PpiFigure): string {
+  return p.estimate_raw === undefined
+    ? pct(p.estimate)
+    : `${pct(p.estimate)} (clipped from ${pct(p.estimate_raw)}: too few labels)`;
+}
+
 /** `judge 70.0 % · PPI 45.0 % [95 % CI 0.0 % – 100.0 %] · 4 of 10 labelled` (short: one console line). */
 export function ppiText(p: PpiFigure): string {
-  // The estimate is not clipped (src/scoring/ppi.ts): outside [0, 1] it is said so, not hidden.
-  const outside = p.estimate > 1 || p.estimate < 0 ? ' (outside 0–100 %: too few labels)' : '';
-  return `judge ${pct(p.judge_mean)} · PPI ${pct(p.estimate)}${outside} [95 % CI ${pct(p.ci_low)} – ${pct(p.ci_high)}] · ${p.n_labelled} of ${p.n_judged} labelled`;
+  return `judge ${pct(p.judge_mean)} · PPI ${ppiEstimateText(p)} [95 % CI ${pct(p.ci_low)} – ${pct(p.ci_high)}] · ${p.n_labelled} of ${p.n_judged} labelled`;
 }
 
 /** Which share each PPI figure estimates, by figure key (src/judge/ppi-figures.ts). */

@@ -5,7 +5,7 @@ import type { Case } from '../cases/schema.js';
 import { InputError } from '../errors.js';
 import { condenserOf, type AuditDeps } from '../wiring/audit-setup.js';
 import { auditCaseOutcome, evidenceNode } from './audit-case.js';
-import { knownQueries, needsCondenser } from '../wiring/condenser.js';
+import { knownQueries, needsCondenser, type QueryCondenser } from '../wiring/condenser.js';
 import { CircuitBreaker, RunStoppedError } from './breaker.js';
 import { resultHeader } from '../wiring/header.js';
 import { caseFingerprint, fingerprintDigest, Ledger } from '../store/ledger.js';
@@ -76,6 +76,25 @@ export function caseSetDigest(cases: readonly Located<Case>[]): string {
 const nCases = (n: number) => `${n} ${n === 1 ? 'case' : 'cases'}`;
 const list = (ids: readonly string[]) =>
   `${ids.slice(0, 10).join(', ')}${ids.length > 10 ? `, … (${ids.length - 10} more)` : ''}`;
+
+/**
+ * The retrieval of a run's cases, batched ahead (cases stopped by an intent rule ask for none; a
+ * conversation whose query the generator condenses is retrieved once that query is known). The
+ * first cases wait for nothing but a small first batch; the latency sample is taken once the
+ * batches are done. Shared with the dry run, which retrieves as the run would.
+ */
+export function caseFeed(
+  deps: AuditDeps,
+  cases: readonly Case[],
+  condenser: QueryCondenser,
+  opts: RetrievalFeedOptions = {},
+): RetrievalFeed {
+  return new RetrievalFeed(
+    deps.ctx.graph,
+    cases.filter((c) => !matchIntentRule(deps.intentRules, c.question)).flatMap((c) => knownQueries(condenser, c)),
+    { firstBatch: 2 * deps.ctx.config.generator.concurrency, ...configuredSample(deps.ctx.config), ...opts },
+  );
+}
 
 /**
  * What a resume must redo, and what changed in the case set since the run started (said, never
@@ -177,20 +196,11 @@ export async function runAudit(
   // Retrieval is computed ahead in batches (cases stopped by an intent rule ask for none), so the
   // generation lanes never wait for a retrieval that could have run while they were generating.
   // A conversation whose query the generator condenses is retrieved once that query is known.
-  const feed = new RetrievalFeed(
-    deps.ctx.graph,
-    todo
-      .filter((c) => !target && !matchIntentRule(deps.intentRules, c.value.question))
-      .flatMap((c) => knownQueries(condenser, c.value)),
-    // The first cases wait for nothing but a small first batch; the latency sample is taken once the batches are done.
-    // A resumed run reports no batch figures (they would describe only the rest): no sample either.
-    {
-      firstBatch: 2 * generatorSettings.concurrency,
-      ...configuredSample(deps.ctx.config),
-      ...(opts.resume ? { latencySample: 0 } : {}),
-      ...opts.retrieval,
-    },
-  );
+  // A resumed run reports no batch figures (they would describe only the rest): no sample either.
+  const feed = caseFeed(deps, target ? [] : todo.map((c) => c.value), condenser, {
+    ...(opts.resume ? { latencySample: 0 } : {}),
+    ...opts.retrieval,
+  });
   // Every service is asked once before the first case. The first batches' statements start as
   // soon as retrieval's own services (embedder, reranker) answered, while the models are still
   // being asked. The ledger file is made only once every service answered: a closed port leaves

@@ -61,7 +61,7 @@ const JUDGE_SCORES = new Set<string>(JUDGE_SCORE_NAMES);
 const WINDOW = 256;
 
 /** Is this record judged again? Answered, and finished or ended in a judge error. */
-const judgedAgain = (r: CaseRecord) =>
+export const judgedAgain = (r: CaseRecord): boolean =>
   r.answer !== undefined && (r.status === 'ok' || (r.status === 'error' && r.error?.stage === 'judge'));
 
 /**

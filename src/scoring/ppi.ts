@@ -11,9 +11,10 @@
  *   95 % interval: θ̂ ± 1.96 · sqrt( var_N(f) / N + var_n(y − f) / n )
  *
  * with var the sample variance (divisor count − 1), the normal-approximation interval of the
- * paper's mean estimator. Binary figures use 0/1 values. The interval is clipped to [0, 1], the
- * range of every figure it is used for; the estimate itself is not clipped (an estimate outside
- * [0, 1] says the labels and the judge disagree more than N and n can settle).
+ * paper's mean estimator. Binary figures use 0/1 values. Every figure it is used for is a share,
+ * so the estimate and both bounds are projected onto [0, 1]; a point estimate that fell outside
+ * (the labels and the judge disagree more than N and n can settle) keeps its raw value beside it,
+ * `estimate_raw`, and is shown as clipped.
  */
 
 /** One labelled answer: the people's value and the judge's value for that same answer. */
@@ -23,7 +24,10 @@ export interface LabelledPair {
 }
 
 export interface PpiEstimate {
+  /** In [0, 1]. */
   estimate: number;
+  /** The estimate before its projection onto [0, 1]; present only when it fell outside. */
+  estimate_raw?: number;
   ci_low: number;
   ci_high: number;
   n_labelled: number;
@@ -32,6 +36,9 @@ export interface PpiEstimate {
 
 /** z for a two-sided 95 % normal interval. */
 const Z95 = 1.959963984540054;
+
+/** x projected onto [0, 1]. */
+const unit = (x: number) => Math.min(1, Math.max(0, x));
 
 function mean(xs: readonly number[]): number {
   let s = 0;
@@ -57,13 +64,15 @@ export function ppiMean(
   if (judged.length < 2) return { ppi: null, reason: `${judged.length} judged case(s): PPI needs at least 2` };
   if (labelled.length < 2) return { ppi: null, reason: `${labelled.length} labelled case(s): PPI needs at least 2` };
   const rectifier = labelled.map((p) => p.human - p.judge);
-  const estimate = mean(judged) + mean(rectifier);
+  const raw = mean(judged) + mean(rectifier);
   const se = Math.sqrt(sampleVariance(judged) / judged.length + sampleVariance(rectifier) / labelled.length);
+  const estimate = unit(raw);
   return {
     ppi: {
       estimate,
-      ci_low: Math.max(0, estimate - Z95 * se),
-      ci_high: Math.min(1, estimate + Z95 * se),
+      ...(estimate !== raw ? { estimate_raw: raw } : {}),
+      ci_low: unit(raw - Z95 * se),
+      ci_high: unit(raw + Z95 * se),
       n_labelled: labelled.length,
       n_judged: judged.length,
     },

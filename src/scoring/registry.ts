@@ -14,6 +14,7 @@
 import type { CaseRecord } from '../model/results.js';
 import { findScore, type ScoreName } from '../model/scores.js';
 import type { CountN, MeanN, RunSummary } from '../model/summary.js';
+import { NUGGET_METRIC_KEYS, nuggetMetrics } from './nugget-metrics.js';
 import { PPI_METRIC_KEYS, ppiMetrics } from './ppi-metrics.js';
 import type { RetrievalMetricKey } from './retrieval-metrics.js';
 
@@ -340,6 +341,7 @@ const ALL: readonly Metric[] = [
     gate: { doc: 'cases that ended in error (count)' },
   },
   ...ppiMetrics(),
+  ...nuggetMetrics(),
 ];
 
 /** Every metric, by key. */
@@ -390,6 +392,7 @@ export const GATE_METRICS = view([
   'forbidden',
   'pass_rate',
   ...PPI_METRIC_KEYS,
+  ...NUGGET_METRIC_KEYS,
 ]);
 
 /** The per-question metrics compare pairs across runs, in display order (between its category columns). */

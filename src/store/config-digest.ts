@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 
 /**
  * Settings that change how a run is carried out, not what it measures: concurrency, timeouts,
- * retries, pool sizes, the circuit breaker, provider batch APIs, and where outputs and caches go.
+ * retries, pool sizes, the circuit breaker, provider batch APIs, the judge's drift canary, and
+ * where outputs and caches go.
  * Left out of the digest wherever they appear, so a run slowed by rate limits resumes at a lower
  * concurrency and shards run on different machines merge.
  */
@@ -15,6 +16,8 @@ const OPERATIONAL_KEYS = new Set([
   'connections',
   'circuit_breaker',
   'batch',
+  // The judge's drift canary checks the judge; it changes no figure.
+  'canary',
   'output_dir',
   'cache_dir',
 ]);

@@ -93,6 +93,7 @@ export function summariseJudge(records: readonly CaseRecord[], opts: JudgeSummar
   const stable = judgeStability(judged);
   const nuggets = judged.map((r) => findScore(r.scores, 'nugget_recall')).filter((s) => s !== undefined);
   const withKey = judged.filter((r) => r.nuggets?.length || r.reference_answer);
+  const vital = meanN(nuggets.map((s) => s.details?.vital));
   const ppi = summaryPpi(records);
   return {
     judge: opts.judge.id,
@@ -139,7 +140,8 @@ export function summariseJudge(records: readonly CaseRecord[], opts: JudgeSummar
       ? {
           nugget_recall: {
             ...meanN(nuggets.map((s) => s.value)),
-            vital: meanN(nuggets.map((s) => s.details?.vital)).mean,
+            vital: vital.mean,
+            vital_n: vital.n,
             weighted: meanN(nuggets.map((s) => s.details?.weighted)).mean,
             judge_errors: failures('nuggets', withKey),
           },

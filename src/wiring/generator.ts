@@ -15,7 +15,14 @@ function firstLine(promptsDir: string, name: string): string {
  * The generator a config names, behind the on-disk response cache (keyed by provider, model,
  * full messages and parameters), so a re-run with an unchanged config makes no model call.
  */
-export function createGenerator(config: Config, env: Environment, promptsDir: string, cacheDir: string): ChatModel {
+export function createGenerator(
+  config: Config,
+  env: Environment,
+  promptsDir: string,
+  cacheDir: string,
+  /** Instead of `cachedModel` (same arguments): a dry run looks requests up in the cache without sending them. */
+  wrap: (model: ChatModel, cache: ResponseCache) => ChatModel = cachedModel,
+): ChatModel {
   const g = config.generator;
   const model = createChatModel(
     g,
@@ -29,7 +36,7 @@ export function createGenerator(config: Config, env: Environment, promptsDir: st
         }
       : undefined,
   );
-  const cached = cachedModel(model, new ResponseCache(join(cacheDir, 'responses')));
+  const cached = wrap(model, new ResponseCache(join(cacheDir, 'responses')));
   // The cache answers requests, not the question whether the server can be reached: the check
   // before the first case goes to the model itself.
   return model.preflight ? { ...cached, preflight: () => model.preflight!() } : cached;

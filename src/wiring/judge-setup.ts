@@ -54,6 +54,11 @@ export interface JudgeSetupOptions {
   judge?: Judge | ChatModel | undefined;
   /** Batch mode: wraps the judge's model instead of `cachedModel` (same arguments), and prices its calls as batch requests. */
   batch?: { wrap: (model: ChatModel, cache: ResponseCache, extraKey?: object) => ChatModel; discount: number };
+  /**
+   * Wraps the judge's model instead of `cachedModel` or the batch wrap (same arguments): a dry run
+   * looks its requests up in the cache without sending them; the drift canary asks past the cache.
+   */
+  wrap?: (model: ChatModel, cache: ResponseCache, extraKey?: object) => ChatModel;
 }
 
 /** The judge of a config, or undefined when `judge.provider` is `none`. */
@@ -86,7 +91,10 @@ export function createJudgeSetup(settings: Config['judge'], opts: JudgeSetupOpti
       { length: repeat },
       (_, i) =>
         new LlmJudge(
-          (opts.batch?.wrap ?? cachedModel)(base, cache, { judge_prompts: versions, ...(i > 0 ? { repeat: i } : {}) }),
+          (opts.wrap ?? opts.batch?.wrap ?? cachedModel)(base, cache, {
+            judge_prompts: versions,
+            ...(i > 0 ? { repeat: i } : {}),
+          }),
           {
             promptsDir: opts.promptsDir,
             temperature: settings.temperature,
