@@ -184,6 +184,7 @@ export async function indexChecks(ctx: DoctorContext, pgvector: string | undefin
           limit,
           search: mode,
           ...(ch.ann_candidates !== undefined ? { candidates: ch.ann_candidates } : {}),
+          ...(ch.ann_max_candidates !== undefined ? { maxCandidates: ch.ann_max_candidates } : {}),
           ...(ch.ef_search !== undefined ? { efSearch: ch.ef_search } : {}),
           ...(ch.probes !== undefined ? { probes: ch.probes } : {}),
         };
