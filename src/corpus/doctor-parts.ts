@@ -157,7 +157,7 @@ export async function channelChecks(ctx: DoctorContext, pgvector: string | undef
       checks.push({
         id,
         mark: 'fail',
-        sentence: `Channel ${ch.name} was not tried: what it reads is missing (see above).`,
+        sentence: `Channel ${ch.name} was not tried: what it reads is missing or not readable (see above).`,
       });
       continue;
     }
