@@ -25,7 +25,13 @@ const CONFIG = join(FIXTURES, 'fr-apiculture', 'config.yml');
 const forum = readForum(join(FIXTURES, 'forum-apiculture'));
 const cases = loadCases([join(FIXTURES, 'fr-apiculture', 'questions.yml')]).map((c) => c.value);
 
-/** The evidence zone each case is expected in (read by hand from the forum and the stand-ins' scores). */
+/**
+ * The evidence zone each case is expected in (read by hand from the forum and the stand-ins'
+ * scores). The stand-ins leave out French stop words (the language pack's): three in-domain
+ * questions the English list kept weak ("quel", "comment", "faut" counted as words to find) now
+ * reach the normal zone; of the off-topic ones two fall to empty, one rises to weak, and
+ * fr-off-impots rises to normal (an off-topic answer with a citation).
+ */
 const ZONES: Record<string, 'normal' | 'weak' | 'empty'> = {
   'fr-oxalique-quand': 'normal',
   'fr-oxalique-dose': 'normal',
@@ -35,23 +41,24 @@ const ZONES: Record<string, 'normal' | 'weak' | 'empty'> = {
   'fr-frelon-printemps': 'normal',
   'fr-couvain-mosaique': 'normal',
   'fr-colonie-orpheline': 'normal',
-  'fr-humidite-miel': 'weak',
-  'fr-refractometre': 'weak',
+  'fr-humidite-miel': 'normal',
+  'fr-refractometre': 'normal',
   'fr-mega-enfumoir': 'normal',
   'fr-mega-distance': 'normal',
-  'fr-mega-declaration': 'weak',
+  'fr-mega-declaration': 'normal',
   'fr-mega-gants': 'normal',
   'fr-loque-allumette': 'normal',
   'fr-transhumance': 'normal',
   'fr-cire-opercules': 'normal',
   'fr-division': 'normal',
   'fr-hivernage': 'normal',
-  'fr-code-promo-reines': 'empty',
+  'fr-code-promo-reines': 'weak',
   'fr-off-blanquette': 'empty',
-  'fr-off-impots': 'weak',
+  // A lexical trap for the stand-in: "déclaration … en ligne" is also the hives' yearly declaration.
+  'fr-off-impots': 'normal',
   'fr-off-football': 'empty',
-  'fr-off-voiture': 'weak',
-  'fr-off-calceophilie': 'weak',
+  'fr-off-voiture': 'empty',
+  'fr-off-calceophilie': 'empty',
   'fr-off-guepes': 'weak',
 };
 
@@ -198,14 +205,15 @@ describe('ragaudit run --config <French demo>, offline stand-ins', () => {
   it('correct abstention and CTA figures match the labels', () => {
     const g = result.summary.generation;
     expect(g?.stance_pattern).toEqual({
-      in_domain: { answered: 16, hedged: 3 },
-      off_topic: { abstained: 5, hedged: 2 },
+      in_domain: { answered: 19 },
+      off_topic: { abstained: 4, hedged: 2, answered: 1 },
     });
-    expect(g?.correct_abstention_pattern).toEqual({ mean: 1, n: 26 });
+    // 25 of 26: fr-off-impots answers (see ZONES).
+    expect(g?.correct_abstention_pattern).toEqual({ mean: 25 / 26, n: 26 });
     expect(g?.cta_rate).toEqual({ mean: 1, n: 26 });
     expect(g?.wrong_abstentions).toEqual({ count: 0, n: 19 });
-    expect(g?.offtopic_hallucinations).toEqual({ count: 0, n: 7 });
+    expect(g?.offtopic_hallucinations).toEqual({ count: 1, n: 7 });
     expect(g?.forbidden).toEqual({ count: 0, n: 1 });
-    expect(out).toMatch(/correct abstention \(pattern\)\s+100\.0 % \(n=26\)/);
+    expect(out).toMatch(/correct abstention \(pattern\)\s+96\.2 % \(n=26\)/);
   });
 });

@@ -170,14 +170,15 @@ describe(
     const dir = workDir('mine-per-topic-default');
     const forum = tinyForum(dir, TOPICS);
 
-    // The files below were written by the command before --per-topic existed (same forum, flags and date).
+    // The files below are what the command writes without --per-topic (same forum, flags and date; the
+    // key-phrase templates since they replaced the word lists): --per-topic 1 writes the same bytes.
     it('without post grain', async () => {
       const o = await runMine(inputs(dir, forum, { size: 7, seed: 2, out: join(dir, 'k1.yml') }), SILENT_HOOKS);
       expect(readFileSync(o.file, 'utf8')).toMatchInlineSnapshot(`
       "# Written by ragaudit mine (docs/mining.md).
       # command: ragaudit mine --size 7 --seed 2 --mode template
       # seed 2 · size 7 · mode template · language en
-      # questions: templates (post-question, post-claim, keywords, tag-keywords)
+      # questions: templates (post-question, post-claim, key-phrase, tag-phrase)
       # database: embedded demo database (PGlite) (10 public topics)
       # date: 2026-12-03
       # strata: category × the topic's commonest tag, proportional allocation (largest remainder)
@@ -241,27 +242,27 @@ describe(
         tags: [mined, ambiguous]
 
       - id: mined-21-1
-        question: "What does the forum say about brush, horsehair and suggested?"
+        question: "How do members here deal with cedar trees?"
         source: mined
         mined:
           topic_id: 21
           category: Beta
           tags: []
           method: template
-          template: keywords
+          template: key-phrase
         kind: in_domain
         expected_topic_ids: [21]
         tags: [mined]
 
       - id: mined-22-1
-        question: "What does the forum say about brush, horsehair and suggested?"
+        question: "Any advice on cedar trees?"
         source: mined
         mined:
           topic_id: 22
           category: Beta
           tags: []
           method: template
-          template: keywords
+          template: key-phrase
         kind: in_domain
         expected_topic_ids: [22]
         tags: [mined]
@@ -296,7 +297,7 @@ describe(
       "# Written by ragaudit mine (docs/mining.md).
       # command: ragaudit mine --size 7 --seed 2 --mode template --post-grain
       # seed 2 · size 7 · mode template · post grain · language en
-      # questions: templates (post-question, post-claim, keywords, tag-keywords)
+      # questions: templates (post-question, post-claim, key-phrase, tag-phrase)
       # database: embedded demo database (PGlite) (10 public topics)
       # date: 2026-12-03
       # strata: category × the topic's commonest tag, proportional allocation (largest remainder)
@@ -305,28 +306,28 @@ describe(
       # ambiguous goldens flagged: 1 (kept, with mined.ambiguous)
 
       - id: mined-11-2
-        question: "What does the forum say about brush, horsehair and polishing?"
+        question: "Any advice on cedar trees?"
         source: mined
         mined:
           topic_id: 11
           category: Alpha
           tags: [welts]
           method: template
-          template: keywords
+          template: key-phrase
         kind: in_domain
         expected_topic_ids: [11]
         expected_post_ids: [11002]
         tags: [mined, post-grain]
 
       - id: mined-13-1
-        question: "What does the forum say about brush, horsehair and suggested?"
+        question: "Any advice on cedar trees?"
         source: mined
         mined:
           topic_id: 13
           category: Alpha
           tags: [welts]
           method: template
-          template: keywords
+          template: key-phrase
         kind: in_domain
         expected_topic_ids: [13]
         tags: [mined]
@@ -374,14 +375,14 @@ describe(
         tags: [mined]
 
       - id: mined-22-2
-        question: "What does the forum say about brush, horsehair and polishing?"
+        question: "How do members here deal with cedar trees?"
         source: mined
         mined:
           topic_id: 22
           category: Beta
           tags: []
           method: template
-          template: keywords
+          template: key-phrase
         kind: in_domain
         expected_topic_ids: [22]
         expected_post_ids: [22002]

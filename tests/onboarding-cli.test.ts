@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.js';
+import { PACKAGE_ROOT } from '../src/paths.js';
 import { readForum } from '../src/demo/forum.js';
 import { loadForum } from '../src/demo/load-forum.js';
 import { HashEmbedder } from '../src/embedding/hash-embedder.js';
@@ -48,8 +49,21 @@ describe('doctor, init and retrieval on a forum without embeddings', () => {
   });
   afterAll(() => removeWorkDirs());
 
-  it('doctor fails a semantic config there, naming why, with exit 2', async () => {
+  it('doctor without a config judges the forum as it is (keyword tables, no pgvector), not the demo', async () => {
     const r = await cli(dir, ['doctor', '--db', url]);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(
+      /^no config given: the forum is checked with the channels `ragaudit init` would write \(2 keyword, 0 semantic\)/m,
+    );
+    // No semantic channel among the forum's: pgvector's absence is a warning, not the demo's failure.
+    expect(r.out).toMatch(
+      /^WARN {2}pgvector is not installed in this database \(only needed by semantic channels\)\.$/m,
+    );
+    expect(r.out).not.toMatch(/^FAIL/m);
+  });
+
+  it('doctor with a semantic config fails there, naming why, with exit 2', async () => {
+    const r = await cli(dir, ['doctor', '--db', url, '--config', join(PACKAGE_ROOT, 'configs', 'B-native-posts.yml')]);
     expect(r.code).toBe(2);
     expect(r.out).toMatch(/^FAIL {2}pgvector is not installed in this database: the semantic channels cannot run\.$/m);
     expect(r.out).toMatch(/^FAIL {2}Some tables or columns the configured channels read are missing\.$/m);

@@ -42,6 +42,10 @@ topics, against the configured embedder; public topics and posts against all (th
 rule named); every golden id of the cases public; one timed sample query per channel; and
 whether the role could write (use a read-only role). Every statement is a read.
 
+Without --config, a database given by --db or DATABASE_URL is checked with the channels
+'ragaudit init' would write for it (its keyword tables and discourse-ai pairs), not the demo's;
+goldens are checked only for the cases given with --cases.
+
 Options:
 ${optionsHelp(OPTIONS, PIPELINE_COLUMN)}
 
@@ -58,13 +62,15 @@ Exit codes: 0 every check passed (warnings allowed), 1 a warning with --strict,
       io.env,
       pipelineOverrides(values),
     );
+    // A database without a config: judge that forum, not the demo's channels and cases.
+    const forum = !values.config && Boolean(values.db ?? io.env.DATABASE_URL);
     const report = await runDoctor(
-      { loaded, db: values.db, cases: resolvePaths(io, values.cases), cwd: io.cwd, env: io.env },
+      { loaded, db: values.db, cases: resolvePaths(io, values.cases), cwd: io.cwd, env: io.env, forum },
       cliHooks(io),
     );
     if (values.json) io.out(`${JSON.stringify({ kind: 'doctor', schema_version: 1, ...report }, null, 2)}\n`);
     else {
-      io.out(`ragaudit doctor: ${inert(report.database)}\n\n`);
+      io.out(`ragaudit doctor: ${inert(report.database)}\n${report.note ? `${report.note}\n` : ''}\n`);
       for (const c of report.checks) {
         io.out(`${MARKS[c.mark]}  ${inert(c.sentence)}\n`);
         for (const d of c.details ?? []) io.out(`        ${inert(d)}\n`);

@@ -52,6 +52,11 @@ export const SemanticChannelSchema = z
     search: z.enum(['ann', 'exact']).optional(),
     /** ann: nearest candidates asked of the index before the visibility rule (default max(100, 4 × top_k)). */
     ann_candidates: z.number().int().positive().max(100_000).optional(),
+    /**
+     * ann: the most candidates the second pass asks when fewer than top_k survive visibility
+     * (default ten times the first pass, at most 10,000; at most 1,000 before pgvector 0.8).
+     */
+    ann_max_candidates: z.number().int().positive().max(100_000).optional(),
     /** ann: `hnsw.ef_search` for the statement (default: the candidate count, at most 1000). */
     ef_search: z.number().int().min(1).max(1000).optional(),
     /** ann: `ivfflat.probes` for the statement (default: the server's). */

@@ -25,6 +25,10 @@ export interface AnnOptions {
   efSearch?: number;
   /** `ivfflat.probes` for the statement (ann); default: the server's. */
   probes?: number;
+  /** The most candidates a second pass may ask when the first list is short (src/corpus/ann-passes.ts). */
+  maxCandidates?: number;
+  /** Set by a second pass on pgvector 0.8+: the statement scans the index iteratively (relaxed order). */
+  iterative?: boolean;
 }
 
 /** pgvector's bounds on `hnsw.ef_search`. */
@@ -49,7 +53,24 @@ export function annSettings(q: AnnOptions & { limit: number }): [string, string]
   const ef = Math.floor(q.efSearch ?? Math.min(EF_SEARCH_MAX, Math.max(40, candidates)));
   const out: [string, string][] = [['hnsw.ef_search', String(ef)]];
   if (q.probes !== undefined) out.push(['ivfflat.probes', String(Math.floor(q.probes))]);
+  if (q.iterative) out.push(...iterativeSettings(candidates));
   return out;
+}
+
+/** pgvector's default `hnsw.max_scan_tuples`, raised for a scan that asks more than half of it. */
+const MAX_SCAN_TUPLES_DEFAULT = 20_000;
+
+/**
+ * What an iterative index scan (pgvector 0.8+) sets for its transaction: both index kinds scan on
+ * in relaxed order until the LIMIT is met, and HNSW may visit twice the candidates asked
+ * (src/corpus/ann-passes.ts says when and why).
+ */
+export function iterativeSettings(candidates: number): [string, string][] {
+  return [
+    ['hnsw.iterative_scan', 'relaxed_order'],
+    ['ivfflat.iterative_scan', 'relaxed_order'],
+    ['hnsw.max_scan_tuples', String(Math.max(MAX_SCAN_TUPLES_DEFAULT, 2 * candidates))],
+  ];
 }
 
 /**

@@ -13,6 +13,7 @@ import {
   type Row,
 } from './discourse-sql.js';
 import { annJoined, annSettings, defaultSearchMode, type SearchMode } from './ann.js';
+import { batchSecondPass, hasIterativeScans, withSecondPass } from './ann-passes.js';
 import type { SqlClient } from '../db/sql-client.js';
 import { readSearchSettings, type SearchSettings } from './site-settings.js';
 import { fold } from '../text.js';
@@ -66,6 +67,9 @@ export class DiscourseProfile {
   /** The forum's search settings, read once (see {@link searchSettings}). */
   private settings?: Promise<SearchSettings>;
 
+  /** Whether the vectors' pgvector has iterative index scans, read once (see {@link iterativeScans}). */
+  private iterative?: Promise<boolean>;
+
   constructor(
     readonly db: SqlClient,
     opts: {
@@ -73,6 +77,8 @@ export class DiscourseProfile {
       vectorsDb?: SqlClient | undefined;
       /** The forum's search settings when known; else read from its site_settings on first use. */
       searchSettings?: SearchSettings | undefined;
+      /** The vectors' pgvector version when known (`extversion`); else read on first need. */
+      pgvector?: string | undefined;
     } = {},
   ) {
     this.vectors = {
@@ -81,6 +87,21 @@ export class DiscourseProfile {
     };
     this.vectorsDb = opts.vectorsDb ?? db;
     if (opts.searchSettings) this.settings = Promise.resolve(opts.searchSettings);
+    if (opts.pgvector !== undefined) this.iterative = Promise.resolve(hasIterativeScans(opts.pgvector));
+  }
+
+  /**
+   * Whether the vectors' database has pgvector's iterative index scans (0.8+), which a short `ann`
+   * list's second pass uses (src/corpus/ann-passes.ts); read from pg_extension once, and false
+   * when pgvector is absent, older or cannot be read: the second pass then raises ef_search instead.
+   */
+  iterativeScans(): Promise<boolean> {
+    return (this.iterative ??= this.vectorsDb
+      .query<{ v: string }>("SELECT extversion AS v FROM pg_extension WHERE extname = 'vector'")
+      .then(
+        ([row]) => hasIterativeScans(row?.v),
+        () => false,
+      ));
   }
 
   /** How the forum's own search reads a question (search_ignore_accents, default_locale). */
@@ -100,7 +121,7 @@ export class DiscourseProfile {
   /** A batch over a side database: one two-step search per vector (no statement can span both). */
   private async sideBatch(grain: 'post' | 'topic', q: SemanticBatchQuery): Promise<RetrievedItem[][]> {
     const out: RetrievedItem[][] = [];
-    for (const vector of q.vectors) out.push(this.known(await sideSemantic(this, grain, { ...q, vector })));
+    for (const vector of q.vectors) out.push(await this.semantic(grain, { ...q, vector }));
     return out;
   }
 
@@ -184,14 +205,25 @@ export class DiscourseProfile {
       : st.db.query<T>(st.sql, st.params);
   }
 
+  /** One semantic list, with the `ann` second pass when the first came back short (src/corpus/ann-passes.ts). */
+  private async semantic(grain: 'post' | 'topic', q: SemanticQuery): Promise<RetrievedItem[]> {
+    const items = await withSecondPass(
+      q,
+      () => this.iterativeScans(),
+      async (asked) =>
+        this.separateVectors
+          ? sideSemantic(this, grain, asked)
+          : toItems(await this.run<Row>(this.semanticStatement(grain, asked)), `semantic ${grain} search`),
+    );
+    return this.known(items);
+  }
+
   async semanticPosts(q: SemanticQuery): Promise<RetrievedItem[]> {
-    if (this.separateVectors) return this.known(await sideSemantic(this, 'post', q));
-    return this.known(toItems(await this.run<Row>(this.semanticStatement('post', q)), 'semantic post search'));
+    return this.semantic('post', q);
   }
 
   async semanticTopics(q: SemanticQuery): Promise<RetrievedItem[]> {
-    if (this.separateVectors) return this.known(await sideSemantic(this, 'topic', q));
-    return this.known(toItems(await this.run<Row>(this.semanticStatement('topic', q)), 'semantic topic search'));
+    return this.semantic('topic', q);
   }
 
   /** The statement a keyword channel sends for one question (doctor EXPLAINs it). */
@@ -321,9 +353,22 @@ export class DiscourseProfile {
 
   /**
    * The ANN shape for many vectors: the single ANN statement in a LATERAL per vector (always: the
-   * index serves each vector on its own), so each list is exactly the single query's.
+   * index serves each vector on its own), and the short lists' second pass in one more such
+   * statement, so each list is exactly the single query's.
    */
   private async annBatch(grain: 'post' | 'topic', q: SemanticBatchQuery): Promise<RetrievedItem[][]> {
+    const first = await this.annBatchPass(grain, q);
+    return this.knownLists(
+      await batchSecondPass(
+        q,
+        first,
+        () => this.iterativeScans(),
+        (again) => this.annBatchPass(grain, again),
+      ),
+    );
+  }
+
+  private async annBatchPass(grain: 'post' | 'topic', q: SemanticBatchQuery): Promise<RetrievedItem[][]> {
     const dims = Math.floor(q.dimensions);
     const { sql, params } = annJoined(grain, this.vectors[grain], q, 'q.v', [q.vectors], true);
     const idCol = grain === 'post' ? 'r.post_id' : 'r.topic_id';
@@ -335,7 +380,7 @@ export class DiscourseProfile {
       params,
       { settings: annSettings(q), ...AHEAD },
     );
-    return this.knownLists(byQuery(rows, q.vectors.length, `semantic ${grain} search`));
+    return byQuery(rows, q.vectors.length, `semantic ${grain} search`);
   }
 
   /** {@link keywordPosts} for many questions in one statement: the single query in a LATERAL top-k per question. */

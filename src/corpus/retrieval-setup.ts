@@ -26,9 +26,15 @@ export async function textSearchConfigProblem(query: Query, name: string, where:
   return `database.text_search_config: text-search configuration '${name}' does not exist on ${where}; available: ${known.join(', ') || '(none)'}`;
 }
 
-async function tableExists(query: Query, table: string): Promise<boolean> {
-  const rows = await query<{ ok: boolean }>('SELECT to_regclass($1::text) IS NOT NULL AS ok', [table]);
-  return rows[0]?.ok === true;
+/** Whether a table is there, and readable by this role (a table it may not read is not "missing"). */
+async function tableState(query: Query, table: string): Promise<'ok' | 'missing' | 'unreadable'> {
+  const rows = await query<{ ok: boolean; readable: boolean | null }>(
+    `SELECT to_regclass($1::text) IS NOT NULL AS ok,
+       CASE WHEN to_regclass($1::text) IS NOT NULL THEN has_any_column_privilege(to_regclass($1::text), 'SELECT') END AS readable`,
+    [table],
+  );
+  if (rows[0]?.ok !== true) return 'missing';
+  return rows[0].readable === false ? 'unreadable' : 'ok';
 }
 
 /** The (model_id, strategy_id) pairs a table holds: only asked on the error path (a full scan). */
@@ -71,8 +77,15 @@ export async function checkRetrievalSetup(profile: DiscourseProfile, config: Con
   });
   const missing = new Set<string>();
   for (const [table, at] of tables) {
-    if (await tableExists(isVectors(table) ? vquery : query, table)) continue;
+    const state = await tableState(isVectors(table) ? vquery : query, table);
+    if (state === 'ok') continue;
     missing.add(table);
+    if (state === 'unreadable') {
+      problems.push(
+        `${at ? `${at}: ` : ''}table ${table} on ${isVectors(table) ? profile.vectorsDb.label : where} is not readable by this role: it needs SELECT on it`,
+      );
+      continue;
+    }
     const why = table.includes('ai_')
       ? ": semantic channels read discourse-ai's embeddings (is the discourse-ai plugin installed with embeddings enabled, and is this its database?)"
       : ': the database does not look like a Discourse database (check the URL)';

@@ -10,6 +10,7 @@ import { readForum } from './forum.js';
 import { textSearchConfigProblem } from '../corpus/retrieval-setup.js';
 import { loadForum, type SqlWriter } from './load-forum.js';
 import { demoEmbedder, demoSnapshotPath } from './demo-snapshot.js';
+import type { LanguageCode } from '../model/languages/index.js';
 import { keepWalSegments } from '../db/snapshot-wal.js';
 import { DEFAULT_PGLITE_WORKERS, openPgliteWorker } from '../db/pglite-worker.js';
 import { DEFAULT_STATEMENT_TIMEOUT_MS, type SqlClient } from '../db/sql-client.js';
@@ -49,6 +50,8 @@ export interface DemoDbOptions {
   cacheDir: string;
   forumDir?: string;
   textSearchConfig?: string;
+  /** The config's language: the stop words the demo's offline vectors are made with. */
+  language?: LanguageCode | undefined;
   /** Longest a query may run, ms (database.statement_timeout_ms); default 10 s. */
   statementTimeoutMs?: number;
   /** PGlite workers on the snapshot (database.connections); default {@link DEFAULT_PGLITE_WORKERS}. */
@@ -117,7 +120,7 @@ async function buildSnapshot(file: string, forumDir: string, cfg: string, embedd
 export async function openDemoDatabase(opts: DemoDbOptions): Promise<SqlClient> {
   const forumDir = opts.forumDir ?? DEMO_FORUM_DIR;
   const cfg = opts.textSearchConfig ?? 'english';
-  const embedder = demoEmbedder();
+  const embedder = demoEmbedder(opts.language);
   const snapshot = demoSnapshotPath(opts);
   if (!existsSync(snapshot)) {
     opts.onProgress?.(`building the demo database from ${forumDir} (first use; cached afterwards)`);

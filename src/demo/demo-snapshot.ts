@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Embedder } from '../embedding/embedder.js';
 import { HashEmbedder } from '../embedding/hash-embedder.js';
+import { languagePack, type LanguageCode } from '../model/languages/index.js';
 import { DEMO_FORUM_DIR } from '../paths.js';
 
 /**
@@ -14,9 +15,12 @@ import { DEMO_FORUM_DIR } from '../paths.js';
 /** Bumped when the way the demo database is built changes, so old caches are not reused. */
 const BUILD_VERSION = 5;
 
-/** The embedder the demo database's vectors were made with: the offline hash embedder. */
-export function demoEmbedder(): Embedder {
-  return new HashEmbedder(384);
+/**
+ * The embedder the demo database's vectors were made with: the offline hash embedder, with the
+ * stop words of the config's language, as the run's query embedder has them (src/runs/providers.ts).
+ */
+export function demoEmbedder(language?: LanguageCode): Embedder {
+  return new HashEmbedder(384, languagePack(language));
 }
 
 function forumDigest(dir: string, extra: string): string {
@@ -39,10 +43,15 @@ function forumDigest(dir: string, extra: string): string {
 export const SNAPSHOT_MAKE = 3;
 
 /** Where the snapshot of a forum (with its text search configuration) is cached; it may not exist yet. */
-export function demoSnapshotPath(opts: { cacheDir: string; forumDir?: string; textSearchConfig?: string }): string {
+export function demoSnapshotPath(opts: {
+  cacheDir: string;
+  forumDir?: string;
+  textSearchConfig?: string;
+  language?: LanguageCode | undefined;
+}): string {
   const digest = forumDigest(
     opts.forumDir ?? DEMO_FORUM_DIR,
-    `${opts.textSearchConfig ?? 'english'}|${demoEmbedder().id}|make ${SNAPSHOT_MAKE}`,
+    `${opts.textSearchConfig ?? 'english'}|${demoEmbedder(opts.language).id}|make ${SNAPSHOT_MAKE}`,
   );
   return join(opts.cacheDir, `demo-db-${digest}.tar`);
 }

@@ -157,7 +157,7 @@ export async function channelChecks(ctx: DoctorContext, pgvector: string | undef
       checks.push({
         id,
         mark: 'fail',
-        sentence: `Channel ${ch.name} was not tried: what it reads is missing (see above).`,
+        sentence: `Channel ${ch.name} was not tried: what it reads is missing or not readable (see above).`,
       });
       continue;
     }
@@ -182,6 +182,7 @@ export async function channelChecks(ctx: DoctorContext, pgvector: string | undef
           limit,
           search: ch.search ?? profile.defaultSearch(),
           ...(ch.ann_candidates !== undefined ? { candidates: ch.ann_candidates } : {}),
+          ...(ch.ann_max_candidates !== undefined ? { maxCandidates: ch.ann_max_candidates } : {}),
           ...(ch.ef_search !== undefined ? { efSearch: ch.ef_search } : {}),
           ...(ch.probes !== undefined ? { probes: ch.probes } : {}),
         };

@@ -56,6 +56,11 @@ export interface DoctorOptions {
    * reranker; generator and judge for run only); one sentence per service that cannot be used.
    */
   services?: () => Promise<{ retrieval: string[]; run: string[] }>;
+  /**
+   * The config is not the user's but the channels found in the forum (no config given): the
+   * checks before the first case are those of the database only, and no cases says how to add some.
+   */
+  forum?: boolean;
 }
 
 function versionAtLeast(version: string, min: readonly number[]): boolean {
@@ -122,37 +127,52 @@ export async function diagnose(
   const present = new Map<string, Set<string>>();
   await attempt('tables', 'tables and columns', async () => {
     const needed = tablesNeeded(config, profile);
-    // A table in a named schema is looked up there; the others where the search path finds them.
+    // The catalog, not information_schema, which lists only the columns this role holds a
+    // privilege on (a table it may not read would be reported missing). A table in a named schema
+    // is looked up there; the others where the search path finds them.
     const columnsOf = (q: Query) =>
-      q<{ s: string; t: string; c: string }>(
-        `SELECT table_schema AS s, table_name AS t, column_name AS c FROM information_schema.columns
-         WHERE table_name = ANY ($1::text[]) AND (table_schema = ANY (current_schemas(false)) OR table_schema = $2)`,
+      q<{ s: string; t: string; c: string; readable: boolean }>(
+        `SELECT n.nspname AS s, c.relname AS t, a.attname AS c, has_column_privilege(c.oid, a.attnum, 'SELECT') AS readable
+         FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+         JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+         WHERE c.relname = ANY ($1::text[]) AND c.relkind IN ('r', 'p', 'v', 'm', 'f')
+           AND (n.nspname = ANY (current_schemas(false)) OR n.nspname = $2)`,
         [needed.map((n) => n.table), config.database.vectors_schema ?? null],
       );
     const rows = await columnsOf(query);
     const vrows = profile.separateVectors ? await columnsOf(vquery) : rows;
+    const details: string[] = [];
+    let refused = false;
     for (const n of needed) {
       const isVectors = n.table.startsWith('ai_');
-      const cols = (isVectors ? vrows : rows)
-        .filter((r) => r.t === n.table && (n.schema === undefined || r.s === n.schema))
-        .map((r) => r.c);
-      if (cols.length) present.set(n.name, new Set(cols));
-    }
-    const details: string[] = [];
-    for (const n of needed) {
-      const cols = present.get(n.name);
-      if (!cols) details.push(`table ${n.name} is missing`);
-      else {
-        const missing = (COLUMNS_READ[n.table] ?? []).filter((c) => !cols.has(c));
-        if (missing.length)
-          details.push(`table ${n.name} lacks column${missing.length > 1 ? 's' : ''} ${missing.join(', ')}`);
+      const cols = (isVectors ? vrows : rows).filter(
+        (r) => r.t === n.table && (n.schema === undefined || r.s === n.schema),
+      );
+      if (!cols.length) {
+        details.push(`table ${n.name} is missing`);
+        continue;
       }
+      const read = COLUMNS_READ[n.table] ?? [];
+      const lacking = read.filter((c) => !cols.some((r) => r.c === c));
+      const unreadable = read.filter((c) => cols.some((r) => r.c === c && !r.readable));
+      if (lacking.length)
+        details.push(`table ${n.name} lacks column${lacking.length > 1 ? 's' : ''} ${lacking.join(', ')}`);
+      if (unreadable.length) {
+        refused = true;
+        details.push(
+          unreadable.length === read.length - lacking.length
+            ? `table ${n.name} is there but not readable by this role (it needs SELECT on it)`
+            : `table ${n.name}: column${unreadable.length > 1 ? 's' : ''} ${unreadable.join(', ')} not readable by this role`,
+        );
+      }
+      // Only what this role can read counts as there: the checks that read it are not tried otherwise.
+      if (!unreadable.length) present.set(n.name, new Set(cols.map((r) => r.c)));
     }
     return details.length
       ? {
           id: 'tables',
           mark: 'fail',
-          sentence: 'Some tables or columns the configured channels read are missing.',
+          sentence: `Some tables or columns the configured channels read are missing${refused ? ' or not readable by this role' : ''}.`,
           details,
         }
       : {
@@ -235,6 +255,8 @@ export async function diagnose(
       };
     });
 
+    if (opts.forum && !opts.cases?.length)
+      checks.push({ id: 'goldens', mark: 'pass', sentence: 'No cases given: pass --cases FILE to check goldens.' });
     if (opts.cases?.length) {
       await attempt('goldens', 'golden ids', async () => {
         const topicIds = [...new Set(opts.cases!.flatMap((c) => c.value.expected_topic_ids))];
@@ -278,6 +300,19 @@ export async function diagnose(
       if (!(e instanceof ConfigError)) throw e;
       setup.push(...(e.problems.length ? e.problems : [e.message]));
     }
+    if (opts.forum)
+      return setup.length
+        ? {
+            id: 'preflight',
+            mark: 'fail',
+            sentence: 'retrieval over the channels found would stop before the first case (exit 2):',
+            details: setup,
+          }
+        : {
+            id: 'preflight',
+            mark: 'pass',
+            sentence: "retrieval's database checks pass for the channels found (services are checked with a config).",
+          };
     const services = opts.services ? await opts.services() : { retrieval: [], run: [] };
     const both = [...setup, ...services.retrieval];
     if (both.length)

@@ -1,5 +1,6 @@
 import type { ChannelConfig } from '../config/schema.js';
 import { annCandidates, annSettings, type SearchMode } from '../corpus/ann.js';
+import { rowCount, rowsText, type RowCount } from './counts.js';
 import type { Statement } from '../corpus/discourse.js';
 import type { DoctorContext, Query } from './checks.js';
 
@@ -53,15 +54,6 @@ export async function tableIndexes(query: Query, table: string): Promise<IndexIn
     [table],
   );
   return rows.map((r) => ({ ...r, opclass: r.opclass ?? '?', bytes: Number(r.bytes) }));
-}
-
-/** Rows the planner believes a table has (pg_class.reltuples; -1 or 0 before the first ANALYZE). */
-async function tableRows(query: Query, table: string): Promise<number> {
-  const [r] = await query<{ n: number | string }>(
-    `SELECT greatest(c.reltuples, 0)::bigint AS n FROM pg_class c WHERE c.oid = to_regclass($1::text)`,
-    [table],
-  );
-  return Number(r?.n ?? 0);
 }
 
 const isVectorIndex = (i: IndexInfo) => i.am === 'hnsw' || i.am === 'ivfflat' || /embeddings/.test(i.expression);
@@ -152,16 +144,16 @@ export async function indexChecks(ctx: DoctorContext, pgvector: string | undefin
     const channels = semantic.filter((c) => c.grain === grain);
     if (!channels.length || !hasTable(table) || !pgvector) continue;
     let indexes: IndexInfo[] = [];
-    let rows = 0;
+    let rows: RowCount = { n: 0, exact: true };
     await attempt(`indexes:${grain}`, `indexes of ${table}`, async () => {
       indexes = (await tableIndexes(vquery, table)).filter(isVectorIndex);
-      rows = await tableRows(vquery, table);
+      rows = await rowCount(vquery, table);
       return {
         id: `indexes:${grain}`,
         mark: 'pass',
         sentence: indexes.length
           ? `${table} has ${indexes.length} vector index${indexes.length > 1 ? 'es' : ''}.`
-          : `${table} has no vector index (HNSW or IVFFlat): every semantic query reads its ${rows} rows.`,
+          : `${table} has no vector index (HNSW or IVFFlat): every semantic query reads all its rows (${rowsText(rows)}).`,
         details: indexes.flatMap((i) => [describeIndex(i), `  ${i.definition}`]),
       };
     });
@@ -184,6 +176,7 @@ export async function indexChecks(ctx: DoctorContext, pgvector: string | undefin
           limit,
           search: mode,
           ...(ch.ann_candidates !== undefined ? { candidates: ch.ann_candidates } : {}),
+          ...(ch.ann_max_candidates !== undefined ? { maxCandidates: ch.ann_max_candidates } : {}),
           ...(ch.ef_search !== undefined ? { efSearch: ch.ef_search } : {}),
           ...(ch.probes !== undefined ? { probes: ch.probes } : {}),
         };
@@ -214,13 +207,13 @@ export async function indexChecks(ctx: DoctorContext, pgvector: string | undefin
             sentence: `Channel ${ch.name} (ann: ${annCandidates(limit, ch.ann_candidates)} candidates, ${settings}) is planned over index ${used.index}.`,
             details,
           };
-        const small = rows < SMALL_TABLE_ROWS;
+        const small = rows.n < SMALL_TABLE_ROWS;
         return {
           id,
           mark: small ? 'pass' : 'warn',
           sentence: small
-            ? `Channel ${ch.name} (ann) is planned without a vector index: ${table} is small (${rows} rows), reading it whole is right.`
-            : `Channel ${ch.name} (ann) is planned without a vector index: each query reads the ${rows} vectors of ${table}${fit.length ? ' although an index fits (see the plan)' : `; an index it can use: ${suggestion}`}.`,
+            ? `Channel ${ch.name} (ann) is planned without a vector index: ${table} is small (${rowsText(rows)}), reading it whole is right.`
+            : `Channel ${ch.name} (ann) is planned without a vector index: each query reads every vector of ${table} (${rowsText(rows)})${fit.length ? ' although an index fits (see the plan)' : `; an index it can use: ${suggestion}`}.`,
           details,
         };
       });
@@ -233,7 +226,7 @@ export async function indexChecks(ctx: DoctorContext, pgvector: string | undefin
     if (!hasTable(table) || !hasTable('posts')) continue;
     await attempt(id, `channel ${ch.name}'s plan`, async () => {
       const gin = (await tableIndexes(query, table)).filter((i) => i.am === 'gin' && /search_data/.test(i.expression));
-      const rows = await tableRows(query, table);
+      const rows = await rowCount(query, table);
       const [t] = await query<{ title: string }>(`SELECT title FROM topics ORDER BY id LIMIT 1`);
       const st = await profile.keywordStatement(ch.grain, {
         text: t?.title ?? 'search',
@@ -243,7 +236,7 @@ export async function indexChecks(ctx: DoctorContext, pgvector: string | undefin
       const plan = await planScans(st);
       const used = plan.find((s) => s.index && gin.some((i) => i.name === s.index));
       const details = [`plan: ${plan.map(scanLine).join('; ')}`, ...gin.map(describeIndex)];
-      const small = rows < SMALL_TABLE_ROWS;
+      const small = rows.n < SMALL_TABLE_ROWS;
       if (used)
         return {
           id,
@@ -255,15 +248,15 @@ export async function indexChecks(ctx: DoctorContext, pgvector: string | undefin
         return {
           id,
           mark: small ? 'pass' : 'warn',
-          sentence: `${table} has no GIN index on search_data: channel ${ch.name} reads the whole table (${rows} rows)${small ? ', which is fine at this size' : `; Discourse creates one: CREATE INDEX CONCURRENTLY ON ${table} USING gin (search_data)`}.`,
+          sentence: `${table} has no GIN index on search_data: channel ${ch.name} reads the whole table (${rowsText(rows)})${small ? ', which is fine at this size' : `; Discourse creates one: CREATE INDEX CONCURRENTLY ON ${table} USING gin (search_data)`}.`,
           details,
         };
       return {
         id,
         mark: small ? 'pass' : 'warn',
         sentence: small
-          ? `Channel ${ch.name} (keyword) is planned without the GIN index: ${table} is small (${rows} rows), reading it whole is right.`
-          : `Channel ${ch.name} (keyword) is planned without the GIN index of ${table} (${rows} rows): see the plan.`,
+          ? `Channel ${ch.name} (keyword) is planned without the GIN index: ${table} is small (${rowsText(rows)}), reading it whole is right.`
+          : `Channel ${ch.name} (keyword) is planned without the GIN index of ${table} (${rowsText(rows)}): see the plan.`,
         details,
       };
     });

@@ -1,4 +1,6 @@
-import { contentTokens, stem } from '../text.js';
+import { ENGLISH } from '../model/languages/en.js';
+import type { LanguagePack } from '../model/languages/types.js';
+import { contentTokensIn, stem } from '../text.js';
 import type { Embedder } from './embedder.js';
 
 /** 32-bit FNV-1a (Fowler–Noll–Vo), used for feature hashing. */
@@ -23,8 +25,16 @@ function fnv1a(text: string): number {
 export class HashEmbedder implements Embedder {
   readonly offline = true;
   readonly id: string;
-  constructor(readonly dimensions = 384) {
-    this.id = `offline:hash-${dimensions}`;
+  /**
+   * `language`: whose stop words and elisions leave function words out (the config's language;
+   * English by default). Another language makes other vectors, so its id says it
+   * (`offline:hash-384-fr`) and stored vectors of one are never read as the other's.
+   */
+  constructor(
+    readonly dimensions = 384,
+    private readonly language: LanguagePack = ENGLISH,
+  ) {
+    this.id = `offline:hash-${dimensions}${language === ENGLISH ? '' : `-${language.code}`}`;
   }
 
   async embed(texts: string[]): Promise<number[][]> {
@@ -38,7 +48,7 @@ export class HashEmbedder implements Embedder {
       // The top bit picks the sign so that collisions cancel on average instead of piling up.
       v[h % this.dimensions]! += h & 0x80000000 ? -weight : weight;
     };
-    const words = contentTokens(text).map(stem);
+    const words = contentTokensIn(text, this.language).map(stem);
     words.forEach((w, i) => {
       add(`w:${w}`, 1);
       if (i > 0) add(`b:${words[i - 1]}_${w}`, 0.5);

@@ -7,6 +7,7 @@ import { DEMO_FORUM_DIR, displayPath } from '../paths.js';
 import { timestamp } from '../store/results-file.js';
 import { poolQuestions, PoolFileSchema, type Passage, type PoolFile } from './pooling.js';
 import { checkOutputDir, checkOutputFile } from '../app/output-paths.js';
+import { fillFromDatabase } from './pool-texts.js';
 import { readRunResults } from '../app/results-input.js';
 
 export interface PoolInputs {
@@ -26,25 +27,22 @@ export interface PoolInputs {
 /** How much of a post a person reads in the pool. */
 const PASSAGE_CHARS = 1500;
 
+const clip = (text: string) => (text.length > PASSAGE_CHARS ? `${text.slice(0, PASSAGE_CHARS)}…` : text);
+
 function forumPassages(dir: string): (postId: number) => Passage | undefined {
   const forum = readForum(dir);
   const byId = new Map<number, Passage>();
   for (const t of forum.topics)
-    for (const p of t.posts) {
-      const text = p.raw.trim();
-      byId.set(p.id, {
-        title: t.title,
-        text: text.length > PASSAGE_CHARS ? `${text.slice(0, PASSAGE_CHARS)}…` : text,
-        url: null,
-      });
-    }
+    for (const p of t.posts) byId.set(p.id, { title: t.title, text: clip(p.raw.trim()), url: null });
   return (id) => byId.get(id);
 }
 
-/** `pool`: the pooled candidates of every question over the runs, written as a pool file. */
-export function runPool(inputs: PoolInputs): { pool: PoolFile; file: string } {
+/** The runs read and pooled, before anything is written (the output directory checked first). */
+function poolOf(inputs: PoolInputs) {
   if (!(Number.isInteger(inputs.k) && inputs.k > 0))
     throw new InputError(`--k: expected a positive integer, got ${inputs.k}`);
+  const dir = resolve(inputs.cwd, inputs.outDir);
+  checkOutputDir(dir, '--out');
   const files = inputs.files.map((f) => resolve(inputs.cwd, f));
   const results = files.map((f) => readRunResults(f, 'pool'));
   const names = results.map((r, i) => r.name || basename(files[i]!));
@@ -57,23 +55,39 @@ export function runPool(inputs: PoolInputs): { pool: PoolFile; file: string } {
     inputs.k,
     passage,
   );
+  return { dir, files, results, labels, questions };
+}
+
+function writePool(inputs: PoolInputs, p: ReturnType<typeof poolOf>): { pool: PoolFile; file: string } {
   const pool: PoolFile = PoolFileSchema.parse({
     schema_version: 1,
     kind: 'pool',
     created_at: (inputs.now ?? new Date()).toISOString(),
     k: inputs.k,
-    runs: results.map((r, i) => ({
-      file: displayPath(files[i]!, inputs.cwd),
-      digest: fileDigest(files[i]!),
-      name: labels[i]!,
+    runs: p.results.map((r, i) => ({
+      file: displayPath(p.files[i]!, inputs.cwd),
+      digest: fileDigest(p.files[i]!),
+      name: p.labels[i]!,
       nodes: r.nodes.map((n) => n.name),
     })),
-    questions,
+    questions: p.questions,
   });
-  const dir = resolve(inputs.cwd, inputs.outDir);
-  checkOutputDir(dir, '--out');
-  const file = join(dir, `${timestamp()}-pool.json`);
-  checkOutputFile(file, '--out', files);
+  const file = join(p.dir, `${timestamp()}-pool.json`);
+  checkOutputFile(file, '--out', p.files);
   writeJsonArtifact(file, pool, { trailingNewline: true });
   return { pool, file };
+}
+
+/** `pool`: the pooled candidates of every question over the runs, written as a pool file (texts from the runs and the forum directory). */
+export function runPool(inputs: PoolInputs): { pool: PoolFile; file: string } {
+  return writePool(inputs, poolOf(inputs));
+}
+
+/** {@link runPool}, the candidates still without text read from the forum's database (`inputs.db`). */
+export async function runPoolReadingTexts(
+  inputs: PoolInputs & { db: string },
+): Promise<{ pool: PoolFile; file: string }> {
+  const p = poolOf(inputs);
+  await fillFromDatabase(p.questions, inputs.db, clip);
+  return writePool(inputs, p);
 }

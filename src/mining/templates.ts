@@ -6,8 +6,9 @@
  * rule (src/mining/rephrase.ts) by the caller.
  */
 import type { LanguagePack } from '../model/languages/types.js';
-import { ruleWords, singular } from './rephrase.js';
-import { contentTokensIn } from '../text.js';
+import { keyPhrase } from './phrases.js';
+import { ruleWords } from './rephrase.js';
+import { contentTokensIn, foldIn } from '../text.js';
 
 /** What a question is written from. */
 export interface MineSource {
@@ -95,7 +96,7 @@ function claimBody(sentence: string, language: LanguagePack, post: string): stri
   const s = sentence.replace(/[.!…\s]+$/u, '');
   const first = s.split(/\s+/)[0] ?? '';
   if (first === 'I' || /^I['’]/.test(first) || /^\p{L}\p{Lu}/u.test(first)) return s;
-  const functionWord = contentTokensIn(first, language).length === 0;
+  const functionWord = contentTokensIn(first, language).length === 0 || opensWithSubject(first, language);
   const lower = first.toLowerCase();
   const seenLower =
     lower !== first && new RegExp(`(?<![\\p{L}])${lower.replace(/[^\p{L}\p{N}]/gu, '')}(?![\\p{L}])`, 'u').test(post);
@@ -103,42 +104,20 @@ function claimBody(sentence: string, language: LanguagePack, post: string): stri
 }
 
 /**
- * The post's most frequent content words of four letters or more that are not title words (ties:
- * the longer, then the first seen), each in the form it first appears in: what the keyword
- * templates ask about. A sentence's first word is not counted, nor an English "-ly" adverb.
+ * A statement that opens with a determiner or a third-person pronoun ("The cloth…", "It's…",
+ * "Most makers…", language.mine.subjects) has its subject, so "Is it true that …?" around it is
+ * a sentence; "Ordered the 990…", "Did the grand tour…", "Then wipe…" or "And have a cobbler…"
+ * would not be.
  */
-export function keywords(source: MineSource, language: LanguagePack, n: number): string[] {
-  const title = ruleWords(source.title, language);
-  const seen = new Map<string, { form: string; count: number; at: number }>();
-  let at = 0;
-  for (const sentence of sentences(source.text)) {
-    let initial = true;
-    for (const m of sentence.matchAll(/[\p{L}\p{N}][\p{L}\p{N}'’-]*/gu)) {
-      // A sentence's first word is capitalised whatever it is: its form says nothing, and it is
-      // most often a verb or an adverb ("Trying…", "Honestly…").
-      if (initial) {
-        initial = false;
-        continue;
-      }
-      const form = m[0].replace(/['’-]+$/, '');
-      const words = contentTokensIn(form, language);
-      if (words.length !== 1 || /^\d+$/.test(words[0]!)) continue;
-      const key = singular(words[0]!, language);
-      if (title.has(key) || key.length < 4 || language.adverbEndings.some((e) => key.endsWith(e))) continue;
-      const hit = seen.get(key);
-      if (hit) hit.count++;
-      else seen.set(key, { form, count: 1, at: at++ });
-    }
-  }
-  // Most frequent first; among equals the longer word (longer words are the more specific), then the first seen.
-  return [...seen.values()]
-    .sort((a, b) => b.count - a.count || b.form.length - a.form.length || a.at - b.at)
-    .slice(0, n)
-    .map((w) => w.form);
+function opensWithSubject(sentence: string, language: LanguagePack): boolean {
+  const first = foldIn(sentence.split(/\s+/)[0] ?? '', language)
+    .replace(/['’]/g, '')
+    .replace(/[^\p{L}]+$/u, '');
+  return language.mine.subjects.has(first) || /^l'/.test(foldIn(sentence, language));
 }
 
 /** The template names, in the order they are listed (docs/mining.md#templates). */
-export const TEMPLATE_NAMES = ['post-question', 'post-claim', 'keywords', 'tag-keywords'] as const;
+export const TEMPLATE_NAMES = ['post-question', 'post-claim', 'key-phrase', 'tag-phrase'] as const;
 export type TemplateName = (typeof TEMPLATE_NAMES)[number];
 
 /** The question each template writes for a source, or null when it does not apply. */
@@ -153,18 +132,21 @@ export function templateQuestion(
     case 'post-question':
       return questionSentences(source.text)[0] ?? null;
     case 'post-claim': {
-      const s = statementSentences(source.text, language)[0];
+      const s = statementSentences(source.text, language).find((x) => opensWithSubject(x, language));
       return s ? w.claim(claimBody(s, language, source.text)) : null;
     }
-    case 'keywords': {
-      const k = keywords(source, language, 3);
-      return k.length >= 2 ? w.keywords(k) : null;
+    case 'key-phrase': {
+      const p = keyPhrase(source, language);
+      return p ? w.phrase(p, random()) : null;
     }
-    case 'tag-keywords': {
-      const k = keywords(source, language, 2);
-      if (!source.tags.length || k.length < 2) return null;
-      const tag = source.tags[Math.floor(random() * source.tags.length)]!.replace(/[-_]+/g, ' ');
-      return w.tagKeywords(tag, k);
+    case 'tag-phrase': {
+      // A tag that repeats a title word would spend the rephrase rule's allowance on the tag.
+      const title = ruleWords(source.title, language);
+      const tags = source.tags.filter((t) => ![...ruleWords(t, language)].some((x) => title.has(x)));
+      const p = keyPhrase(source, language);
+      if (!tags.length || !p) return null;
+      const tag = tags[Math.floor(random() * tags.length)]!.replace(/[-_]+/g, ' ');
+      return w.tagPhrase(tag, p);
     }
   }
 }

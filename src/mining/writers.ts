@@ -39,7 +39,7 @@ export interface QuestionWriter {
 /** Templates: every applicable template in an order drawn from the topic's PRNG. */
 export function templateWriter(language: LanguagePack): QuestionWriter {
   return {
-    label: 'templates (post-question, post-claim, keywords, tag-keywords)',
+    label: 'templates (post-question, post-claim, key-phrase, tag-phrase)',
     offline: true,
     method: 'template',
     drafts(source, random) {

@@ -3,6 +3,7 @@
  */
 import { HashEmbedder } from '../embedding/hash-embedder.js';
 import type { Embedder } from '../embedding/embedder.js';
+import { languagePack, type LanguageCode } from '../model/languages/index.js';
 import { OpenAIEmbedder } from '../embedding/openai-embedder.js';
 import type { Provider } from './registry.js';
 
@@ -16,6 +17,8 @@ export interface EmbedderSettings {
   timeout_ms: number;
   retries: number;
   max_retry_after_ms: number;
+  /** The config's language: the offline stand-in's stop words (English when absent). */
+  language?: LanguageCode | undefined;
 }
 
 export type EmbedderProvider = Provider<EmbedderSettings, Embedder>;
@@ -24,7 +27,7 @@ const entries = {
   offline: {
     help: 'offline:hash-D, feature hashing of words and word pieces (not a semantic model); embedder.dimensions',
     offline: true,
-    create: (s) => new HashEmbedder(s.dimensions),
+    create: (s) => new HashEmbedder(s.dimensions, languagePack(s.language)),
   },
   openai: {
     help:

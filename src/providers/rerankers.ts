@@ -7,6 +7,7 @@ import { ConfigError } from '../errors.js';
 import { CohereReranker, JinaReranker, TeiReranker, type HttpRerankerOptions } from '../rerank/http-rerankers.js';
 import { LexicalReranker } from '../rerank/lexical.js';
 import type { Reranker } from '../rerank/types.js';
+import { languagePack, type LanguageCode } from '../model/languages/index.js';
 import type { Provider } from './registry.js';
 
 /** A reranker's settings: the `rerank:` section, with the environment applied. */
@@ -18,6 +19,8 @@ export interface RerankerSettings {
   max_batch: number;
   timeout_ms: number;
   retries: number;
+  /** The config's language: the offline stand-in's stop words (English when absent). */
+  language?: LanguageCode | undefined;
 }
 
 export type RerankerProvider = Provider<RerankerSettings, Reranker>;
@@ -42,7 +45,7 @@ const entries = {
   offline: {
     help: 'offline:lexical, the share of question words a passage holds (not a cross-encoder); needs nothing',
     offline: true,
-    create: () => new LexicalReranker(),
+    create: (s) => new LexicalReranker(languagePack(s.language)),
   },
   tei: {
     help: 'text-embeddings-inference, POST {url}/rerank with raw scores: rerank.url, api_key or RERANKER_API_KEY',

@@ -22,7 +22,7 @@ export function annShortLines(cases: readonly Pick<CaseRecord, 'retrieval'>[]): 
     ([node, s]) =>
       `${node}: ${s.cases} of ${cases.length} ${cases.length === 1 ? 'case' : 'cases'} returned fewer than top_k ` +
       `(${s.wanted} wanted, ${s.least} the fewest, ${s.missing} ${s.missing === 1 ? 'item' : 'items'} short in all): ` +
-      'visibility left fewer of the index candidates (raise ann_candidates)',
+      'visibility left fewer of the index candidates (raise ann_candidates or ann_max_candidates)',
   );
 }
 

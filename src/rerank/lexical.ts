@@ -1,4 +1,6 @@
-import { contentTokens, stem } from '../text.js';
+import { ENGLISH } from '../model/languages/en.js';
+import type { LanguagePack } from '../model/languages/types.js';
+import { contentTokensIn, stem } from '../text.js';
 import type { Reranker } from './types.js';
 
 /**
@@ -10,8 +12,14 @@ import type { Reranker } from './types.js';
  * zones and thresholds with no model server; its scores are labelled offline everywhere.
  */
 export class LexicalReranker implements Reranker {
-  readonly id = 'offline:lexical';
+  readonly id: string;
   readonly offline = true;
+
+  /** `language`: whose stop words are left out of the words counted (the config's; English by default). */
+  constructor(private readonly language: LanguagePack = ENGLISH) {
+    this.id = `offline:lexical${language === ENGLISH ? '' : `-${language.code}`}`;
+  }
+
   /**
    * Each passage's stemmed content words, by text: a run scores the same posts for many
    * questions, and folding and tokenising them again each time was most of the reranker's time.
@@ -24,14 +32,14 @@ export class LexicalReranker implements Reranker {
     let t = this.terms.get(passage);
     if (!t) {
       if (this.terms.size >= LexicalReranker.MEMO) this.terms.clear();
-      t = new Set(contentTokens(passage).map(stem));
+      t = new Set(contentTokensIn(passage, this.language).map(stem));
       this.terms.set(passage, t);
     }
     return t;
   }
 
   async score(query: string, passages: string[]): Promise<number[]> {
-    const q = [...new Set(contentTokens(query).map(stem))];
+    const q = [...new Set(contentTokensIn(query, this.language).map(stem))];
     if (q.length === 0) return passages.map(() => -7);
     const docs = passages.map((p) => this.termsOf(p));
     const n = docs.length;

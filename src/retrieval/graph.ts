@@ -175,6 +175,7 @@ export class RetrievalGraph {
       maxPostsCount: node.maxPostsCount,
       search: mode ?? this.searchMode(node),
       ...(ch.ann_candidates !== undefined ? { candidates: ch.ann_candidates } : {}),
+      ...(ch.ann_max_candidates !== undefined ? { maxCandidates: ch.ann_max_candidates } : {}),
       ...(ch.ef_search !== undefined ? { efSearch: ch.ef_search } : {}),
       ...(ch.probes !== undefined ? { probes: ch.probes } : {}),
     };

@@ -118,6 +118,7 @@ export async function openDatabase(
     : openDemoDatabase({
         cacheDir: join(resolve(opts.cwd, config.cache_dir), 'demo-db'),
         textSearchConfig: config.database.text_search_config,
+        language: config.language,
         ...(opts.forumDir ? { forumDir: opts.forumDir } : {}),
         statementTimeoutMs: config.database.statement_timeout_ms,
         ...(config.database.connections ? { workers: config.database.connections } : {}),

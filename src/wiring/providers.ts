@@ -21,14 +21,14 @@ import { RERANK_PROVIDERS } from '../providers/rerankers.js';
  */
 export function createEmbedder(config: Config, env: Environment): Embedder {
   const provider = EMBEDDING_PROVIDERS[config.embedder.provider];
-  return provider.create(settingsFromEnv(provider, config.embedder, env));
+  return provider.create({ ...settingsFromEnv(provider, config.embedder, env), language: config.language });
 }
 
 /** Builds the reranker a config names (`RERANKER_API_KEY` when the config has no key). */
 export function createReranker(config: Config, env: Environment): Reranker {
   const r = config.rerank!;
   const provider = RERANK_PROVIDERS[r.provider];
-  return provider.create(settingsFromEnv(provider, r, env));
+  return provider.create({ ...settingsFromEnv(provider, r, env), language: config.language });
 }
 
 /** The model settings shared by the generator and the judge: a chat provider's settings and its name. */

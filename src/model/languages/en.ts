@@ -1,4 +1,14 @@
-import { listWords, type LanguagePack } from './types.js';
+import { pickOne, type KeyPhrase, type LanguagePack } from './types.js';
+
+/** A key phrase in running English: "a"/"an" agreeing with the word it now stands before. */
+function englishPhrase(p: KeyPhrase): string {
+  if (!p.det) return p.words;
+  const indefinite = p.det === 'a' || p.det === 'an';
+  const det = indefinite ? (p.plural ? 'the' : /^[aeiou]/i.test(p.words) ? 'an' : 'a') : p.det;
+  return `${det} ${p.words}`;
+}
+
+const THE = 'the';
 
 /** English: the default; its patterns, stop words and wording are those every earlier run was scored with. */
 export const ENGLISH: LanguagePack = {
@@ -61,9 +71,42 @@ export const ENGLISH: LanguagePack = {
   mine: {
     personal: /^(i|i'm|i’m|i've|i’ve|i'd|i’d|i'll|i’ll|we|we're|we’re|my|our|thanks|thank|hi|hello|edit|update|ps)\b/i,
     claim: (s) => `Is it true that ${s}?`,
-    keywords: (w) => `What does the forum say about ${listWords(w, 'and')}?`,
-    tagKeywords: (tag, w) =>
-      `${tag[0]!.toUpperCase()}${tag.slice(1)} question: any experience with ${listWords(w, 'and')}?`,
+    subjects: new Set(
+      'the a an this that thats these those it its they theyre there theres he she hes shes most many some all both each every no one either neither'.split(
+        ' ',
+      ),
+    ),
+    determiners: {
+      the: THE,
+      a: 'a',
+      an: 'an',
+      my: THE,
+      your: THE,
+      our: THE,
+      their: THE,
+      his: THE,
+      its: THE,
+      this: THE,
+      these: THE,
+      those: THE,
+    },
+    vague: new Set(
+      'time times year years month months week weeks day days night lot lots bit bits pair pairs couple thing things way ways one two three four five six ten hundred first second third next other same post posts thread threads question questions problem problems issue issues point place part end side kind sort type'.split(
+        ' ',
+      ),
+    ),
+    notHead: /^\p{L}+(ed|ing)$/u,
+    head: (words) => words[words.length - 1]!,
+    phrase: (p, pick) =>
+      pickOne(
+        [
+          `Any advice on ${englishPhrase(p)}?`,
+          `What does the forum recommend for ${englishPhrase(p)}?`,
+          `How do members here deal with ${englishPhrase(p)}?`,
+        ],
+        pick,
+      ),
+    tagPhrase: (tag, p) => `${tag[0]!.toUpperCase()}${tag.slice(1)} question: any advice on ${englishPhrase(p)}?`,
   },
   sentenceSplit: /(?<=[.!?])\s+(?=[A-Z0-9"“(])/,
   responder: {

@@ -1,4 +1,55 @@
-import { listWords, type LanguagePack } from './types.js';
+import { pickOne, type KeyPhrase, type LanguagePack } from './types.js';
+
+/** Adjectives French puts before the noun: a phrase opening with one has its head last ("les vieux cadres"). */
+const BEFORE_NOUN = new Set([
+  'petit',
+  'petite',
+  'petits',
+  'petites',
+  'grand',
+  'grande',
+  'grands',
+  'grandes',
+  'vieux',
+  'vieille',
+  'vieilles',
+  'nouveau',
+  'nouvelle',
+  'nouveaux',
+  'nouvelles',
+  'bon',
+  'bonne',
+  'bons',
+  'bonnes',
+  'beau',
+  'belle',
+  'beaux',
+  'belles',
+  'jeune',
+  'jeunes',
+  'mauvais',
+  'mauvaise',
+  'mauvaises',
+  'premier',
+  'premiere',
+  'premiers',
+  'premieres',
+  'dernier',
+  'derniere',
+  'derniers',
+  'dernieres',
+]);
+
+/**
+ * A key phrase in running French: "le"/"la" elided before a vowel or an h ("l'essaim"), and a
+ * phrase the title opened without a determiner named as a subject ("le sujet « Hausse vide »").
+ */
+function frenchPhrase(p: KeyPhrase): string {
+  if (!p.det) return `le sujet « ${p.words} »`;
+  const det = p.plural && (p.det === 'un' || p.det === 'une' || p.det === "l'") ? 'les' : p.det;
+  if ((det === 'le' || det === 'la') && /^[aeiouyhàâéèêëîïôûù]/i.test(p.words)) return `l'${p.words}`;
+  return det.endsWith("'") ? `${det}${p.words}` : `${det} ${p.words}`;
+}
 
 /** The noun a French abstention or hedge says is missing (excerpt, thread, message, answer…). */
 const THING = '(extraits?|messages?|fils?|sujets?|discussions?|informations?|reponses?|resultats?|posts?|sources?)';
@@ -75,8 +126,58 @@ export const FRENCH: LanguagePack = {
   mine: {
     personal: /^(je|j'|j’|nous|mon|ma|mes|notre|nos|merci|bonjour|salut|edit)\b/i,
     claim: (s) => (/^[aeiouyhàâéèêëîïôûù]/i.test(s) ? `Est-il vrai qu'${s} ?` : `Est-il vrai que ${s} ?`),
-    keywords: (w) => `Que dit le forum sur ${listWords(w, 'et')} ?`,
-    tagKeywords: (tag, w) => `Question ${tag} : des retours sur ${listWords(w, 'et')} ?`,
+    // Possessives and demonstratives made definite; notre, votre and leur say no gender, so they open no phrase.
+    subjects: new Set(
+      'le la les l un une des du ce cet cette ces cest ca cela il ils elle elles on certains certaines plusieurs beaucoup tous toutes chaque aucun aucune son sa ses leur leurs'.split(
+        ' ',
+      ),
+    ),
+    determiners: {
+      le: 'le',
+      la: 'la',
+      les: 'les',
+      "l'": "l'",
+      un: 'un',
+      une: 'une',
+      des: 'les',
+      du: 'le',
+      au: 'le',
+      aux: 'les',
+      mon: 'le',
+      ton: 'le',
+      son: 'le',
+      ma: 'la',
+      ta: 'la',
+      sa: 'la',
+      mes: 'les',
+      tes: 'les',
+      ses: 'les',
+      nos: 'les',
+      vos: 'les',
+      leurs: 'les',
+      ce: 'le',
+      cet: "l'",
+      cette: 'la',
+      ces: 'les',
+    },
+    vague: new Set(
+      'fois an ans annee annees mois semaine semaines jour jours nuit peu truc trucs machin facon moyen question questions probleme problemes sujet sujets message messages fil un deux trois quatre cinq dix cent cote fin genre sorte type premier premiere autre'.split(
+        ' ',
+      ),
+    ),
+    // Nothing French marks this well without a tagger: a run on into a verb is cut by the head rule instead.
+    notHead: /^$/,
+    head: (words) => (BEFORE_NOUN.has(words[0]!.toLowerCase()) ? words[words.length - 1]! : words[0]!),
+    phrase: (p, pick) =>
+      pickOne(
+        [
+          `Des conseils sur ${frenchPhrase(p)} ?`,
+          `Que recommande le forum pour ${frenchPhrase(p)} ?`,
+          `Comment vous y prenez-vous avec ${frenchPhrase(p)} ?`,
+        ],
+        pick,
+      ),
+    tagPhrase: (tag, p) => `Question ${tag} : des conseils sur ${frenchPhrase(p)} ?`,
   },
   sentenceSplit: /(?<=[.!?…])\s+(?=[\p{Lu}0-9"“«(])/u,
   responder: {

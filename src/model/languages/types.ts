@@ -42,8 +42,30 @@ export interface LanguagePack {
     /** A sentence spoken in the first person or a greeting: not made into a claim. */
     personal: RegExp;
     claim: (sentence: string) => string;
-    keywords: (words: readonly string[]) => string;
-    tagKeywords: (tag: string, words: readonly string[]) => string;
+    /**
+     * First words (folded, apostrophes dropped) that open a statement with its subject, so a
+     * claim can be made of it: determiners and third-person pronouns ("The…", "It's…", "Most…").
+     */
+    subjects: ReadonlySet<string>;
+    /**
+     * Determiners that open a noun phrase (folded), each with the one a question writes:
+     * possessives and demonstratives made definite ("my boots" → "the boots"). See
+     * src/mining/phrases.ts.
+     */
+    determiners: Readonly<Record<string, string>>;
+    /**
+     * Words that are no part of a key phrase (folded): vague nouns ("year", "lot", "fois") and
+     * number words, which say nothing about the thread.
+     */
+    vague: ReadonlySet<string>;
+    /** A word that cannot end a noun phrase (English "-ed" and "-ing" forms: "laces meeting", "the flooded"). */
+    notHead: RegExp;
+    /** The head of a two-word phrase that is not a collocation (English the last word, French the first). */
+    head: (words: readonly string[]) => string;
+    /** A question about a key phrase; `pick` (0 ≤ pick < 1) chooses among the wordings. */
+    phrase: (p: KeyPhrase, pick: number) => string;
+    /** A question about a key phrase under one of the topic's tags. */
+    tagPhrase: (tag: string, p: KeyPhrase) => string;
   };
   /** Where the offline extractive responder splits sentences. */
   sentenceSplit: RegExp;
@@ -58,7 +80,15 @@ export interface LanguagePack {
   };
 }
 
-/** Words as a list in running text: "a", "a and b", "a, b and c" (`and` in the language). */
-export function listWords(words: readonly string[], and: string): string {
-  return words.length === 1 ? words[0]! : `${words.slice(0, -1).join(', ')} ${and} ${words[words.length - 1]!}`;
+/** A noun phrase a mined question asks about: its determiner as written ('' for none) and its words. */
+export interface KeyPhrase {
+  det: string;
+  words: string;
+  /** Its head word is a plural ("a stands" is written "the stands"). */
+  plural: boolean;
+}
+
+/** One of several wordings, by a draw in [0, 1). */
+export function pickOne<T>(forms: readonly T[], pick: number): T {
+  return forms[Math.min(forms.length - 1, Math.floor(pick * forms.length))]!;
 }
