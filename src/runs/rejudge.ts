@@ -15,7 +15,7 @@ import { publicConfig, type StoredRun } from '../store/results-file.js';
 import type { CaseRecord, RunResult } from '../model/results.js';
 import { CaseSpool, LARGE_RUN_CASES, LightRecords } from '../store/case-store.js';
 import { summariseRetrieval } from '../summary/retrieval-summary.js';
-import { JUDGE_SCORE_NAMES } from '../judge/case-scores.js';
+import { judgeScoreNames } from '../judge/case-scores.js';
 import type { JudgeSetup } from '../wiring/judge-setup.js';
 import { caseVerdict, summariseVerdicts, verdictSettings, withVerdict } from '../scoring/verdict.js';
 
@@ -55,8 +55,6 @@ export interface RejudgeOptions {
   onProgress?: (done: number, total: number) => void;
 }
 
-const JUDGE_SCORES = new Set<string>(JUDGE_SCORE_NAMES);
-
 /** Records read, judged and stored per window (the records of one window are in memory at once). */
 const WINDOW = 256;
 
@@ -83,11 +81,12 @@ export async function rejudgeResults(stored: StoredRun, opts: RejudgeOptions): P
   let done = 0;
   const settings = verdictSettings(opts.config);
   opts.onProgress?.(0, total);
+  const judgeScores = new Set(judgeScoreNames());
   const judgeOne = async (original: CaseRecord): Promise<CaseRecord | undefined> => {
     const record = structuredClone(original);
     record.status = 'ok';
     delete record.error;
-    record.scores = record.scores.filter((s) => !JUDGE_SCORES.has(s.name));
+    record.scores = record.scores.filter((s) => !judgeScores.has(s.name));
     let error: unknown;
     try {
       record.scores.push(...(await opts.judge.caseJudge(record, '')));
