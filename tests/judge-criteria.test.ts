@@ -18,7 +18,7 @@ import { judgePromptVersions, LlmJudge } from '../src/judge/llm-judge.js';
 import type { JudgeInput } from '../src/judge/schemas.js';
 import type { ChatModel, Completion, CompletionRequest } from '../src/llm/types.js';
 import { CaseRecordSchema, type CaseRecord, type RunResult } from '../src/model/results.js';
-import { findScore } from '../src/model/scores.js';
+import { findScore, scoresNamed } from '../src/model/scores.js';
 import { JudgeSummarySchema } from '../src/model/summary.js';
 import { PROMPTS_DIR } from '../src/paths.js';
 import { judgeMarkdown, judgeRows } from '../src/reports/judge-digest.js';
@@ -183,8 +183,7 @@ describe('a judge criterion registered at run time', () => {
     };
     const r = rec('failed', 'Short.');
     r.scores = await judgeRecord(r, { judges: [failing], cta: CTA });
-    const errors = r.scores.filter((s) => s.name === 'judge_error');
-    expect(errors.map((s) => s.details && 'judge' in s.details && s.details.judge)).toContain('brevity');
+    expect(scoresNamed(r.scores, 'judge_error').map((s) => s.details?.judge)).toContain('brevity');
     expect(CaseRecordSchema.safeParse(r).success).toBe(true);
     expect(summariseJudge([r], { judge: failing })['brief_answers']).toEqual({ mean: null, n: 0, judge_errors: 1 });
   });

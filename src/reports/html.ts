@@ -75,7 +75,7 @@ function cards(f: RunFigures): Card[] {
   ];
   for (const m of CARD_METRICS) {
     const label = m.labels?.card ?? m.label;
-    if (m.key === 'evidence_post_hit_at_5') {
+    if (m.atEvidenceNode) {
       // Read at the node that fed the model, not the compared one; absent from files that did not record it.
       if (!f.evidence) continue;
       const e = f.evidence.post_hit_at_5;
@@ -90,7 +90,7 @@ function cards(f: RunFigures): Card[] {
     }
     const figure = rowFigure(f, m.key);
     // Judge figures show only when the run was judged.
-    if (figure === null && m.key === 'faithfulness') continue;
+    if (figure === null && m.judgeOnly) continue;
     if (figure === null) {
       out.push({ metric: m.key, label, value: null, shown: '–', sub: 'not measured' });
       continue;
@@ -110,7 +110,7 @@ function cards(f: RunFigures): Card[] {
     const sub =
       m.grain === 'node'
         ? `${f.node}, `
-        : m.key === 'correct_abstention'
+        : m.patternFallback
           ? f.correct_abstention_source === 'pattern'
             ? 'pattern check, '
             : 'judge, '
