@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { storedZoneThresholds, ZONES, zoneOf, type ZoneThresholds } from '../model/zones.js';
+import { ZONES, zoneOf, type ZoneThresholds } from '../model/zones.js';
+import { storedConfig } from '../config/stored.js';
 import { writeArtifactStream, type ArtifactWrite } from '../io/artifacts.js';
 import type { RunResult } from '../model/results.js';
 import { caseStance, defaultNode, rowFigure, runFigures, type RunFigures } from './compare-metrics.js';
@@ -36,7 +37,7 @@ import {
  */
 
 /** The configured zone thresholds, when the config carries them. */
-const zones = (result: RunResult): ZoneThresholds | null => storedZoneThresholds(result.config.zones);
+const zones = (result: RunResult): ZoneThresholds | null => storedConfig(result).zones ?? null;
 
 /** Case views: the zone as recorded, or (retrieval files) from the rerank top-1 and the configured thresholds. */
 function caseViews(

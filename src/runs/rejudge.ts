@@ -4,6 +4,7 @@
  * input the judge needs is in the results file.
  */
 import { ConfigSchema, type Config } from '../config/schema.js';
+import { unmaskConfig } from '../config/stored.js';
 import { InputError } from '../errors.js';
 import { storedEvidenceNode, summariseGeneration } from '../summary/generation-summary.js';
 import { CircuitBreaker, RunStoppedError } from './breaker.js';
@@ -24,17 +25,7 @@ import { caseVerdict, summariseVerdicts, verdictSettings, withVerdict } from '..
  * those keys are dropped, so the providers' environment variables apply again.
  */
 export function configFromResults(result: RunResult, file: string): Config {
-  const unmask = (v: unknown): unknown => {
-    if (Array.isArray(v)) return v.map(unmask);
-    if (v && typeof v === 'object')
-      return Object.fromEntries(
-        Object.entries(v)
-          .filter(([, x]) => x !== '***')
-          .map(([k, x]) => [k, unmask(x)]),
-      );
-    return v;
-  };
-  const parsed = ConfigSchema.safeParse(unmask(result.config));
+  const parsed = ConfigSchema.safeParse(unmaskConfig(result.config));
   if (!parsed.success) {
     throw new InputError(
       `${file}: the config stored in this results file is not valid for this ragaudit`,
