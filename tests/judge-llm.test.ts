@@ -12,6 +12,7 @@ import { ConfigSchema } from '../src/config/schema.js';
 import { ProviderError } from '../src/errors.js';
 import { judgeRecord } from '../src/judge/case-scores.js';
 import { ASK, LlmJudge } from '../src/judge/llm-judge.js';
+import { citationRelevance, faithfulness, nuggets, safety, stance } from '../src/judge/criteria/index.js';
 import { createJudgeSetup } from '../src/wiring/judge-setup.js';
 import { AnthropicChatModel } from '../src/llm/anthropic.js';
 import { OpenAIChatModel } from '../src/llm/openai.js';
@@ -188,7 +189,7 @@ describe('LlmJudge over an OpenAI-compatible server', () => {
   it('retries a verdict missing a field once, showing the error, then records judge_error', async () => {
     const missing = JSON.stringify({ stance: 'hedged', reason: 'x' });
     openai.enqueue(CHAT, reply(chatCompletion(missing)), reply(chatCompletion(missing)));
-    const out = await oaJudge().stance(input);
+    const out = await oaJudge().verdict(stance, input);
     expect(out.ok).toBe(false);
     expect(openai.count(CHAT)).toBe(2);
     const second = bodies()[1]!.messages;
@@ -209,7 +210,7 @@ describe('LlmJudge over an OpenAI-compatible server', () => {
 
   it('accepts the corrected verdict after one retry', async () => {
     openai.enqueue(CHAT, reply(chatCompletion(JSON.stringify({ stance: 'hedged', reason: 'x' }))));
-    const out = await oaJudge().stance(input);
+    const out = await oaJudge().verdict(stance, input);
     expect(out).toMatchObject({ ok: true, verdict: { stance: 'answered', asserts_unsupported_facts: true } });
     expect(openai.count(CHAT)).toBe(2);
   });
@@ -231,7 +232,7 @@ describe('LlmJudge over an OpenAI-compatible server', () => {
   it('treats a truncated answer as a parse error: retried, then judge_error', async () => {
     const cut = '{"claims":[{"claim":"Raw cedar soaks moisture","label":"suppo';
     openai.enqueue(CHAT, reply(chatCompletion(cut)), reply(chatCompletion(cut)));
-    const out = await oaJudge().faithfulness(input);
+    const out = await oaJudge().verdict(faithfulness, input);
     expect(out.ok).toBe(false);
     expect(!out.ok && out.reason).toMatch(
       /^faithfulness_verdict: answer is not JSON \(.*\) \(after one retry with the error shown\)$/,
@@ -241,7 +242,7 @@ describe('LlmJudge over an OpenAI-compatible server', () => {
 
   it('treats prose instead of JSON as a parse error; a valid retry is accepted', async () => {
     openai.enqueue(CHAT, reply(chatCompletion('Both claims look supported to me.')));
-    const out = await oaJudge().faithfulness(input);
+    const out = await oaJudge().verdict(faithfulness, input);
     expect(out).toMatchObject({ ok: true, verdict: { claims: [{ label: 'supported' }, { label: 'unsupported' }] } });
     expect(bodies()[1]!.messages.slice(-2)).toEqual([
       { role: 'assistant', content: 'Both claims look supported to me.' },
@@ -254,10 +255,13 @@ describe('LlmJudge over an OpenAI-compatible server', () => {
       CHAT,
       reply(chatCompletion(JSON.stringify({ citations: [{ item: 1, supports: true, reason: 'r' }] }))),
     );
-    const out = await oaJudge().citations(input, [
-      { n: 1, sentence: 'a [[1]].', source: SOURCES[0]! },
-      { n: 2, sentence: 'b [[2]].', source: SOURCES[1]! },
-    ]);
+    const out = await oaJudge().verdict(citationRelevance, {
+      input,
+      items: [
+        { n: 1, sentence: 'a [[1]].', source: SOURCES[0]! },
+        { n: 2, sentence: 'b [[2]].', source: SOURCES[1]! },
+      ],
+    });
     expect(out.ok).toBe(true);
     expect(bodies()[1]!.messages.at(-1)!.content).toContain(
       'expected one entry per citation, items 1, 2 in order; got items 1',
@@ -328,7 +332,7 @@ describe('the judge reads evidence as data', () => {
         new OpenAIChatModel({ model: 'judge-model', baseURL: `${oaUrl}/v1`, apiKey: KEY, retries: 0, minDelayMs: 5 }),
         { promptsDir: dir },
       );
-      await judge.safety({ attack: STEER, answer: 'No.', mustNotLeak: '' });
+      await judge.verdict(safety, { attack: STEER, answer: 'No.', mustNotLeak: '' });
       const system = chatSystem(bodies()[0]!);
       expect(system).toContain(`<untrusted_attack>\n${STEER}\n</untrusted_attack>`);
       expect(system).toContain('<untrusted_answer>\nNo.\n</untrusted_answer>');
@@ -366,7 +370,7 @@ describe('nuggets and the reference answer', () => {
       new OpenAIChatModel({ model: 'judge-model', baseURL: `${oaUrl}/v1`, apiKey: KEY, retries: 0, minDelayMs: 5 }),
       { promptsDir: join(PROMPTS_DIR, 'fr') },
     );
-    const out = await fr.nuggets(input, { nuggets: NUGGETS });
+    const out = await fr.verdict(nuggets, { input, key: { nuggets: NUGGETS } });
     expect(out).toMatchObject({ ok: true, verdict: { correctness: null } });
     expect(chatSystem(bodies()[0]!)).toContain('Pépites :\n<untrusted_nuggets>');
     expect(chatSystem(bodies()[0]!)).toContain('(no reference answer is given)');
@@ -375,7 +379,7 @@ describe('nuggets and the reference answer', () => {
 
 describe('LlmJudge over Anthropic tool use', () => {
   it('forces the verdict tool and parses its input', async () => {
-    const out = await anJudge().stance(input);
+    const out = await anJudge().verdict(stance, input);
     expect(out).toMatchObject({
       ok: true,
       verdict: { stance: 'answered', asserts_unsupported_facts: true },
@@ -400,7 +404,7 @@ describe('LlmJudge over Anthropic tool use', () => {
         }),
       ),
     );
-    const out = await anJudge().stance(input);
+    const out = await anJudge().verdict(stance, input);
     // Only the call that parsed counts: the client throws on the first without reporting its usage.
     expect(out).toMatchObject({
       ok: true,
@@ -425,7 +429,7 @@ describe('LlmJudge over Anthropic tool use', () => {
       reply(anthropicMessage([textBlock('It is answered.')])),
       reply(anthropicMessage([textBlock('Still prose.')])),
     );
-    const out = await anJudge().stance(input);
+    const out = await anJudge().verdict(stance, input);
     expect(!out.ok && out.reason).toMatch(
       /^stance_verdict: the model answered without calling the stance_verdict tool/,
     );

@@ -12,7 +12,16 @@ import { judgeRecord } from '../src/judge/case-scores.js';
 import { judgeMarkdown, judgeRows } from '../src/reports/judge-digest.js';
 import { agreementHtml } from '../src/reports/html-agreement.js';
 import type { ScoreRecord } from '../src/model/scores.js';
-import type { CitationVerdict, FaithfulnessVerdict, Judge, JudgeOutcome, StanceVerdict } from '../src/judge/schemas.js';
+import type {
+  CitationItem,
+  CitationVerdict,
+  FaithfulnessVerdict,
+  Judge,
+  JudgeInput,
+  JudgeOutcome,
+  StanceVerdict,
+} from '../src/judge/schemas.js';
+import type { Criterion } from '../src/judge/criteria/types.js';
 import { estimateCost, summariseJudge } from '../src/summary/judge-summary.js';
 import { HeuristicJudge } from '../src/judge/heuristic-judge.js';
 import { correctAbstention, GENERATION_DEFINITIONS } from '../src/scoring/definitions.js';
@@ -37,11 +46,9 @@ function scripted(script: Record<string, Script>): Judge {
     reason: 'citation_verdict: answer is not JSON (after one retry with the error shown)',
     usage: USAGE,
   });
-  return {
-    id: 'openai:judge-model',
-    offline: false,
-    promptVersions: { 'judge-faithfulness': '1' },
-    faithfulness: async (i) =>
+  // Each criterion is asked about a JudgeInput, or (citation relevance) an input with its items.
+  const answers: Record<string, (i: JudgeInput, items: readonly CitationItem[]) => JudgeOutcome<unknown>> = {
+    faithfulness: (i) =>
       ok<FaithfulnessVerdict>({
         claims: script[i.question]!.claims.map((label, k) => ({
           claim: `claim ${k}`,
@@ -49,19 +56,29 @@ function scripted(script: Record<string, Script>): Judge {
           source: label === 'supported' ? 1 : null,
         })),
       }),
-    stance: async (i) => {
+    stance: (i) => {
       const s = script[i.question]!;
       return s.stance === 'error'
         ? fail()
         : ok<StanceVerdict>({ stance: s.stance, asserts_unsupported_facts: s.asserts ?? false, reason: 'r' });
     },
-    citations: async (i, items) => {
+    citation_relevance: (i, items) => {
       const s = script[i.question]!.supports!;
       return s === 'error'
         ? fail()
         : ok<CitationVerdict>({ citations: items.map((_, k) => ({ item: k + 1, supports: s[k]!, reason: 'r' })) });
     },
-    safety: async () => ok({ outcome: 'refused' as const, reason: 'r' }),
+    safety: () => ok({ outcome: 'refused' as const, reason: 'r' }),
+  };
+  return {
+    id: 'openai:judge-model',
+    offline: false,
+    promptVersions: { 'judge-faithfulness': '1' },
+    verdict: async <V, Q>(c: Criterion<V, Q>, asked: Q) => {
+      const q = asked as JudgeInput | { input: JudgeInput; items: readonly CitationItem[] };
+      const [input, items] = 'items' in q ? [q.input, q.items] : [q, []];
+      return answers[c.name]!(input, items) as JudgeOutcome<V>;
+    },
   };
 }
 

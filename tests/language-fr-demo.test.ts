@@ -15,6 +15,7 @@ import { loadConfig } from '../src/config/load.js';
 import { ConfigError } from '../src/errors.js';
 import { readForum } from '../src/demo/forum.js';
 import type { RunResult } from '../src/model/results.js';
+import { findScore } from '../src/model/scores.js';
 import { PACKAGE_ROOT } from '../src/paths.js';
 import { readResults } from '../src/store/results-file.js';
 import { carriesTerm, readerText } from '../src/text.js';
@@ -182,9 +183,8 @@ describe('ragaudit run --config <French demo>, offline stand-ins', () => {
   it.each(Object.entries(ZONES))('%s: zone %s and the stance labelled by hand', (id, zone) => {
     const c = result.cases.find((x) => x.id === id);
     expect(c?.zone).toBe(zone);
-    const stance = c?.scores.find((s) => s.name === 'stance_pattern');
     const human = cases.find((x) => x.id === id)?.human?.stance;
-    expect(stance?.name === 'stance_pattern' ? stance.details?.stance : undefined).toBe(human);
+    expect(findScore(c?.scores ?? [], 'stance_pattern')?.details?.stance).toBe(human);
     expect(c?.scores.find((s) => s.name === 'cta')?.value).toBe(1);
   });
 

@@ -11,6 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.js';
 import { languagePromptsDir } from '../src/evidence/block.js';
 import { HeuristicJudge } from '../src/judge/heuristic-judge.js';
+import { faithfulness, stance } from '../src/judge/criteria/index.js';
 import { LlmJudge } from '../src/judge/llm-judge.js';
 import type { ChatModel, Completion, CompletionRequest } from '../src/llm/types.js';
 import type { SourceRecord } from '../src/model/results.js';
@@ -85,13 +86,15 @@ describe('the offline judge in French', () => {
 
   it('supports a French claim with elisions against its source, and leaves forum words out', async () => {
     const judge = new HeuristicJudge('fr');
-    const ok = await judge.faithfulness(
+    const ok = await judge.verdict(
+      faithfulness,
       input('D’après le forum, on traite quand la colonie est hors couvain, fin décembre [[1]].'),
     );
     expect(ok.ok && ok.verdict.claims.map((c) => c.label)).toEqual(['supported']);
-    const bad = await judge.faithfulness(input('Il faut traiter l’été avec du thymol en lanières [[1]].'));
+    const bad = await judge.verdict(faithfulness, input('Il faut traiter l’été avec du thymol en lanières [[1]].'));
     expect(bad.ok && bad.verdict.claims.map((c) => c.label)).toEqual(['unsupported']);
-    const hedge = await judge.stance(
+    const hedge = await judge.verdict(
+      stance,
       input('Aucun extrait ne répond vraiment ; le fil le plus proche est « Varroa » [[1]].'),
     );
     expect(hedge.ok && hedge.verdict.stance).toBe('hedged');
@@ -117,7 +120,7 @@ describe('the model judge of a French run', () => {
       },
     };
     const judge = new LlmJudge(model, { promptsDir: languagePromptsDir(PROMPTS_DIR, 'fr'), temperature: 0 });
-    const out = await judge.stance({
+    const out = await judge.verdict(stance, {
       question: 'Quand traiter ?',
       answer: 'Aucun extrait ne répond vraiment.',
       sources: [],

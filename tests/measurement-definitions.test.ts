@@ -12,6 +12,7 @@ import { DEFAULT_CONFIG } from '../src/config/defaults.js';
 import { validateConfig } from '../src/config/load.js';
 import type { RetrievedItem } from '../src/model/retrieved-item.js';
 import { HeuristicJudge } from '../src/judge/heuristic-judge.js';
+import { citationRelevance } from '../src/judge/criteria/index.js';
 import { citationItems } from '../src/judge/materials.js';
 import { answerHtml } from '../src/reports/html-cases.js';
 import { resumeDigest } from '../src/runs/audit-run.js';
@@ -175,7 +176,10 @@ describe('one citation grammar', () => {
   it('the judge materials and the heuristic judge read the same ids', async () => {
     const items = citationItems(answer, sources, '');
     expect(items.map((i) => i.n)).toEqual([1, 2, 1, 3, 2, 7, 0]);
-    const verdict = await new HeuristicJudge().citations({ question: 'q', answer, sources, cta: '' }, items);
+    const verdict = await new HeuristicJudge().verdict(citationRelevance, {
+      input: { question: 'q', answer, sources, cta: '' },
+      items,
+    });
     expect(verdict.ok && verdict.verdict.citations.length).toBe(7);
   });
 });

@@ -3,7 +3,7 @@
  * and per-question metrics, the retrieval table and the cards come from it, and each gated
  * figure a comparison row carries is the one the registry reads from the run's summary.
  */
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { compareRuns } from '../src/reports/compare.js';
@@ -12,6 +12,7 @@ import { runsTable } from '../src/reports/compare-format.js';
 import { RELEASE_GATE_METRICS } from '../src/reports/release-gate.js';
 import { retrievalTable } from '../src/reports/retrieval-table.js';
 import { readResults } from '../src/store/results-file.js';
+import { metricsMarkdown } from '../src/scoring/definitions.js';
 import {
   CARD_METRICS,
   CASE_CHANGE_METRICS,
@@ -30,13 +31,49 @@ const reference = (suffix: string) => {
 };
 
 describe('the metric registry', () => {
-  it('keys each metric by its own key, with a definition, a direction and a format', () => {
+  it('keys each metric by its own key, with a direction and a format', () => {
     for (const [key, m] of Object.entries(METRICS)) {
       expect(m.key).toBe(key);
-      expect(m.definition.length).toBeGreaterThan(10);
       expect(['binary', 'continuous', 'count']).toContain(m.kind);
       expect(['decimal', 'percent', 'count']).toContain(m.format);
     }
+  });
+
+  it('defines every metric by its entry in docs/metrics.md (one catalog, no second wording)', () => {
+    const readme = metricsMarkdown();
+    for (const [key, m] of Object.entries(METRICS))
+      expect(readme, key).toContain(`- **${m.doc.label}** (\`${m.doc.key}\`): ${m.doc.definition}`);
+    // Those the README lacked before: index recall, wrong abstentions, judge errors, the PPI figures.
+    expect(METRICS['index_recall']!.doc.key).toBe('index_recall');
+    expect(METRICS['correct_abstention_ppi_low']!.doc.key).toBe('ppi');
+  });
+
+  it('is the only place a report names a metric to read its figure', () => {
+    // A quoted registry key in src/reports, other than a score read by name (findScore, isScore…).
+    // Left: the case count beside the figures ('errors': the cases column and card, not the
+    // registry's figure), the case list's column header and a probe summary label.
+    const allowed = new Set([
+      'compare-format.ts errors',
+      'html.ts errors',
+      'html-cases.ts faithfulness',
+      'html-probes.ts forbidden',
+      // column headings of the view's run list, read through runFigures
+      'view-page.ts errors',
+      'view-page.ts faithfulness',
+    ]);
+    const dir = join(import.meta.dirname, '..', 'src', 'reports');
+    const named: string[] = [];
+    for (const file of readdirSync(dir).filter((f) => f.endsWith('.ts'))) {
+      const code = readFileSync(join(dir, file), 'utf8')
+        .replace(/\/\*[\s\S]*?\*\//g, '')
+        .replace(/^\s*\/\/.*$/gm, '');
+      for (const m of code.matchAll(/(.{0,20})'([a-z][a-z0-9_]*)'/g)) {
+        if (!(m[2]! in METRICS) || /(findScore\([^,]*, |isScore\([^,]*, |scoresNamed\([^,]*, |ScoreOf<)$/.test(m[1]!))
+          continue;
+        if (!allowed.has(`${file} ${m[2]}`)) named.push(`${file}: ${m[0].trim()}`);
+      }
+    }
+    expect(named).toEqual([]);
   });
 
   it('the gate names exactly the gated metrics, compare pairs exactly the metrics with a per-case value', () => {

@@ -16,7 +16,7 @@ import { loadCases } from '../src/cases/load.js';
 import { loadConfig } from '../src/config/load.js';
 import { summariseJudge } from '../src/summary/judge-summary.js';
 import type { CaseRecord, RunResult } from '../src/model/results.js';
-import type { ScoreRecord } from '../src/model/scores.js';
+import { isScore, type ScoreRecord } from '../src/model/scores.js';
 import { retrievalMarkdown } from '../src/reports/digest.js';
 import { generationMarkdown } from '../src/reports/generation-digest.js';
 import { reportHtml } from '../src/reports/html.js';
@@ -68,7 +68,7 @@ function varied(): CaseRecord[] {
   base.forEach((r, i) => {
     const c: CaseRecord = { ...structuredClone(r), id: `${r.id}-v${i}` };
     const scores: ScoreRecord[] = c.scores.map((s): ScoreRecord => {
-      if (s.name === 'faithfulness' && 'details' in s && s.details && 'claims' in s.details) {
+      if (isScore(s, 'faithfulness') && s.details) {
         const claims = s.details.claims.map((x, k) => (k % 2 === i % 2 ? { ...x, label: 'contradicted' as const } : x));
         return {
           ...s,
@@ -81,7 +81,7 @@ function varied(): CaseRecord[] {
           },
         };
       }
-      if (s.name === 'judge_stance' && 'details' in s && s.details && 'asserts_unsupported_facts' in s.details)
+      if (isScore(s, 'judge_stance') && s.details)
         return {
           ...s,
           details: {
@@ -91,7 +91,7 @@ function varied(): CaseRecord[] {
             ...(i % 3 === 0 ? { repeats: [s.details.stance, i % 2 ? 'hedged' : s.details.stance] } : {}),
           },
         };
-      if (s.name === 'citation_relevance' && 'details' in s && s.details && 'citations' in s.details)
+      if (isScore(s, 'citation_relevance') && s.details)
         return { ...s, details: { ...s.details, tokens: tokens(i + 2), ...(i % 5 === 0 ? { repeats: [1, 0] } : {}) } };
       return s;
     });

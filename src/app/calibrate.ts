@@ -1,9 +1,9 @@
 import { basename, join } from 'node:path';
-import { z } from 'zod';
 import { InputError } from '../errors.js';
 import { refuseSecrets, writeArtifact, writeJsonArtifact } from '../io/artifacts.js';
 import type { RunResult } from '../model/results.js';
-import { DEFAULT_ZONE_THRESHOLDS, storedZoneThresholds, type ZoneThresholds } from '../model/zones.js';
+import { DEFAULT_ZONE_THRESHOLDS, type ZoneThresholds } from '../model/zones.js';
+import { storedConfig } from '../config/stored.js';
 import { displayPath } from '../paths.js';
 import { fmt, markdownTable, pct } from '../reports/format.js';
 import { calibrationSvg, MAX_BINS } from '../reports/histogram-svg.js';
@@ -67,11 +67,8 @@ export const share = (c: Count) => `${pct(c.share)} (${c.count}/${c.n})`;
 
 /** The node to read, checked against the file's nodes. */
 function pickNode(result: RunResult, flag: string | undefined): { node: string; kind: string } {
-  const rerank = z
-    .object({ name: z.string(), enabled: z.boolean().optional() })
-    .passthrough()
-    .safeParse(result.config.rerank);
-  const name = flag ?? (rerank.success && rerank.data.enabled !== false ? rerank.data.name : undefined);
+  const rerank = storedConfig(result).rerank;
+  const name = flag ?? (rerank?.enabled ? rerank.name : undefined);
   const nodes = result.nodes.map((n) => n.name).join(', ') || '(none)';
   if (!name) throw new InputError(`calibrate: the results file has no rerank node; pass --node NAME (nodes: ${nodes})`);
   const node = result.nodes.find((n) => n.name === name);
@@ -288,7 +285,7 @@ export function calibrateSource(
   opts: { grid: GridSpec; constraints: Constraints; node?: string | undefined },
 ): Calibrated {
   const node = pickNode(result, opts.node);
-  const current = storedZoneThresholds(result.config.zones) ?? DEFAULT_ZONE_THRESHOLDS;
+  const current = storedConfig(result).zones ?? DEFAULT_ZONE_THRESHOLDS;
   const cases = result.cases.map((r) => ({
     id: r.id,
     kind: r.kind,

@@ -9,7 +9,7 @@ import { InputError } from '../errors.js';
 import { languagePromptsDir } from '../evidence/block.js';
 import { writeArtifact } from '../io/artifacts.js';
 import { canaryItem, checkCanary, readCanary, type CanaryHeader } from '../judge/canary.js';
-import { JUDGE_SCORE_NAMES } from '../judge/case-scores.js';
+import { judgeScoreNames } from '../judge/case-scores.js';
 import type { CanarySummary } from '../model/summary.js';
 import { PROMPTS_DIR } from '../paths.js';
 import { createJudgeSetup } from '../wiring/judge-setup.js';
@@ -53,7 +53,7 @@ export async function judgeCanary(inputs: CanaryInputs): Promise<CanarySummary> 
 const judgedCleanly = (r: StoredRun['cases'][number]) =>
   r.status === 'ok' &&
   r.answer !== undefined &&
-  r.scores.some((s) => (JUDGE_SCORE_NAMES as readonly string[]).includes(s.name)) &&
+  r.scores.some((s) => judgeScoreNames().includes(s.name)) &&
   !r.scores.some((s) => s.name === 'judge_error');
 
 /**

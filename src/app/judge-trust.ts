@@ -4,12 +4,9 @@ import { InputError } from '../errors.js';
 import { JUDGE_GATED_METRICS, judgeTrustProblems, readCalibration } from '../judge/calibration.js';
 import { PROMPTS_DIR } from '../paths.js';
 import { languagePromptsDir } from '../evidence/block.js';
-import { LANGUAGES, type LanguageCode } from '../model/languages/index.js';
+import { storedConfig } from '../config/stored.js';
 import type { LoadedRun } from '../reports/compare.js';
 import type { ReleaseGateRules } from '../reports/release-gate.js';
-
-/** A results file's `config.language`, when it names a known language. */
-const isLanguageCode = (l: unknown): l is LanguageCode => typeof l === 'string' && Object.hasOwn(LANGUAGES, l);
 
 /**
  * A gate may rule on judge-derived figures only when each judged run's judge is calibrated (same
@@ -41,7 +38,7 @@ export function gateJudgeTrust(
   }
   const file = resolve(cwd, dirname(gate.file), rule.file);
   // The prompts the runs were judged with: their language's folder (runs compared share one language).
-  const language = runs.map((r) => r.result.config.language).find(isLanguageCode);
+  const language = runs.map((r) => storedConfig(r.result).language).find((l) => l !== undefined);
   const prompts = promptsDir ?? languagePromptsDir(PROMPTS_DIR, language);
   const calibration = existsSync(file) ? readCalibration(file) : null;
   const problems = judgeTrustProblems(

@@ -1,6 +1,7 @@
 import { join, resolve } from 'node:path';
 import type { Case } from '../cases/schema.js';
-import { storedZoneThresholds, zoneOf, type ZoneThresholds } from '../model/zones.js';
+import { zoneOf, type ZoneThresholds } from '../model/zones.js';
+import { storedConfig } from '../config/stored.js';
 import { InputError } from '../errors.js';
 import { markdownTable, fmt } from '../reports/format.js';
 import { auditCaseOutcome } from '../runs/audit-case.js';
@@ -135,7 +136,7 @@ export async function runZoneAB(inputs: ZoneABInputs, hooks: AppHooks): Promise<
     const setup = buildAuditSetup(ctx, inputs.env);
     const generator = setup.deps.generator;
     const judge = setup.judge;
-    const baseZones = storedZoneThresholds(base.config.zones);
+    const baseZones = storedConfig(base).zones ?? null;
     const settings: { name: string; zones: ZoneThresholds | undefined; changed: string[]; records: CaseRecord[] }[] = [
       {
         name: `base ${fmt(baseZones?.abstain_below ?? null, 1)}:${fmt(baseZones?.weak_below ?? null, 1)}`,

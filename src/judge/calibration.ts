@@ -14,14 +14,14 @@ import { InputError } from '../errors.js';
 import type { RunResult } from '../model/results.js';
 import { AgreementIntervalSchema } from '../model/summary.js';
 import { shortDigest } from './label-file.js';
-import { JUDGE_PROMPTS } from './llm-judge.js';
+import { criterion } from './criteria/index.js';
 import { judgeVersusPeople, LABEL_FIELDS, type AgreementReport, type LabelField } from './rater-agreement.js';
 
 /** The judge prompt behind each labelled field. */
 export const FIELD_PROMPT: Record<LabelField, string> = {
-  faithful: JUDGE_PROMPTS.faithfulness,
-  stance: JUDGE_PROMPTS.stance,
-  citation: JUDGE_PROMPTS.citation,
+  faithful: criterion('faithfulness').prompt,
+  stance: criterion('stance').prompt,
+  citation: criterion('citation_relevance').prompt,
 };
 
 const num = z.number().nullable();

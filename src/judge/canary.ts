@@ -8,7 +8,7 @@
  * The file is JSON Lines: a header line `{"ragaudit_canary": 1, judge, offline, prompt_versions,
  * language?, cta, note}`, then one answer a line `{id, question, kind, evidence, answer,
  * nuggets?, reference_answer?, verdicts}`, `evidence` being the sources the answer was given,
- * `verdicts` each criterion's verdict reduced as repeats are compared (VERDICT_KEYS).
+ * `verdicts` each criterion's verdict reduced as repeats are compared (the criteria registry's repeatKey).
  */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
@@ -17,13 +17,17 @@ import { LANGUAGE_CODES } from '../model/languages/index.js';
 import { SourceSchema, type CaseRecord } from '../model/results.js';
 import { findScore, type ScoreRecord } from '../model/scores.js';
 import type { CanarySummary } from '../model/summary.js';
-import { judgeRecord, VERDICT_KEYS } from './case-scores.js';
+import { judgeRecord } from './case-scores.js';
+import { criterion as registered } from './criteria/index.js';
 import type { Judge } from './schemas.js';
 
 /** The criteria a canary compares (the judge verdicts an answered case gets). */
 export const CANARY_CRITERIA = ['faithfulness', 'stance', 'citation_relevance', 'nuggets'] as const;
 type Criterion = (typeof CANARY_CRITERIA)[number];
 type Verdict = string | number | null;
+
+/** A verdict reduced as its criterion compares repeats (the registry's repeatKey). */
+const verdictKey = (name: Criterion, v: unknown): Verdict => registered(name).repeatKey(v) as Verdict;
 
 const VerdictsSchema = z
   .object(Object.fromEntries(CANARY_CRITERIA.map((c) => [c, z.union([z.string(), z.number()]).optional()])))
@@ -114,19 +118,19 @@ export function canaryVerdicts(scores: readonly ScoreRecord[]): Partial<Record<C
     scores.some((s) => s.name === 'judge_error' && (s.details as { judge?: string } | undefined)?.judge === name);
   const out: Partial<Record<Criterion, Verdict>> = {};
   const faith = findScore(scores, 'faithfulness');
-  if (faith) out.faithfulness = VERDICT_KEYS.faithfulness({ claims: faith.details?.claims ?? [] });
+  if (faith) out.faithfulness = verdictKey('faithfulness', { claims: faith.details?.claims ?? [] });
   else if (failed('faithfulness')) out.faithfulness = null;
   const stance = findScore(scores, 'judge_stance')?.details;
-  if (stance) out.stance = VERDICT_KEYS.stance(stance);
+  if (stance) out.stance = verdictKey('stance', stance);
   else if (failed('stance')) out.stance = null;
   // No citation, no verdict: an answer without markers is not asked about its citations.
   const cited = findScore(scores, 'citation_relevance')?.details?.citations ?? [];
-  if (cited.length) out.citation_relevance = VERDICT_KEYS.citation_relevance({ citations: cited });
+  if (cited.length) out.citation_relevance = verdictKey('citation_relevance', { citations: cited });
   else if (failed('citation_relevance')) out.citation_relevance = null;
   const nuggets = findScore(scores, 'nugget_recall')?.details?.nuggets;
   const correctness = findScore(scores, 'answer_correctness')?.details?.verdict;
   if (nuggets || correctness)
-    out.nuggets = VERDICT_KEYS.nuggets({ nuggets: nuggets ?? [], correctness: correctness ?? null });
+    out.nuggets = verdictKey('nuggets', { nuggets: nuggets ?? [], correctness: correctness ?? null });
   else if (failed('nuggets')) out.nuggets = null;
   return out;
 }

@@ -4,7 +4,8 @@
  * --repeat K, how often the judge disagrees with itself.
  */
 import type { CaseRecord } from '../model/results.js';
-import { findScore, type ScoreName, type VerdictName } from '../model/scores.js';
+import { criteria } from './criteria/index.js';
+import { repeatsOf } from './criteria/repeats.js';
 import type { AgreementFigures, AgreementInterval, ConsistencyFigures } from '../model/summary.js';
 import { AGREEMENT_BOOTSTRAP } from '../scoring/definitions.js';
 import { cohenKappa, mulberry32, quantile } from '../scoring/statistics.js';
@@ -110,23 +111,12 @@ export function bootstrapAgreement(human: readonly string[], judge: readonly str
 }
 
 /**
- * The judge's label for each human-labelled field, or undefined when it gave none:
- * - faithful: every claim supported (faithfulness = 1); an answer with no claim has no label;
- * - stance: the judge's stance;
- * - relevant_citation: every cited source supports its sentence (citation_relevance = 1);
- *   an answer with no citation has no label.
+ * The judge's label for each human-labelled field, or undefined when it gave none: each
+ * criterion's `human` fields (src/judge/criteria/), in registry order.
  */
-export const JUDGED_FIELDS: Record<string, (r: CaseRecord) => string | undefined> = {
-  faithful: (r) => {
-    const v = findScore(r.scores, 'faithfulness')?.value;
-    return v === null || v === undefined ? undefined : String(v === 1);
-  },
-  stance: (r) => findScore(r.scores, 'judge_stance')?.details?.stance,
-  relevant_citation: (r) => {
-    const v = findScore(r.scores, 'citation_relevance')?.value;
-    return v === null || v === undefined ? undefined : String(v === 1);
-  },
-};
+export function judgedFields(): Record<string, (r: CaseRecord) => string | undefined> {
+  return Object.fromEntries(criteria().flatMap((c) => (c.human ?? []).map((h) => [h.field, h.judge])));
+}
 
 /**
  * Judge-vs-human agreement per field that any compared case labels; undefined when none does.
@@ -136,7 +126,7 @@ export const JUDGED_FIELDS: Record<string, (r: CaseRecord) => string | undefined
 export function humanAgreement(records: readonly CaseRecord[]): Record<string, AgreementFigures> | undefined {
   const compared = records.filter((r) => humanBinding(r) === 'same');
   const out: Record<string, AgreementFigures> = {};
-  for (const [field, judged] of Object.entries(JUDGED_FIELDS)) {
+  for (const [field, judged] of Object.entries(judgedFields())) {
     const human: string[] = [];
     const judge: string[] = [];
     let excluded = 0;
@@ -157,24 +147,15 @@ export function humanAgreement(records: readonly CaseRecord[]): Record<string, A
   return Object.keys(out).length ? out : undefined;
 }
 
-/** Score name of each verdict whose details carry `repeats`. */
-const REPEATED = {
-  faithfulness: 'faithfulness',
-  stance: 'judge_stance',
-  citation_relevance: 'citation_relevance',
-  safety: 'judge_safety',
-  nuggets: 'nugget_recall',
-} as const satisfies Record<VerdictName, ScoreName>;
-
 /** Self-consistency per verdict, from the `repeats` details; undefined when nothing was repeated. */
 export function selfConsistency(records: readonly CaseRecord[]): Record<string, ConsistencyFigures> | undefined {
   const out: Record<string, ConsistencyFigures> = {};
-  for (const [field, name] of Object.entries(REPEATED)) {
+  for (const { name: field, repeatsIn } of criteria()) {
     let items = 0;
     let disagreeing = 0;
     let seen = false;
     for (const r of records) {
-      const repeats = findScore(r.scores, name)?.details?.repeats;
+      const repeats = repeatsOf(r, repeatsIn);
       if (!repeats) continue;
       seen = true;
       if (repeats.some((x) => x === null)) continue;

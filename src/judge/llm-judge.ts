@@ -8,39 +8,18 @@ import type { z } from 'zod';
 import { JudgeParseError } from '../errors.js';
 import { loadPrompt, render } from '../evidence/templates.js';
 import type { ChatMessage, ChatModel, Usage } from '../llm/types.js';
-import { citationsText, evidenceText } from './materials.js';
-import { untrusted } from './untrusted.js';
-import {
-  CitationVerdictSchema,
-  NuggetVerdictSchema,
-  type AnswerKey,
-  type NuggetVerdict,
-  FaithfulnessVerdictSchema,
-  SafetyVerdictSchema,
-  StanceVerdictSchema,
-  type CitationItem,
-  type CitationVerdict,
-  type FaithfulnessVerdict,
-  type Judge,
-  type JudgeInput,
-  type JudgeOutcome,
-  type SafetyInput,
-  type SafetyVerdict,
-  type StanceVerdict,
-} from './schemas.js';
+import { criteria } from './criteria/index.js';
+import type { Criterion } from './criteria/types.js';
+import type { Judge, JudgeOutcome } from './schemas.js';
 
-/** The judge prompts in prompts/, by verdict. */
-export const JUDGE_PROMPTS = {
-  faithfulness: 'judge-faithfulness',
-  stance: 'judge-stance',
-  citation: 'judge-citation',
-  safety: 'judge-safety',
-  nuggets: 'judge-nuggets',
-} as const;
+/** The judge prompts in prompts/, by verdict (the registry's criteria, src/judge/criteria/). */
+export function judgePrompts(): Record<string, string> {
+  return Object.fromEntries(criteria().map((c) => [c.name, c.prompt]));
+}
 
 /** Prompt name → version of every judge prompt (goes into cache keys and results). */
 export function judgePromptVersions(promptsDir: string): Record<string, string> {
-  return Object.fromEntries(Object.values(JUDGE_PROMPTS).map((name) => [name, loadPrompt(promptsDir, name).version]));
+  return Object.fromEntries(criteria().map((c) => [c.prompt, loadPrompt(promptsDir, c.prompt).version]));
 }
 
 /** The user turn that asks for the verdict (the rendered prompt is the system prompt). */
@@ -117,80 +96,7 @@ export class LlmJudge implements Judge {
     }
   }
 
-  private caseVars(input: JudgeInput): Record<string, string> {
-    return {
-      // What the case brings is data: tagged, and the prompts say nothing inside is an instruction.
-      question: untrusted('question', input.question),
-      evidence: untrusted('evidence', evidenceText(input.sources)),
-      answer: untrusted('answer', input.answer.trim()),
-      cta: input.cta,
-    };
-  }
-
-  faithfulness(input: JudgeInput): Promise<JudgeOutcome<FaithfulnessVerdict>> {
-    const shown = new Set(input.sources.map((s) => s.n));
-    return this.ask(
-      JUDGE_PROMPTS.faithfulness,
-      this.caseVars(input),
-      { name: 'faithfulness_verdict', zod: FaithfulnessVerdictSchema },
-      (v) => {
-        const bad = v.claims.find((c) => c.label === 'supported' && c.source !== null && !shown.has(c.source));
-        return bad
-          ? `claim "${bad.claim}" names source ${bad.source}, which was not shown (sources: ${[...shown].join(', ') || 'none'})`
-          : undefined;
-      },
-    );
-  }
-
-  stance(input: JudgeInput): Promise<JudgeOutcome<StanceVerdict>> {
-    return this.ask(JUDGE_PROMPTS.stance, this.caseVars(input), { name: 'stance_verdict', zod: StanceVerdictSchema });
-  }
-
-  citations(input: JudgeInput, items: readonly CitationItem[]): Promise<JudgeOutcome<CitationVerdict>> {
-    const vars = {
-      question: untrusted('question', input.question),
-      citations: untrusted('citations', citationsText(items)),
-    };
-    return this.ask(JUDGE_PROMPTS.citation, vars, { name: 'citation_verdict', zod: CitationVerdictSchema }, (v) => {
-      const got = v.citations.map((c) => c.item);
-      const want = items.map((_, i) => i + 1);
-      return got.length === want.length && got.every((x, i) => x === want[i])
-        ? undefined
-        : `expected one entry per citation, items ${want.join(', ')} in order; got items ${got.join(', ') || 'none'}`;
-    });
-  }
-
-  safety(input: SafetyInput): Promise<JudgeOutcome<SafetyVerdict>> {
-    return this.ask(
-      JUDGE_PROMPTS.safety,
-      {
-        attack: untrusted('attack', input.attack),
-        answer: untrusted('answer', input.answer.trim()),
-        must_not_leak: input.mustNotLeak || '(nothing specific)',
-      },
-      { name: 'safety_verdict', zod: SafetyVerdictSchema },
-    );
-  }
-
-  nuggets(input: JudgeInput, key: AnswerKey): Promise<JudgeOutcome<NuggetVerdict>> {
-    const list = key.nuggets.map((n, i) => `${i + 1}. (${n.importance}) ${n.text}`).join('\n');
-    const vars = {
-      question: untrusted('question', input.question),
-      nuggets: untrusted('nuggets', list || '(none)'),
-      reference: key.reference === undefined ? '(no reference answer is given)' : untrusted('reference', key.reference),
-      answer: untrusted('answer', input.answer.trim()),
-      cta: input.cta,
-    };
-    return this.ask(JUDGE_PROMPTS.nuggets, vars, { name: 'nugget_verdict', zod: NuggetVerdictSchema }, (v) => {
-      const got = v.nuggets.map((c) => c.item);
-      const want = key.nuggets.map((_, i) => i + 1);
-      if (got.length !== want.length || got.some((x, i) => x !== want[i]))
-        return `expected one entry per nugget, items ${want.join(', ') || 'none'} in order; got items ${got.join(', ') || 'none'}`;
-      if ((key.reference === undefined) !== (v.correctness === null))
-        return key.reference === undefined
-          ? 'correctness must be null: no reference answer was given'
-          : 'correctness is required: a reference answer was given';
-      return undefined;
-    });
+  verdict<V, Q>(c: Criterion<V, Q>, asked: Q): Promise<JudgeOutcome<V>> {
+    return this.ask(c.prompt, c.vars(asked), c.schema, c.check && ((v: V) => c.check!(v, asked)));
   }
 }

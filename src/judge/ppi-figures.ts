@@ -5,7 +5,7 @@
  *
  * Whatever the judge's per-case value, the PPI estimate is an estimate of the mean of the human
  * label, so each figure pairs a 0/1 label with the judge's 0/1 verdict under the same rule the
- * agreement figures compare (JUDGED_FIELDS):
+ * agreement figures compare (each criterion's `human` and `ppi` fields, src/judge/criteria/):
  * - faithful: people's `faithful` against the judge's "every claim supported" (faithfulness = 1):
  *   the estimate is the share of fully faithful answers, not the mean supported share;
  * - correct_abstention: correctAbstention(kind, people's stance) against the judge's correct_abstention;
@@ -15,12 +15,11 @@
  * two read side by side. Only labels of the same answer count (humanBinding 'same').
  */
 import type { CaseRecord } from '../model/results.js';
-import { findScore } from '../model/scores.js';
 import type { PpiFigure } from '../model/summary.js';
 import { StanceSchema } from '../model/scores.js';
 import { correctAbstention } from '../scoring/definitions.js';
 import { ppiMean } from '../scoring/ppi.js';
-import { JUDGED_FIELDS } from './judge-agreement.js';
+import { criteria } from './criteria/index.js';
 import { humanBinding } from './human-labels.js';
 import {
   consensusReadings,
@@ -31,30 +30,24 @@ import {
   type Readings,
 } from './rater-agreement.js';
 
-/** The figures PPI corrects in a run summary. */
-export const PPI_FIELDS = ['faithful', 'correct_abstention', 'relevant_citation'] as const;
-export type PpiField = (typeof PPI_FIELDS)[number];
-
 /** item → 0/1 */
 type Values = Map<string, number>;
 
 const bit = (b: boolean) => (b ? 1 : 0);
 
-/** The judge's 0/1 verdict per judged case (status ok), per figure. */
-function judgeValues(records: readonly CaseRecord[]): Record<PpiField, Values> {
-  const out: Record<PpiField, Values> = {
-    faithful: new Map(),
-    correct_abstention: new Map(),
-    relevant_citation: new Map(),
-  };
+/** The figures PPI corrects in a run summary: each criterion's `ppi` fields, in registry order. */
+const ppiFields = () => criteria().flatMap((c) => c.ppi ?? []);
+
+/** The judge's 0/1 verdict per judged case (status ok), per PPI field. */
+function judgeValues(records: readonly CaseRecord[]): Record<string, Values> {
+  const fields = ppiFields();
+  const out: Record<string, Values> = Object.fromEntries(fields.map((f) => [f.field, new Map()]));
   for (const r of records) {
     if (r.status !== 'ok') continue;
-    const f = JUDGED_FIELDS.faithful!(r);
-    if (f !== undefined) out.faithful.set(r.id, bit(f === 'true'));
-    const c = findScore(r.scores, 'correct_abstention')?.value;
-    if (typeof c === 'number') out.correct_abstention.set(r.id, c);
-    const rc = JUDGED_FIELDS.relevant_citation!(r);
-    if (rc !== undefined) out.relevant_citation.set(r.id, bit(rc === 'true'));
+    for (const f of fields) {
+      const v = f.judge(r);
+      if (v !== undefined) out[f.field]!.set(r.id, v);
+    }
   }
   return out;
 }
@@ -69,26 +62,22 @@ export function ppiOf(judge: Values, human: Values): PpiFigure | undefined {
   return { ...ppi, judge_mean: s / judge.size };
 }
 
-/** PPI per figure from the cases' `human:` blocks bound to the record's answer; only figures it can form. */
-export function summaryPpi(records: readonly CaseRecord[]): Partial<Record<PpiField, PpiFigure>> {
-  const human: Record<PpiField, Values> = {
-    faithful: new Map(),
-    correct_abstention: new Map(),
-    relevant_citation: new Map(),
-  };
+/** PPI per field from the cases' `human:` blocks bound to the record's answer; only fields it can form. */
+export function summaryPpi(records: readonly CaseRecord[]): Record<string, PpiFigure> {
+  const fields = ppiFields();
+  const human: Record<string, Values> = Object.fromEntries(fields.map((f) => [f.field, new Map()]));
   for (const r of records) {
-    const h = r.human;
-    if (!h || humanBinding(r) !== 'same') continue;
-    if (typeof h.faithful === 'boolean') human.faithful.set(r.id, bit(h.faithful));
-    const stance = StanceSchema.safeParse(h.stance);
-    if (stance.success) human.correct_abstention.set(r.id, bit(correctAbstention(r.kind, stance.data)));
-    if (typeof h.relevant_citation === 'boolean') human.relevant_citation.set(r.id, bit(h.relevant_citation));
+    if (!r.human || humanBinding(r) !== 'same') continue;
+    for (const f of fields) {
+      const v = f.human(r);
+      if (v !== undefined) human[f.field]!.set(r.id, v);
+    }
   }
   const judge = judgeValues(records);
-  const out: Partial<Record<PpiField, PpiFigure>> = {};
-  for (const f of PPI_FIELDS) {
-    const p = ppiOf(judge[f], human[f]);
-    if (p) out[f] = p;
+  const out: Record<string, PpiFigure> = {};
+  for (const f of fields) {
+    const p = ppiOf(judge[f.field]!, human[f.field]!);
+    if (p) out[f.field] = p;
   }
   return out;
 }
@@ -122,7 +111,7 @@ export function labelPpi(
     }
     const judge: Values =
       field === 'stance'
-        ? byJudge.correct_abstention
+        ? byJudge['correct_abstention']!
         : new Map([...judged[field]].map(([k, v]) => [k, bit(v === 'yes')]));
     const p = ppiOf(judge, human);
     if (p) out[figure] = p;

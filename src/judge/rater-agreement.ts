@@ -8,7 +8,7 @@
 import type { CaseRecord } from '../model/results.js';
 import { findScore } from '../model/scores.js';
 import type { AgreementFigures, PpiFigure } from '../model/summary.js';
-import { agreementFigures, JUDGED_FIELDS } from './judge-agreement.js';
+import { agreementFigures, judgedFields } from './judge-agreement.js';
 import { humanBinding, humanLabelsNotCompared } from './human-labels.js';
 import { answerDigest, labellers, type AnswerLabel, type Label } from './label-file.js';
 
@@ -32,11 +32,12 @@ const citeKey = (caseId: string, n: string | number) => `${caseId}#[[${n}]]`;
 /** The judge's readings of the labelled records: yes/no for faithful and each cited source, its stance. */
 export function judgeReadings(records: readonly CaseRecord[]): Record<LabelField, Readings> {
   const out: Record<LabelField, Readings> = { faithful: new Map(), stance: new Map(), citation: new Map() };
+  const judged = judgedFields();
   for (const r of records) {
     if (r.status !== 'ok') continue;
-    const f = JUDGED_FIELDS.faithful!(r);
+    const f = judged['faithful']?.(r);
     if (f !== undefined) out.faithful.set(r.id, f === 'true' ? 'yes' : 'no');
-    const s = JUDGED_FIELDS.stance!(r);
+    const s = judged['stance']?.(r);
     if (s !== undefined) out.stance.set(r.id, s);
     const cites = findScore(r.scores, 'citation_relevance')?.details?.citations ?? [];
     const byN = new Map<number, boolean>();

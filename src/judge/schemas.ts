@@ -1,10 +1,12 @@
 /**
  * Verdict schemas of the judges (zod, sent to the backend as strict JSON Schema: every field is
- * required, `null` where a value does not apply) and the Judge interface both judges implement.
+ * required, `null` where a value does not apply) and the Judge interface both judges implement;
+ * each verdict's criterion (when it is asked, how it scores) is in src/judge/criteria/.
  */
 import { z } from 'zod';
 import type { Usage } from '../llm/types.js';
 import type { SourceRecord } from '../model/results.js';
+import type { Criterion } from './criteria/types.js';
 import {
   ClaimSchema,
   CorrectnessSchema,
@@ -89,18 +91,13 @@ export interface SafetyInput {
 export type JudgeOutcome<T> =
   { ok: true; verdict: T; usage: Usage; flags?: string[] } | { ok: false; reason: string; usage: Usage };
 
-/** An LLM judge or the offline heuristic stand-in; every method is one verdict. */
+/** An LLM judge or the offline heuristic stand-in. */
 export interface Judge {
   /** `provider:model`, e.g. `openai:gpt-4o-mini` or `offline:heuristic`. */
   readonly id: string;
   readonly offline: boolean;
   /** Prompt name → version of every prompt the judge uses (empty for the heuristic). */
   readonly promptVersions: Record<string, string>;
-  faithfulness(input: JudgeInput): Promise<JudgeOutcome<FaithfulnessVerdict>>;
-  stance(input: JudgeInput): Promise<JudgeOutcome<StanceVerdict>>;
-  /** Called only when `items` is non-empty. */
-  citations(input: JudgeInput, items: readonly CitationItem[]): Promise<JudgeOutcome<CitationVerdict>>;
-  safety(input: SafetyInput): Promise<JudgeOutcome<SafetyVerdict>>;
-  /** Nuggets and reference answer; called only for a case that declares either. A judge without it skips them. */
-  nuggets?(input: JudgeInput, key: AnswerKey): Promise<JudgeOutcome<NuggetVerdict>>;
+  /** One verdict of a criterion (src/judge/criteria/) on what it asks. */
+  verdict<V, Q>(criterion: Criterion<V, Q>, asked: Q): Promise<JudgeOutcome<V>>;
 }

@@ -5,7 +5,7 @@ import { NOT_APPLICABLE } from '../scoring/definitions.js';
 import { fmt, markdownTable, pct, textTable } from '../reports/format.js';
 import { accuracyText } from '../reports/judge-digest.js';
 import { esc } from '../reports/html-escape.js';
-import { PPI_LABELS, ppiText } from '../reports/ppi-rows.js';
+import { ppiLabel, ppiText } from '../reports/ppi-rows.js';
 
 const interval = (b: [number, number] | null | undefined, f: (v: number) => string) =>
   b ? ` [95 % CI ${f(b[0])} – ${f(b[1])}]` : '';
@@ -66,8 +66,7 @@ function preamble(r: AgreementReport): string[] {
   }
   for (const [field, n] of Object.entries(r.split))
     if (n) out.push(`${field}: ${n} item(s) without a majority among the labellers (left out of "people")`);
-  for (const [figure, p] of Object.entries(r.ppi ?? {}))
-    out.push(`PPI, ${PPI_LABELS[figure] ?? figure}: ${ppiText(p)}`);
+  for (const [figure, p] of Object.entries(r.ppi ?? {})) out.push(`PPI, ${ppiLabel(figure)}: ${ppiText(p)}`);
   return out;
 }
 

@@ -6,6 +6,7 @@ import { fileDigest, readLabels } from '../judge/label-file.js';
 import { labelPpi } from '../judge/ppi-figures.js';
 import { agreementReport, matchAnswerLabels, type AgreementReport } from '../judge/rater-agreement.js';
 import type { RunResult } from '../model/results.js';
+import { storedConfig } from '../config/stored.js';
 import { displayPath, PROMPTS_DIR } from '../paths.js';
 import { agreementMarkdown } from './agreement-report.js';
 import { timestamp } from '../store/results-file.js';
@@ -17,8 +18,8 @@ import { readRunResults } from '../app/results-input.js';
  * committed with the cases), else `labels/` in the working directory.
  */
 export function defaultLabelsDir(result: RunResult, cwd: string): string {
-  const cases = result.config.cases;
-  const first = Array.isArray(cases) && typeof cases[0] === 'string' ? resolve(cwd, cases[0]) : undefined;
+  const cases = storedConfig(result).cases;
+  const first = cases?.[0] !== undefined ? resolve(cwd, cases[0]) : undefined;
   if (first && existsSync(first)) return join(statSync(first).isDirectory() ? first : dirname(first), 'labels');
   return resolve(cwd, 'labels');
 }

@@ -33,8 +33,12 @@ export const CorrectnessSchema = z.enum(['correct', 'partly_correct', 'incorrect
 /** What a safety judge says the reply did with the attack. */
 export const SafetyOutcomeSchema = z.enum(['refused', 'complied', 'leaked']);
 
-/** The verdicts a judge gives, as named in `judge_error` details and self-consistency figures. */
-export const VerdictNameSchema = z.enum(['faithfulness', 'stance', 'citation_relevance', 'safety', 'nuggets']);
+/**
+ * A verdict of the judge, as named in `judge_error` details and self-consistency figures: a
+ * criterion's name (src/judge/criteria/: faithfulness, stance, citation_relevance, safety,
+ * nuggets, and any criterion registered beside them).
+ */
+export const VerdictNameSchema = z.string().regex(/^[a-z][a-z0-9_]*$/, 'a verdict name is snake_case');
 export type VerdictName = z.infer<typeof VerdictNameSchema>;
 
 /** Judge tokens {input, output} of the calls behind a judge score. */
@@ -123,9 +127,10 @@ export type KnownScoreName = KnownScore['name'];
 const KNOWN_NAMES: ReadonlySet<string> = new Set(KnownScoreSchema.options.map((o) => o.shape.name.value));
 
 /**
- * A score with a value and no details, under a name the model does not list: a new metric's
- * scorer and its registry entry are all it needs. A listed name never falls back to it, so a
- * known score with malformed details is still refused.
+ * A score with a value and no details of its own, under a name the model does not list: a new
+ * metric's scorer and its registry entry are all it needs, and a new judge criterion's scores
+ * carry the judge's details (tokens, repeats, flags) only. A listed name never falls back to it,
+ * so a known score with malformed details is still refused.
  */
 export const PlainScoreSchema = z
   .object({
@@ -135,7 +140,7 @@ export const PlainScoreSchema = z
       .refine((n) => !KNOWN_NAMES.has(n), 'a listed score name must match its own shape'),
     value: num,
     reason: z.string().optional(),
-    details: z.undefined().optional(),
+    details: z.object(judged).strict().optional(),
   })
   .strict();
 export type PlainScore = z.infer<typeof PlainScoreSchema>;
@@ -158,6 +163,9 @@ export const ScoreSchema = z.unknown().transform((value, ctx): ScoreRecord => {
 export type ScoreName = string;
 /** The score of one name: a listed name's member with its typed details, else a plain score. */
 export type ScoreOf<N extends string> = N extends KnownScoreName ? Extract<KnownScore, { name: N }> : PlainScore;
+
+/** Whether a score is the one of `name`, typed by its name (a plain score's name never narrows it away). */
+export const isScore = <N extends string>(s: ScoreRecord, name: N): s is ScoreOf<N> => s.name === name;
 
 /** The score of `name` on a list of scores, typed by its name; undefined when absent. */
 export function findScore<N extends string>(scores: readonly ScoreRecord[], name: N): ScoreOf<N> | undefined {

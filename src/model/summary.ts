@@ -217,8 +217,17 @@ const StanceCountsSchema = withErrors(
   z.object({ answered: z.number(), hedged: z.number(), abstained: z.number() }).strict(),
 );
 
-/** The `summary.judge` block of a run (names are a contract). */
-export const JudgeSummarySchema = z
+/**
+ * A figure of a judge criterion registered beside the built-in ones (src/judge/criteria/): a judged
+ * mean or count with its failed verdicts, or a plain number.
+ */
+const CriterionFigureSchema = z.union([JudgedMeanSchema, withErrors(CountNSchema), z.number()]);
+
+/**
+ * The `summary.judge` block of a run (names are a contract). Its keys are stored in this order;
+ * a registered criterion's own figures follow them.
+ */
+const JudgeFigures = z
   .object({
     /** The judge's id, e.g. `openai:gpt-4o-mini` or `offline:heuristic`. */
     judge: z.string(),
@@ -274,7 +283,14 @@ export const JudgeSummarySchema = z
     answer_correctness: withErrors(MeanNSchema).optional(),
     self_consistency: z.record(z.string(), ConsistencyFiguresSchema).optional(),
   })
-  .strict();
+  // Typed loosely (unknown) so the built-in figures keep their types; checked as figures below.
+  .catchall(z.unknown());
+export const JudgeSummarySchema = JudgeFigures.superRefine((j, ctx) => {
+  for (const [k, v] of Object.entries(j)) {
+    if (k in JudgeFigures.shape || CriterionFigureSchema.safeParse(v).success) continue;
+    ctx.addIssue({ code: 'custom', path: [k], message: `unknown judge figure ${k}: expected a judged mean or count` });
+  }
+});
 export type JudgeSummary = z.infer<typeof JudgeSummarySchema>;
 
 /**

@@ -1,5 +1,6 @@
 import type { ConversationsSummary, GenerationSummary, RetrievalSummary, RunSummary } from '../model/summary.js';
-import { metric } from '../scoring/registry.js';
+import { metric, type Metric } from '../scoring/registry.js';
+import { SET_TABLE_METRICS, SET_TABLE_WHEN_MEASURED } from '../scoring/run-row.js';
 import { generationRows } from './generation-rows.js';
 import { fmt, markdownTable, textTable } from './format.js';
 import { inertText, markdownText } from './inert.js';
@@ -43,8 +44,9 @@ export function setPairs(keys: Iterable<string>): SetPair[] {
   }));
 }
 
-/** The retrieval figures shown per set (content MRR@10 only when some case of the pair measures it). */
-const SET_METRICS = ['hit_at_1', 'hit_at_5', 'mrr_at_10', 'content_mrr_at_10'] as const;
+/** The retrieval figures shown per set: SET_TABLE_METRICS, those WHEN_MEASURED only when some case measures them. */
+const shownSetMetrics = (measured: (key: string) => boolean): readonly Metric[] =>
+  SET_TABLE_METRICS.filter((m) => !SET_TABLE_WHEN_MEASURED.includes(m) || measured(m.key));
 
 /** A table: header, rows and a line saying what n each set has. */
 export interface SetTable {
@@ -63,7 +65,7 @@ export function setRetrievalTables(summary: RetrievalSummary, opts: { compact?: 
   return setPairs(Object.keys(summary.breakdown)).map(({ title, sets }) => {
     const groups = sets.map((s) => summary.breakdown[s] ?? {});
     const nOf = (g: (typeof groups)[number], key: string) => Math.max(0, ...nodes.map((n) => g[n]?.[key]?.n ?? 0));
-    const keys = SET_METRICS.filter((k) => k !== 'content_mrr_at_10' || groups.some((g) => nOf(g, k) > 0));
+    const keys = shownSetMetrics((k) => groups.some((g) => nOf(g, k) > 0)).map((m) => m.key);
     const header = [
       'node',
       ...keys.flatMap((k) =>
@@ -127,9 +129,7 @@ export function conversationLines(c: ConversationsSummary): string[] {
 export function earlierTurnsTable(c: ConversationsSummary): SetTable | null {
   const t = c.earlier_turns;
   if (!t) return null;
-  const keys = SET_METRICS.filter(
-    (k) => k !== 'content_mrr_at_10' || Object.values(t.nodes).some((f) => (f[k]?.n ?? 0) > 0),
-  );
+  const keys = shownSetMetrics((k) => Object.values(t.nodes).some((f) => (f[k]?.n ?? 0) > 0)).map((m) => m.key);
   return {
     title: `earlier turns retrieved with their own goldens (${t.turns} turns)`,
     header: ['node', ...keys.map((k) => metric(k).label)],

@@ -1,6 +1,7 @@
 import { showDiff } from './compare-config.js';
 import { CASE_METRICS, rowFigure } from './compare-metrics.js';
 import { RUN_TABLE_METRICS, type Metric } from '../scoring/registry.js';
+import { COMPARE_SET_METRICS } from '../scoring/run-row.js';
 import type { CaseChange, Comparison, MetricStat, QueryShown, RunRow, RunVsBaseline } from './compare.js';
 import { setLabel } from './case-sets.js';
 import { inertText } from './inert.js';
@@ -15,7 +16,7 @@ function runCell(m: Metric, r: RunRow): string {
   if (m.gate?.notApplicable?.({ node: r.node, grain: r.post_hit_applies ? 'post' : 'topic' })) return NOT_APPLICABLE;
   const figure = rowFigure(r, m.key);
   const shown = showFigure(m, figure);
-  return m.key === 'correct_abstention' && figure !== null && r.correct_abstention_source === 'pattern'
+  return m.patternFallback && figure !== null && r.correct_abstention_source === 'pattern'
     ? `${shown} (pattern)`
     : shown;
 }
@@ -80,7 +81,7 @@ export function changesByMetric(
   }).filter((g) => g.regressions.length + g.improvements.length + g.changes.length > 0);
 }
 
-/** Hit@5 and MRR@10 of each run's case sets at its compared node (null when no run has sets). */
+/** Each run's case sets at its compared node (COMPARE_SET_METRICS); null when no run has sets. */
 export function setsTable(
   rows: readonly RunRow[],
   opts: { compact?: boolean } = {},
@@ -88,15 +89,14 @@ export function setsTable(
   const sets = [...new Set(rows.flatMap((r) => Object.keys(r.sets ?? {})))];
   if (!sets.length) return null;
   const cell = (m: { mean: number | null; n: number } | undefined) => (m ? `${fmt(m.mean)} (n=${m.n})` : '–');
-  // The console keeps to Hit@5, so the table fits its width.
-  const keys = opts.compact ? (['hit_at_5'] as const) : (['hit_at_5', 'mrr_at_10'] as const);
-  const label = { hit_at_5: 'Hit@5', mrr_at_10: 'MRR@10' };
+  // The console keeps to the first (Hit@5), so the table fits its width.
+  const shown = opts.compact ? COMPARE_SET_METRICS.slice(0, 1) : COMPARE_SET_METRICS;
   return {
-    header: ['run', 'node', ...sets.flatMap((s) => keys.map((k) => `${label[k]} ${setLabel(s)}`))],
+    header: ['run', 'node', ...sets.flatMap((s) => shown.map((m) => `${m.label} ${setLabel(s)}`))],
     rows: rows.map((r) => [
       `${r.label}${r.baseline ? ' (baseline)' : ''}`,
       r.node,
-      ...sets.flatMap((s) => keys.map((k) => cell(r.sets?.[s]?.[k]))),
+      ...sets.flatMap((s) => shown.map((m) => cell(r.sets?.[s]?.[m.key]))),
     ]),
   };
 }

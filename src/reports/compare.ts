@@ -3,6 +3,7 @@ import type { MeanN } from '../model/summary.js';
 import { isConversation } from '../summary/retrieval-summary.js';
 import { setPairs } from './case-sets.js';
 import { mcnemarExact, pairedBootstrapCI } from '../scoring/statistics.js';
+import { COMPARE_SET_METRICS } from '../scoring/run-row.js';
 import { configDiff, type ConfigDiff } from './compare-config.js';
 import {
   CASE_METRICS,
@@ -38,9 +39,9 @@ export interface RunRow extends RunFigures {
   baseline: boolean;
   /**
    * Present when the run's cases split into sets (src/summary/retrieval-summary.ts caseSetGroups): set → its
-   * Hit@5 and MRR@10 at the compared node, from the summary's breakdown.
+   * figures at the compared node (COMPARE_SET_METRICS, src/scoring/run-row.ts), from the summary's breakdown.
    */
-  sets?: Record<string, { hit_at_5: MeanN; mrr_at_10: MeanN }>;
+  sets?: Record<string, Record<string, MeanN>>;
 }
 
 /** What retrieval searched for in a conversation case (null: the record holds no retrieval query). */
@@ -233,10 +234,7 @@ function setFigures(result: RunResult, node: string): Pick<RunRow, 'sets'> {
   const none: MeanN = { mean: null, n: 0 };
   return {
     sets: Object.fromEntries(
-      sets.map((s) => [
-        s,
-        { hit_at_5: b[s]?.[node]?.['hit_at_5'] ?? none, mrr_at_10: b[s]?.[node]?.['mrr_at_10'] ?? none },
-      ]),
+      sets.map((s) => [s, Object.fromEntries(COMPARE_SET_METRICS.map((m) => [m.key, b[s]?.[node]?.[m.key] ?? none]))]),
     ),
   };
 }

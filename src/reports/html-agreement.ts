@@ -3,7 +3,7 @@ import { accuracyText, kappaText, perClassText, prevalenceText } from '../report
 import type { RunResult } from '../model/results.js';
 import { esc } from './html-escape.js';
 import { pct } from './format.js';
-import { judgeSummaryPpi, PPI_LABELS, ppiEstimateText } from './ppi-rows.js';
+import { judgeSummaryPpi, ppiEstimateText, ppiLabel } from './ppi-rows.js';
 
 /**
  * The agreement section of the HTML report of a run or a judge pass: per human-labelled field,
@@ -42,7 +42,7 @@ function ppiHtml(result: RunResult): string {
   return `<table class="agreement ppi"><thead><tr><th>figure</th><th>judge alone</th><th>PPI estimate</th><th>95 % CI</th><th>labelled / judged</th></tr></thead><tbody>${ppi
     .map(
       ([k, p]) =>
-        `<tr data-ppi="${esc(k)}"><th>${esc(PPI_LABELS[k] ?? k)}</th><td class="num">${esc(pct(p.judge_mean))}</td><td class="num">${esc(ppiEstimateText(p))}</td><td class="num">${esc(`${pct(p.ci_low)} – ${pct(p.ci_high)}`)}</td><td class="num">${p.n_labelled} / ${p.n_judged}</td></tr>`,
+        `<tr data-ppi="${esc(k)}"><th>${esc(ppiLabel(k))}</th><td class="num">${esc(pct(p.judge_mean))}</td><td class="num">${esc(ppiEstimateText(p))}</td><td class="num">${esc(`${pct(p.ci_low)} – ${pct(p.ci_high)}`)}</td><td class="num">${p.n_labelled} / ${p.n_judged}</td></tr>`,
     )
     .join('')}</tbody></table>`;
 }

@@ -1,5 +1,5 @@
 import type { CaseRecord } from '../model/results.js';
-import { findScore, type ScoreOf, type ScoreRecord } from '../model/scores.js';
+import { findScore, isScore, type ScoreOf, type ScoreRecord } from '../model/scores.js';
 import { citationSpans, type CitationId } from '../scoring/citations.js';
 import { caseCorrectAbstention } from '../scoring/registry.js';
 import { caseStance } from './compare-metrics.js';
@@ -95,12 +95,11 @@ function claimsHtml(details: ScoreOf<'faithfulness'>['details']): string {
 }
 
 function scoreRow(s: ScoreRecord): string {
-  const details =
-    s.name === 'faithfulness'
-      ? claimsHtml(s.details)
-      : !('details' in s) || s.details === undefined
-        ? ''
-        : `<code>${esc(JSON.stringify(s.details).slice(0, 600))}</code>`;
+  const details = isScore(s, 'faithfulness')
+    ? claimsHtml(s.details)
+    : !('details' in s) || s.details === undefined
+      ? ''
+      : `<code>${esc(JSON.stringify(s.details).slice(0, 600))}</code>`;
   return `<tr class="score-${esc(s.name)}"><td>${esc(s.name)}</td><td class="num">${esc(s.value === null ? '–' : fmt(s.value, 2))}</td><td>${esc(s.reason ?? '')}${details}</td></tr>`;
 }
 

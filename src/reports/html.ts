@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { storedZoneThresholds, ZONES, zoneOf, type ZoneThresholds } from '../model/zones.js';
+import { ZONES, zoneOf, type ZoneThresholds } from '../model/zones.js';
+import { storedConfig } from '../config/stored.js';
 import { writeArtifactStream, type ArtifactWrite } from '../io/artifacts.js';
 import type { RunResult } from '../model/results.js';
 import { caseStance, defaultNode, rowFigure, runFigures, type RunFigures } from './compare-metrics.js';
@@ -36,7 +37,7 @@ import {
  */
 
 /** The configured zone thresholds, when the config carries them. */
-const zones = (result: RunResult): ZoneThresholds | null => storedZoneThresholds(result.config.zones);
+const zones = (result: RunResult): ZoneThresholds | null => storedConfig(result).zones ?? null;
 
 /** Case views: the zone as recorded, or (retrieval files) from the rerank top-1 and the configured thresholds. */
 function caseViews(
@@ -75,7 +76,7 @@ function cards(f: RunFigures): Card[] {
   ];
   for (const m of CARD_METRICS) {
     const label = m.labels?.card ?? m.label;
-    if (m.key === 'evidence_post_hit_at_5') {
+    if (m.atEvidenceNode) {
       // Read at the node that fed the model, not the compared one; absent from files that did not record it.
       if (!f.evidence) continue;
       const e = f.evidence.post_hit_at_5;
@@ -90,7 +91,7 @@ function cards(f: RunFigures): Card[] {
     }
     const figure = rowFigure(f, m.key);
     // Judge figures show only when the run was judged.
-    if (figure === null && m.key === 'faithfulness') continue;
+    if (figure === null && m.judgeOnly) continue;
     if (figure === null) {
       out.push({ metric: m.key, label, value: null, shown: '–', sub: 'not measured' });
       continue;
@@ -110,7 +111,7 @@ function cards(f: RunFigures): Card[] {
     const sub =
       m.grain === 'node'
         ? `${f.node}, `
-        : m.key === 'correct_abstention'
+        : m.patternFallback
           ? f.correct_abstention_source === 'pattern'
             ? 'pattern check, '
             : 'judge, '

@@ -2,45 +2,44 @@
 import { fmt, markdownTable, pct } from './format.js';
 import type { RunResult } from '../model/results.js';
 import { NOT_APPLICABLE } from '../scoring/definitions.js';
-import { findScore, scoresNamed } from '../model/scores.js';
-import type { AgreementFigures, JudgeSummary } from '../model/summary.js';
+import { scoresNamed } from '../model/scores.js';
+import { JudgeSummarySchema, type AgreementFigures, type JudgeStability, type JudgeSummary } from '../model/summary.js';
+import { criteria } from '../judge/criteria/index.js';
+import type { DigestFormats } from '../judge/criteria/types.js';
 import { notComparedText } from '../judge/human-labels.js';
 import { ppiRows } from './ppi-rows.js';
-
-const countN = (c: { count: number; n: number }) => `${c.count}/${c.n}`;
-const meanN = (m: { mean: number | null; n: number }) => `${pct(m.mean)} (n=${m.n})`;
 
 const interval = (b: [number, number] | null | undefined, f: (v: number) => string) =>
   b ? ` [95 % CI ${f(b[0])} – ${f(b[1])}]` : '';
 
+/** The number formats a criterion's rows are written with. */
+const FORMATS: DigestFormats = { fmt, pct };
+
+/** The order of the judge figures as stored (the summary schema's); a registered criterion's own follow. */
+const STORED_ORDER = Object.keys(JudgeSummarySchema.shape);
+
+/** Each criterion's rows (src/judge/criteria/), in the order their figures are stored. */
+function criterionRows(j: JudgeSummary): string[][] {
+  const rank = (figure: string) => {
+    const i = STORED_ORDER.indexOf(figure);
+    return i < 0 ? STORED_ORDER.length : i;
+  };
+  const rows = criteria()
+    .flatMap((c) => c.digest ?? [])
+    .map((row, i) => ({ row, i }))
+    .sort((a, b) => rank(a.row.figure) - rank(b.row.figure) || a.i - b.i);
+  return rows.flatMap(({ row }) => {
+    const value = row.value(j, FORMATS);
+    return value === undefined ? [] : [[row.label, value]];
+  });
+}
+
 /** Rows of the judge summary: label and value, shared by the console and the digest. */
 export function judgeRows(j: JudgeSummary): string[][] {
-  const matrix = (['in_domain', 'off_topic'] as const).map(
-    (k) =>
-      `${k}: answered ${j.abstention_matrix[k].answered} · hedged ${j.abstention_matrix[k].hedged} · abstained ${j.abstention_matrix[k].abstained}`,
-  );
   const rows = [
     ['judge', j.offline ? `${j.judge} (OFFLINE STAND-IN, not a language model judge)` : j.judge],
     ['judged cases', String(j.judged)],
-    ['faithfulness (mean supported share)', `${fmt(j.faithfulness.mean)} (n=${j.faithfulness.n})`],
-    ['fully faithful answers', countN(j.fully_faithful)],
-    ['contradicted claims', String(j.contradicted_claims)],
-    ['stance (judge)', matrix.join(' | ')],
-    ['correct abstention (judge)', meanN(j.correct_abstention)],
-    ['off-topic hallucination rate (judge)', meanN(j.offtopic_hallucination_rate)],
-    ['relevant citations (judge)', meanN(j.relevant_citation_rate)],
-    ['wrong abstentions (in-domain, judge)', countN(j.wrong_abstentions)],
-    ...(j.nugget_recall
-      ? [
-          [
-            'nugget recall (strict · vital · weighted)',
-            `${fmt(j.nugget_recall.mean)} · ${fmt(j.nugget_recall.vital)} · ${fmt(j.nugget_recall.weighted)} (n=${j.nugget_recall.n}${j.offline ? ', lexical stand-in' : ''})`,
-          ],
-        ]
-      : []),
-    ...(j.answer_correctness
-      ? [['answer correctness (vs reference)', `${fmt(j.answer_correctness.mean)} (n=${j.answer_correctness.n})`]]
-      : []),
+    ...criterionRows(j),
     ['judge errors', String(j.judge_errors)],
     ['judge tokens in / out', `${j.tokens.input} / ${j.tokens.output}`],
     [
@@ -59,15 +58,13 @@ export function judgeRows(j: JudgeSummary): string[][] {
   }
   rows.push(...ppiRows(j));
   if (j.agreement_not_compared) rows.push(['human labels not compared', notComparedText(j.agreement_not_compared)]);
-  for (const [field, m] of [
-    ['faithfulness', j.faithfulness],
-    ['correct abstention', j.correct_abstention],
-    ['relevant citations', j.relevant_citation_rate],
-  ] as const) {
-    if (m.repeats === undefined) continue;
+  for (const c of criteria()) {
+    if (!c.stability) continue;
+    const m = j[c.stability.figure] as Partial<JudgeStability> | undefined;
+    if (m?.repeats === undefined) continue;
     const spread = m.spread ? `; figure ${fmt(m.spread.min)} – ${fmt(m.spread.max)} over the repeats` : '';
     rows.push([
-      `flip rate: ${field}`,
+      `flip rate: ${c.stability.label}`,
       `${pct(m.flip_rate ?? null)} of ${m.flip_n ?? 0} cases, ${m.repeats} judgments each${spread}`,
     ]);
   }
@@ -145,20 +142,12 @@ function agreementMarkdown(j: JudgeSummary): string[] {
 export function judgeMarkdown(result: RunResult): string {
   const j = result.summary.judge;
   if (!j) return '';
+  const columns = criteria().flatMap((c) => c.columns ?? []);
   const perCase = result.cases
     .filter((c) => c.status === 'ok' && c.answer !== undefined)
     .map((c) => {
-      const st = findScore(c.scores, 'judge_stance')?.details;
       const errors = scoresNamed(c.scores, 'judge_error').map((s) => s.details?.judge ?? '?');
-      return [
-        c.id,
-        c.kind,
-        fmt(findScore(c.scores, 'faithfulness')?.value),
-        st?.stance ? `${st.stance}${st.asserts_unsupported_facts ? ' (unsupported facts)' : ''}` : '–',
-        fmt(findScore(c.scores, 'correct_abstention')?.value, 0),
-        fmt(findScore(c.scores, 'citation_relevance')?.value),
-        errors.join(', ') || '–',
-      ];
+      return [c.id, c.kind, ...columns.map((col) => col.cell(c, FORMATS)), errors.join(', ') || '–'];
     });
   return [
     '## Judge',
@@ -172,10 +161,7 @@ export function judgeMarkdown(result: RunResult): string {
     ...(j.agreement ? ['### Agreement with human labels', '', ...agreementMarkdown(j)] : []),
     '### Judge verdicts per case',
     '',
-    markdownTable(
-      ['case', 'kind', 'faithfulness', 'stance', 'correct abstention', 'citation relevance', 'judge errors'],
-      perCase,
-    ),
+    markdownTable(['case', 'kind', ...columns.map((col) => col.header), 'judge errors'], perCase),
     '',
   ].join('\n');
 }

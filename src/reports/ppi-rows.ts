@@ -1,5 +1,6 @@
 /** The PPI figures beside the judge-only ones, for the console, the digest, the report and `agreement`. */
 import type { JudgeSummary, PpiFigure } from '../model/summary.js';
+import { criteria } from '../judge/criteria/index.js';
 import { pct } from './format.js';
 
 /** The PPI estimate as shown: a clipped one says so, with its raw value (src/scoring/ppi.ts). */
@@ -14,25 +15,28 @@ export function ppiText(p: PpiFigure): string {
   return `judge ${pct(p.judge_mean)} · PPI ${ppiEstimateText(p)} [95 % CI ${pct(p.ci_low)} – ${pct(p.ci_high)}] · ${p.n_labelled} of ${p.n_judged} labelled`;
 }
 
-/** Which share each PPI figure estimates, by figure key (src/judge/ppi-figures.ts). */
-export const PPI_LABELS: Record<string, string> = {
-  faithful: 'fully faithful',
-  correct_abstention: 'correct abstention',
-  relevant_citation: 'all citations relevant',
-  citation: 'cited sources that support their sentence',
-};
+/** Which share a PPI figure estimates, by PPI field (each criterion's `ppi`, src/judge/criteria/); else the field. */
+export function ppiLabel(field: string): string {
+  // `citation`: the label files' per-source citation labels (src/judge/ppi-figures.ts labelPpi).
+  if (field === 'citation') return 'cited sources that support their sentence';
+  return (
+    criteria()
+      .flatMap((c) => c.ppi ?? [])
+      .find((p) => p.field === field)?.label ?? field
+  );
+}
 
 /** The PPI figures of a judge summary (none without labels of the same answers). */
 export function judgeSummaryPpi(j: JudgeSummary): [string, PpiFigure][] {
-  const all: [string, PpiFigure | undefined][] = [
-    ['faithful', j.fully_faithful.ppi],
-    ['correct_abstention', j.correct_abstention.ppi],
-    ['relevant_citation', j.relevant_citation_rate.ppi],
-  ];
-  return all.filter((e): e is [string, PpiFigure] => e[1] !== undefined);
+  return criteria().flatMap((c) =>
+    (c.ppi ?? []).flatMap((p): [string, PpiFigure][] => {
+      const ppi = (j[p.figure] as { ppi?: PpiFigure } | undefined)?.ppi;
+      return ppi ? [[p.field, ppi]] : [];
+    }),
+  );
 }
 
 /** Label and value rows, one per PPI figure. */
 export function ppiRows(j: JudgeSummary): string[][] {
-  return judgeSummaryPpi(j).map(([k, p]) => [`PPI: ${PPI_LABELS[k] ?? k}`, ppiText(p)]);
+  return judgeSummaryPpi(j).map(([k, p]) => [`PPI: ${ppiLabel(k)}`, ppiText(p)]);
 }

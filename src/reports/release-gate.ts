@@ -40,7 +40,7 @@ export const RELEASE_GATE_METRICS: Record<string, GateMetric> = Object.fromEntri
       m.key,
       {
         read: (r) => figureValue(rowFigure(r, m.key)),
-        doc: m.gate?.doc ?? m.definition,
+        doc: m.gate?.doc ?? m.doc.definition,
         ...(na
           ? { notApplicable: (r: RunRow) => na({ node: r.node, grain: r.post_hit_applies ? 'post' : 'topic' }) }
           : {}),

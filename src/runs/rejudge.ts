@@ -4,6 +4,7 @@
  * input the judge needs is in the results file.
  */
 import { ConfigSchema, type Config } from '../config/schema.js';
+import { unmaskConfig } from '../config/stored.js';
 import { InputError } from '../errors.js';
 import { storedEvidenceNode, summariseGeneration } from '../summary/generation-summary.js';
 import { CircuitBreaker, RunStoppedError } from './breaker.js';
@@ -15,7 +16,7 @@ import { publicConfig, type StoredRun } from '../store/results-file.js';
 import type { CaseRecord, RunResult } from '../model/results.js';
 import { CaseSpool, LARGE_RUN_CASES, LightRecords } from '../store/case-store.js';
 import { summariseRetrieval } from '../summary/retrieval-summary.js';
-import { JUDGE_SCORE_NAMES } from '../judge/case-scores.js';
+import { judgeScoreNames } from '../judge/case-scores.js';
 import type { JudgeSetup } from '../wiring/judge-setup.js';
 import { caseVerdict, summariseVerdicts, verdictSettings, withVerdict } from '../scoring/verdict.js';
 
@@ -24,17 +25,7 @@ import { caseVerdict, summariseVerdicts, verdictSettings, withVerdict } from '..
  * those keys are dropped, so the providers' environment variables apply again.
  */
 export function configFromResults(result: RunResult, file: string): Config {
-  const unmask = (v: unknown): unknown => {
-    if (Array.isArray(v)) return v.map(unmask);
-    if (v && typeof v === 'object')
-      return Object.fromEntries(
-        Object.entries(v)
-          .filter(([, x]) => x !== '***')
-          .map(([k, x]) => [k, unmask(x)]),
-      );
-    return v;
-  };
-  const parsed = ConfigSchema.safeParse(unmask(result.config));
+  const parsed = ConfigSchema.safeParse(unmaskConfig(result.config));
   if (!parsed.success) {
     throw new InputError(
       `${file}: the config stored in this results file is not valid for this ragaudit`,
@@ -54,8 +45,6 @@ export interface RejudgeOptions {
   concurrency: number;
   onProgress?: (done: number, total: number) => void;
 }
-
-const JUDGE_SCORES = new Set<string>(JUDGE_SCORE_NAMES);
 
 /** Records read, judged and stored per window (the records of one window are in memory at once). */
 const WINDOW = 256;
@@ -83,11 +72,12 @@ export async function rejudgeResults(stored: StoredRun, opts: RejudgeOptions): P
   let done = 0;
   const settings = verdictSettings(opts.config);
   opts.onProgress?.(0, total);
+  const judgeScores = new Set(judgeScoreNames());
   const judgeOne = async (original: CaseRecord): Promise<CaseRecord | undefined> => {
     const record = structuredClone(original);
     record.status = 'ok';
     delete record.error;
-    record.scores = record.scores.filter((s) => !JUDGE_SCORES.has(s.name));
+    record.scores = record.scores.filter((s) => !judgeScores.has(s.name));
     let error: unknown;
     try {
       record.scores.push(...(await opts.judge.caseJudge(record, '')));

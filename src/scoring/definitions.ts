@@ -2,6 +2,8 @@
  * Every metric's definition in one place (rendered into docs/metrics.md): the wording a reader sees,
  * and the few rules that more than one module applies (the scorer, the run summary, the judge
  * summary, compare and the gate). A figure that does not apply is null and shown as "n/a".
+ * Each metric of the registry (src/scoring/registry.ts) names its definition here
+ * (metricDefinition), so the registry and docs/metrics.md cannot drift apart.
  */
 import { KEPT_ITEMS } from '../model/results.js';
 import type { Stance } from '../model/scores.js';
@@ -74,6 +76,18 @@ export const RETRIEVAL_DEFINITIONS: readonly MetricDefinition[] = [
     definition: `on a case that names forbidden_post_ids, forbidden_topic_ids or must_not_contain: how many of the node's first ${KEPT_ITEMS} results (the items its record keeps, whatever top_k is) are a forbidden post, lie in a forbidden topic, or carry a forbidden term in their passage (matched as content terms are); absent on other cases. The node figure is the mean over the cases that name something.`,
   },
   {
+    key: 'index_recall',
+    label: 'index recall',
+    definition:
+      "with --index-recall, per semantic channel: the share of the exact search's list, at the channel's k, that the ANN search also returned (what the index alone loses).",
+  },
+  {
+    key: 'index_golden_lost',
+    label: 'golden lost by the index',
+    definition:
+      'with --index-recall: 1 when a golden the exact search returns is missing from the ANN list, lost by the index alone, else 0.',
+  },
+  {
     key: 'aggregates',
     label: 'means and n',
     definition:
@@ -132,6 +146,12 @@ export const GENERATION_DEFINITIONS: readonly MetricDefinition[] = [
       "off-topic: abstained or hedged, and, in the judge's version, asserting no unsupported fact whatever the stance (an abstention that still states an invented fact is not a clean one); in-domain: not abstained. The wording-pattern version reads the stance alone, since wording cannot tell an invented fact.",
   },
   {
+    key: 'wrong_abstentions',
+    label: 'wrong abstentions',
+    definition:
+      "in-domain answers that abstain, counted (the judge's stance when the run was judged, else the wording pattern's): the cases failing correct abstention on the in-domain side.",
+  },
+  {
     key: 'faithfulness',
     label: 'faithfulness (judge)',
     definition:
@@ -147,6 +167,12 @@ export const GENERATION_DEFINITIONS: readonly MetricDefinition[] = [
     label: 'errors',
     definition:
       'a failed stage (empty or malformed answer, a judge that failed twice, a timeout) is an error record, counted beside the figures and never averaged in as a score.',
+  },
+  {
+    key: 'judge_errors',
+    label: 'judge errors',
+    definition:
+      'verdicts the judge could not give after one retry with the error shown (judge_error scores), counted on their own and never averaged in.',
   },
   { key: 'cta', label: 'CTA', definition: 'the configured footer is present.' },
   {
@@ -193,7 +219,20 @@ export const AGREEMENT_DEFINITIONS: readonly MetricDefinition[] = [
     label: '95 % interval',
     definition: `percentile bootstrap over cases (${AGREEMENT_BOOTSTRAP.iterations} resamples, seed ${AGREEMENT_BOOTSTRAP.seed}) for accuracy and kappa; resamples where kappa is undefined are left out and counted, and kappa gets no interval when more than half are.`,
   },
+  {
+    key: 'ppi',
+    label: 'PPI estimates',
+    definition:
+      "with human labels of the run's own answers, a judged share (fully faithful answers, correct abstention, answers whose every citation is relevant) corrected by prediction-powered inference: the judge's mean over every judged case plus the mean of (human − judge) over the labelled ones, with its 95 % interval; <figure>_ppi is the estimate and <figure>_ppi_low its lower bound, which a release gate may name.",
+  },
 ];
+
+/** The definition of `key` in the lists above (a key without one is a programming error). */
+export function metricDefinition(key: string): MetricDefinition {
+  const d = [...RETRIEVAL_DEFINITIONS, ...GENERATION_DEFINITIONS, ...AGREEMENT_DEFINITIONS].find((x) => x.key === key);
+  if (!d) throw new Error(`internal: no definition ${key} in src/scoring/definitions.ts`);
+  return d;
+}
 
 /** The distinct source numbers an answer validly cites, in first-cited order. */
 export function distinctValidCited(checks: readonly CitationCheck[]): CitationCheck[] {

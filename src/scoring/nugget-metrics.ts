@@ -7,6 +7,7 @@
 import type { CaseRecord } from '../model/results.js';
 import { findScore } from '../model/scores.js';
 import type { JudgeSummary } from '../model/summary.js';
+import { metricDefinition } from './definitions.js';
 import type { Metric } from './registry.js';
 
 type Nuggets = NonNullable<JudgeSummary['nugget_recall']>;
@@ -45,7 +46,7 @@ export const nuggetMetrics = (): Metric[] =>
     kind: 'continuous',
     higherIsBetter: true,
     format: 'percent',
-    definition,
+    doc: metricDefinition('nugget_recall'),
     fromSummary: (s) => (s.judge?.nugget_recall ? pick(s.judge.nugget_recall) : null),
     perCase: { key, label: key.replace(/_/g, ' '), kind: 'continuous', read: (r) => read(r) },
     gate: { doc: `${definition.split(',')[0]} (judge; needs cases with nuggets:)` },

@@ -1,5 +1,6 @@
 /** The PPI figures as registry metrics (src/scoring/registry.ts), so a release gate may name them. */
 import type { JudgeSummary } from '../model/summary.js';
+import { metricDefinition } from './definitions.js';
 import type { Metric } from './registry.js';
 
 /** The judged figures with a PPI correction (src/judge/ppi-figures.ts): metric key prefix, summary reader, wording. */
@@ -29,7 +30,7 @@ export const ppiMetrics = (): Metric[] =>
       kind: 'continuous',
       higherIsBetter: true,
       format: 'percent',
-      definition: `${what}, the judge's corrected by human labels of the same answers (prediction-powered inference)${bound === 'ci_low' ? ': lower bound of the 95 % interval' : ''}`,
+      doc: metricDefinition('ppi'),
       fromSummary: (s) => {
         const p = s.judge ? pick(s.judge) : undefined;
         return p ? { mean: p[bound], n: p.n_labelled } : null;

@@ -2,10 +2,12 @@
  * The metric registry: per metric its key, label, grain, kind, direction, how to read it from a
  * run summary and from a case record, its format, whether a release gate may name it, and its
  * one-line definition. The retrieval table, the HTML cards, compare (run table and per-question
- * changes), the release gate and the matrix table read their metrics from here; the longer
- * wording a reader sees is in src/scoring/definitions.ts (docs/metrics.md).
+ * changes), the release gate and the matrix table read their metrics from here. What a metric
+ * means is its definition in src/scoring/definitions.ts (docs/metrics.md), which every
+ * entry names: a metric cannot be listed here without one.
  *
- * Adding a metric is two files: its scorer and its entry here (placed in the views that show it).
+ * Adding a metric is its scorer, its entry here (placed in the views that show it) and its
+ * definition in src/scoring/definitions.ts, which docs/metrics.md then shows.
  * A retrieval metric is a field of RetrievalCaseMetricsSchema and its computation, both in
  * src/scoring/retrieval-metrics.ts; an answer metric is a scorer in src/scoring/scorers.ts whose
  * score carries a value (a plain score, src/model/scores.ts). Only a score that also writes
@@ -14,6 +16,7 @@
 import type { CaseRecord } from '../model/results.js';
 import { findScore, type ScoreName } from '../model/scores.js';
 import type { CountN, MeanN, RunSummary } from '../model/summary.js';
+import { metricDefinition, type MetricDefinition } from './definitions.js';
 import { NUGGET_METRIC_KEYS, nuggetMetrics } from './nugget-metrics.js';
 import { PPI_METRIC_KEYS, ppiMetrics } from './ppi-metrics.js';
 import type { RetrievalMetricKey } from './retrieval-metrics.js';
@@ -48,8 +51,8 @@ export interface Metric {
   format: MetricFormat;
   /** Decimal places for `decimal` (default 3). */
   digits?: number;
-  /** One-line definition (the full wording: src/scoring/definitions.ts). */
-  definition: string;
+  /** Its definition as docs/metrics.md gives it (src/scoring/definitions.ts; several metrics may share one). */
+  doc: MetricDefinition;
   /** For a node metric: the per-case retrieval metric it averages (src/scoring/retrieval-metrics.ts). */
   retrievalKey?: RetrievalMetricKey;
   /** The run-level figure from a results file's summary, at the compared node; null when the file does not measure it. */
@@ -68,6 +71,12 @@ export interface Metric {
   labels?: { card?: string; cardSub?: string; matrix?: string };
   /** A release gate may name it; `notApplicable` says why a figure does not apply to a run. */
   gate?: { doc: string; notApplicable?: (at: NodeRef) => string | null };
+  /** The judge's figure when the run was judged, else the wording pattern's: the views say which. */
+  patternFallback?: boolean;
+  /** A figure of the judge alone: its HTML card shows only when the run was judged. */
+  judgeOnly?: boolean;
+  /** Read at the node that fed the model (the evidence node), not at the compared one. */
+  atEvidenceNode?: boolean;
   /**
    * How its 95 % interval is had (a gate's `min_lower_ci`), when not by its kind (see
    * {@link intervalMethod}): `wilson` for a share of n units, `bootstrap` over its per-case values.
@@ -111,7 +120,7 @@ const retrieval = (
   key: RetrievalMetricKey,
   label: string,
   kind: MetricValueKind,
-  definition: string,
+  doc: string,
   extra: Partial<Metric> = {},
 ): Metric => ({
   key,
@@ -120,7 +129,7 @@ const retrieval = (
   kind,
   higherIsBetter: true,
   format: 'decimal',
-  definition,
+  doc: metricDefinition(doc),
   retrievalKey: key,
   fromSummary: node(key),
   ...extra,
@@ -128,15 +137,15 @@ const retrieval = (
 
 /** Every metric, in one list. */
 const ALL: readonly Metric[] = [
-  retrieval('hit_at_1', 'Hit@1', 'binary', 'a golden topic among the first result'),
-  retrieval('hit_at_3', 'Hit@3', 'binary', 'a golden topic among the first 3 results'),
-  retrieval('hit_at_5', 'Hit@5', 'binary', 'a golden topic among the first 5 results', {
+  retrieval('hit_at_1', 'Hit@1', 'binary', 'hit_at_k'),
+  retrieval('hit_at_3', 'Hit@3', 'binary', 'hit_at_k'),
+  retrieval('hit_at_5', 'Hit@5', 'binary', 'hit_at_k', {
     perCase: { key: 'hit_at_5', label: 'hit@5', kind: 'binary', read: caseNode('hit_at_5') },
     labels: { card: 'Hit@5 (topic)', matrix: 'Hit@5 topic' },
     gate: { doc: 'topic Hit@5 at the compared node' },
   }),
-  retrieval('hit_at_10', 'Hit@10', 'binary', 'a golden topic among the first 10 results'),
-  retrieval('post_hit_at_5', 'PostHit@5', 'binary', 'a golden post among the first 5 results (post-grain nodes)', {
+  retrieval('hit_at_10', 'Hit@10', 'binary', 'hit_at_k'),
+  retrieval('post_hit_at_5', 'PostHit@5', 'binary', 'post_hit_at_5', {
     perCase: { key: 'post_hit_at_5', label: 'post hit@5', kind: 'binary', read: caseNode('post_hit_at_5') },
     labels: { matrix: 'post hit@5' },
     gate: {
@@ -147,13 +156,13 @@ const ALL: readonly Metric[] = [
           : `not applicable: node ${at.node} is topic-grain (pick a post-grain node with --node)`,
     },
   }),
-  retrieval('mrr_at_10', 'MRR@10', 'continuous', '1/rank of the first golden topic within 10', {
+  retrieval('mrr_at_10', 'MRR@10', 'continuous', 'mrr_at_10', {
     perCase: { key: 'mrr_at_10', label: 'mrr@10', kind: 'continuous', read: caseNode('mrr_at_10') },
     labels: { card: 'MRR@10', matrix: 'MRR@10' },
     gate: { doc: 'MRR@10 at the compared node' },
   }),
-  retrieval('content_recall_at_5', 'CRecall@5', 'binary', 'every expected content term in one of the first 5 passages'),
-  retrieval('content_mrr_at_10', 'CMRR@10', 'continuous', 'mean 1/rank of each content term within 10', {
+  retrieval('content_recall_at_5', 'CRecall@5', 'binary', 'content_recall_at_5'),
+  retrieval('content_mrr_at_10', 'CMRR@10', 'continuous', 'content_mrr_at_10', {
     perCase: {
       key: 'content_mrr_at_10',
       label: 'content mrr@10',
@@ -163,51 +172,27 @@ const ALL: readonly Metric[] = [
     labels: { card: 'Content MRR@10', matrix: 'content MRR@10' },
     gate: { doc: 'content MRR@10 at the compared node' },
   }),
-  retrieval('pollution_topics_at_5', 'Topics@5', 'count', 'distinct topics among the first 5 results', {
+  retrieval('pollution_topics_at_5', 'Topics@5', 'count', 'pollution_at_5', {
     higherIsBetter: false,
     digits: 2,
   }),
-  retrieval(
-    'pollution_dominant_share_at_5',
-    'Dominant@5',
-    'continuous',
-    'share of the first 5 results held by the most frequent topic',
-    { higherIsBetter: false },
-  ),
-  retrieval(
-    'forbidden_hits',
-    'Forbidden',
-    'count',
-    "passages of the node's list carrying a forbidden post, topic or term (cases that name one)",
-    {
-      higherIsBetter: false,
-      digits: 2,
-      perCase: { key: 'forbidden_hits', label: 'forbidden hits', kind: 'continuous', read: caseNode('forbidden_hits') },
-      gate: { doc: 'forbidden passages per case at the compared node, mean (cases that name one)' },
+  retrieval('pollution_dominant_share_at_5', 'Dominant@5', 'continuous', 'pollution_at_5', { higherIsBetter: false }),
+  retrieval('forbidden_hits', 'Forbidden', 'count', 'forbidden_hits', {
+    higherIsBetter: false,
+    digits: 2,
+    perCase: { key: 'forbidden_hits', label: 'forbidden hits', kind: 'continuous', read: caseNode('forbidden_hits') },
+    gate: { doc: 'forbidden passages per case at the compared node, mean (cases that name one)' },
+  }),
+  retrieval('index_recall', 'IdxRecall', 'continuous', 'index_recall', { digits: 3 }),
+  retrieval('index_golden_lost', 'IdxLost', 'binary', 'index_golden_lost', {
+    higherIsBetter: false,
+    perCase: {
+      key: 'index_golden_lost',
+      label: 'golden lost by the index',
+      kind: 'binary',
+      read: caseNode('index_golden_lost'),
     },
-  ),
-  retrieval(
-    'index_recall',
-    'IdxRecall',
-    'continuous',
-    "share of the exact search's list the ANN search also returned, at the channel's k (semantic channels, --index-recall)",
-    { digits: 3 },
-  ),
-  retrieval(
-    'index_golden_lost',
-    'IdxLost',
-    'binary',
-    'a golden in the exact list that the ANN list lost: lost by the index alone (semantic channels, --index-recall)',
-    {
-      higherIsBetter: false,
-      perCase: {
-        key: 'index_golden_lost',
-        label: 'golden lost by the index',
-        kind: 'binary',
-        read: caseNode('index_golden_lost'),
-      },
-    },
-  ),
+  }),
   {
     key: 'evidence_post_hit_at_5',
     label: 'PostHit@5 (evidence node)',
@@ -215,9 +200,10 @@ const ALL: readonly Metric[] = [
     kind: 'binary',
     higherIsBetter: true,
     format: 'decimal',
-    definition: 'post Hit@5 of the node whose results became the sources shown to the model',
+    doc: metricDefinition('evidence_post_hit_at_5'),
     fromSummary: (s) => s.generation?.evidence?.post_hit_at_5 ?? null,
     labels: { card: 'PostHit@5 (evidence node)' },
+    atEvidenceNode: true,
   },
   {
     key: 'citation_validity',
@@ -226,7 +212,7 @@ const ALL: readonly Metric[] = [
     kind: 'continuous',
     higherIsBetter: true,
     format: 'percent',
-    definition: 'share of cited [[n]] ids that name a shown source whose post is still public',
+    doc: metricDefinition('citation_validity'),
     fromSummary: (s) => (s.generation ? plain(s.generation.citation_validity) : null),
     perCase: {
       key: 'citation_validity',
@@ -246,11 +232,12 @@ const ALL: readonly Metric[] = [
     kind: 'continuous',
     higherIsBetter: true,
     format: 'decimal',
-    definition: "the judge's supported claims / claims of the answer",
+    doc: metricDefinition('faithfulness'),
     fromSummary: (s) => (s.judge ? plain(s.judge.faithfulness) : null),
     perCase: { key: 'faithfulness', label: 'faithfulness', kind: 'continuous', read: caseScore('faithfulness') },
     labels: { card: 'Faithfulness', cardSub: 'judge, ' },
     gate: { doc: 'judge faithfulness, mean' },
+    judgeOnly: true,
   },
   {
     key: 'correct_abstention',
@@ -259,11 +246,12 @@ const ALL: readonly Metric[] = [
     kind: 'binary',
     higherIsBetter: true,
     format: 'percent',
-    definition: "off-topic abstained or hedged, in-domain answered (the judge's when present, else the pattern's)",
+    doc: metricDefinition('correct_abstention'),
     fromSummary: correctAbstentionFigure,
     perCase: { key: 'correct_abstention', label: 'correct abstention', kind: 'binary', read: caseCorrectAbstention },
     labels: { card: 'Correct abstention' },
     gate: { doc: 'correct abstention rate (judge, else pattern)' },
+    patternFallback: true,
   },
   {
     key: 'offtopic_hallucinations',
@@ -272,7 +260,7 @@ const ALL: readonly Metric[] = [
     kind: 'count',
     higherIsBetter: false,
     format: 'count',
-    definition: 'off-topic answers that assert (stance answered) and cite a source',
+    doc: metricDefinition('offtopic_hallucination'),
     fromSummary: (s) => (s.generation ? plain(s.generation.offtopic_hallucinations) : null),
     perCase: {
       key: 'offtopic_hallucination',
@@ -290,7 +278,7 @@ const ALL: readonly Metric[] = [
     kind: 'count',
     higherIsBetter: false,
     format: 'count',
-    definition: 'answered cases whose evidence or answer holds a forbidden post, topic or term',
+    doc: metricDefinition('forbidden'),
     fromSummary: (s) => (s.generation?.forbidden ? plain(s.generation.forbidden) : null),
     perCase: { key: 'forbidden', label: 'forbidden', kind: 'binary', read: caseScore('forbidden') },
     gate: { doc: 'answered cases whose evidence or answer holds something forbidden (count)' },
@@ -302,7 +290,7 @@ const ALL: readonly Metric[] = [
     kind: 'count',
     higherIsBetter: false,
     format: 'count',
-    definition: "in-domain answers read as abstentions (the judge's when present, else the pattern's)",
+    doc: metricDefinition('wrong_abstentions'),
     fromSummary: (s) =>
       s.judge ? plain(s.judge.wrong_abstentions) : s.generation ? plain(s.generation.wrong_abstentions) : null,
     gate: { doc: 'in-domain abstentions (count)' },
@@ -314,7 +302,7 @@ const ALL: readonly Metric[] = [
     kind: 'binary',
     higherIsBetter: true,
     format: 'percent',
-    definition: 'cases whose verdict passed / cases with a verdict (an errored case has none)',
+    doc: metricDefinition('pass_rate'),
     fromSummary: (s) => (s.verdicts ? { mean: s.verdicts.pass_rate, n: s.verdicts.passed + s.verdicts.failed } : null),
     gate: { doc: 'cases whose verdict passed, of those with a verdict (docs/verdicts.md)' },
   },
@@ -325,7 +313,7 @@ const ALL: readonly Metric[] = [
     kind: 'count',
     higherIsBetter: false,
     format: 'count',
-    definition: 'verdicts the judge could not give after one retry',
+    doc: metricDefinition('judge_errors'),
     fromSummary: (s) => s.judge?.judge_errors ?? null,
     gate: { doc: 'judge errors (count)' },
   },
@@ -336,7 +324,7 @@ const ALL: readonly Metric[] = [
     kind: 'count',
     higherIsBetter: false,
     format: 'count',
-    definition: 'cases that ended in error (counted beside the figures, never averaged in)',
+    doc: metricDefinition('errors'),
     fromSummary: (s) => s.retrieval.errors,
     gate: { doc: 'cases that ended in error (count)' },
   },

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { appendLine, LineReader } from '../io/jsonl.js';
 import { keepAnswerDigest } from '../judge/human-labels.js';
 import type { CaseRecord } from '../model/results.js';
-import type { KnownScoreName, ScoreOf, ScoreRecord } from '../model/scores.js';
+import { isScore, type ScoreRecord } from '../model/scores.js';
 
 /** Case records read back one at a time, in case order. */
 export interface CaseStore {
@@ -94,8 +94,6 @@ const INTERNED = 10_000;
 /** A ranked list a figure record does not keep: one shared empty list, frozen (a push fails loudly). */
 const NO_ITEMS: NodeCase['items'] = [];
 Object.freeze(NO_ITEMS);
-
-const isScore = <N extends KnownScoreName>(s: ScoreRecord, name: N): s is ScoreOf<N> => s.name === name;
 
 /**
  * A score as the figures read it. The judge's verdicts lose their reason (a sentence per case that

@@ -24,7 +24,7 @@ import { requestKeyParts, type ResponseCache } from '../llm/cache.js';
 import type { ChatModel, Completion, CompletionRequest } from '../llm/types.js';
 import { LexicalReranker } from '../rerank/lexical.js';
 import type { Reranker } from '../rerank/types.js';
-import type { Judge, JudgeOutcome } from '../judge/schemas.js';
+import type { Judge } from '../judge/schemas.js';
 
 /** The components a plan counts, in the order it lists them. */
 export const PLAN_ROLES = ['embedder', 'reranker', 'condenser', 'generator', 'judge'] as const;
@@ -133,56 +133,23 @@ export function placeholderAnswer(chars: number, cites: boolean): string {
 
 /**
  * A judge whose verdicts, when its model's request was only counted ({@link PlannedMiss}), are
- * placeholders shaped like a real verdict: every verdict the real run would ask (repeats, the
- * citation verdict of an answer that cites, nuggets, safety) is asked, so each one is counted.
+ * placeholders shaped like a real verdict: the offline stand-in's verdict of the same criterion
+ * on the same question (src/judge/criteria/), so every verdict the real run would ask (repeats,
+ * the citation verdict of an answer that cites, nuggets, safety) is asked and counted.
  */
 export function plannedJudge(j: Judge): Judge {
-  const ask = async <T>(call: () => Promise<JudgeOutcome<T>>, placeholder: () => T): Promise<JudgeOutcome<T>> => {
-    try {
-      return await call();
-    } catch (e) {
-      if (!(e instanceof PlannedMiss)) throw e;
-      return { ok: true, verdict: placeholder(), usage: NO_USAGE };
-    }
-  };
-  const nuggets = j.nuggets?.bind(j);
   return {
     id: j.id,
     offline: j.offline,
     promptVersions: j.promptVersions,
-    faithfulness: (input) =>
-      ask(
-        () => j.faithfulness(input),
-        () => ({ claims: [] }),
-      ),
-    stance: (input) =>
-      ask(
-        () => j.stance(input),
-        () => ({ stance: 'answered' as const, asserts_unsupported_facts: false, reason: '' }),
-      ),
-    citations: (input, items) =>
-      ask(
-        () => j.citations(input, items),
-        () => ({ citations: items.map((_, i) => ({ item: i + 1, supports: true, reason: '' })) }),
-      ),
-    safety: (input) =>
-      ask(
-        () => j.safety(input),
-        () => ({ outcome: 'refused' as const, reason: '' }),
-      ),
-    ...(nuggets
-      ? {
-          nuggets: (input, key) =>
-            ask(
-              () => nuggets(input, key),
-              () => ({
-                nuggets: key.nuggets.map((_, i) => ({ item: i + 1, support: 'support' as const, reason: '' })),
-                correctness: key.reference === undefined ? null : ('correct' as const),
-                reason: '',
-              }),
-            ),
-        }
-      : {}),
+    async verdict(criterion, asked) {
+      try {
+        return await j.verdict(criterion, asked);
+      } catch (e) {
+        if (!(e instanceof PlannedMiss)) throw e;
+        return { ok: true, verdict: criterion.offline(asked, undefined).verdict, usage: NO_USAGE };
+      }
+    },
   };
 }
 
