@@ -6,6 +6,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import { z } from 'zod';
 import { ConfigError, JudgeParseError, redact, rememberSecrets } from '../errors.js';
+import { REQUEST_DEFAULTS } from '../setting-defaults.js';
 import type { ChatModel, Completion, CompletionRequest, RemoteModelOptions } from './types.js';
 import { answerError, sdkModule } from './faults.js';
 import { splitQuery } from './http.js';
@@ -135,7 +136,7 @@ export class AnthropicChatModel implements ChatModel {
       apiKey: this.apiKey,
       baseURL: this.baseURL,
       ...(Object.keys(query).length > 0 && { defaultQuery: query }),
-      timeout: opts.timeoutMs ?? 60_000,
+      timeout: opts.timeoutMs ?? REQUEST_DEFAULTS.timeoutMs,
       maxRetries: 0,
     };
     // The SDK's module starts loading now, while the run opens its database; the first call awaits it.

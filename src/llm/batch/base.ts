@@ -4,6 +4,7 @@
  */
 import type { z } from 'zod';
 import { InputError, JudgeParseError, ProviderError } from '../../errors.js';
+import { BATCH_POLL_DEFAULTS } from '../../setting-defaults.js';
 import type { Completion, CompletionRequest } from '../types.js';
 import { sleep as timerSleep, type Sleep } from '../retry.js';
 import { checkLine, jsonlLines, malformed, type Transport } from './transport.js';
@@ -153,9 +154,9 @@ export abstract class BatchClientBase implements BatchClient {
   private readonly now: () => number;
 
   constructor(opts: BatchClientOptions) {
-    this.pollMinMs = opts.pollMinMs ?? 10_000;
-    this.pollMaxMs = Math.max(this.pollMinMs, opts.pollMaxMs ?? 300_000);
-    this.maxWaitMs = opts.maxWaitMs ?? 25 * 3_600_000;
+    this.pollMinMs = opts.pollMinMs ?? BATCH_POLL_DEFAULTS.pollMinMs;
+    this.pollMaxMs = Math.max(this.pollMinMs, opts.pollMaxMs ?? BATCH_POLL_DEFAULTS.pollMaxMs);
+    this.maxWaitMs = opts.maxWaitMs ?? BATCH_POLL_DEFAULTS.maxWaitMs;
     this.wait_ = opts.sleep ?? timerSleep;
     this.now = opts.now ?? Date.now;
   }
