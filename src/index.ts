@@ -40,6 +40,8 @@ export { runAudit, type AuditRunOptions } from './runs/audit-run.js';
 export { connectPostgres, type SqlClient } from './db/sql-client.js';
 /** The embedded demo forum's database (built once, then opened from its snapshot). */
 export { openDemoDatabase } from './demo/demo-db.js';
+/** Lets a large run's read-back ask for full collections (a `gc` exposed by `--expose-gc`), as the CLI does. */
+export { allowCollections } from './io/heap.js';
 /** The providers a config may name, with the environment variables each reads. */
 export { providerHelp, type ProviderKind } from './providers/catalog.js';
 /** The providers' settings from an environment (the library reads none of its own). */
@@ -84,6 +86,8 @@ export type { RunSummary } from './model/summary.js';
 export { zoneOf, DEFAULT_ZONE_THRESHOLDS, type Zone, type ZoneThresholds } from './model/zones.js';
 /** Retrieval figures per node from records, and the per-query latency of a timing sample. */
 export { summariseRetrieval, sampleLatency } from './summary/retrieval-summary.js';
+/** A case's verdict recomputed from its record, the run's thresholds, and the run's verdict counts. */
+export { caseVerdict, verdictSettings, summariseVerdicts } from './scoring/verdict.js';
 /** The markdown digest and the self-contained HTML report of a run. */
 export { retrievalMarkdown } from './reports/digest.js';
 export { reportHtml } from './reports/html.js';
