@@ -1,6 +1,14 @@
 import { z } from 'zod';
 import { LANGUAGE_CODES } from '../model/languages/index.js';
 import { ZonesConfigSchema } from '../model/zones.js';
+import {
+  BATCH_POLL_DEFAULTS,
+  CONCURRENCY,
+  DATABASE_DEFAULTS,
+  EMBEDDING_BATCH_SIZE,
+  RERANK_DEFAULTS,
+  REQUEST_DEFAULTS,
+} from '../setting-defaults.js';
 import { CHAT_PROVIDERS } from '../providers/chat.js';
 import { EMBEDDING_PROVIDERS } from '../providers/embedders.js';
 import { providerNames } from '../providers/registry.js';
@@ -26,9 +34,9 @@ const Endpoint = {
   base_url: httpUrl.optional(),
   /** An API key, usually `${OPENAI_API_KEY}`; never written to results, caches or logs. */
   api_key: z.string().optional(),
-  timeout_ms: z.number().int().positive().default(60_000),
-  retries: z.number().int().min(0).max(10).default(4),
-  max_retry_after_ms: z.number().int().positive().default(30_000),
+  timeout_ms: z.number().int().positive().default(REQUEST_DEFAULTS.timeoutMs),
+  retries: z.number().int().min(0).max(10).default(REQUEST_DEFAULTS.retries),
+  max_retry_after_ms: z.number().int().positive().default(REQUEST_DEFAULTS.maxRetryAfterMs),
 };
 
 export const SemanticChannelSchema = z
@@ -120,9 +128,9 @@ export const ConfigSchema = z
           .string()
           .regex(/^[a-z_]+$/, 'a text search configuration name, e.g. english')
           .default('english'),
-        statement_timeout_ms: z.number().int().positive().default(10_000),
+        statement_timeout_ms: z.number().int().positive().default(DATABASE_DEFAULTS.statementTimeoutMs),
         /** Opening a connection (DNS, TCP, TLS, authentication) ends within this, whatever fails. */
-        connect_timeout_ms: z.number().int().positive().max(600_000).default(5_000),
+        connect_timeout_ms: z.number().int().positive().max(600_000).default(DATABASE_DEFAULTS.connectTimeoutMs),
         /**
          * Statements run at once: the embedded demo opens this many PGlite workers on its snapshot
          * (default 1), a real PostgreSQL's pool holds this many connections (default 4).
@@ -149,12 +157,7 @@ export const ConfigSchema = z
         vectors_url: z.string().optional(),
       })
       .strict()
-      .default({
-        profile: 'discourse',
-        text_search_config: 'english',
-        statement_timeout_ms: 10_000,
-        connect_timeout_ms: 5_000,
-      }),
+      .prefault({}),
     /** Case files or directories, relative to the config file; the demo's are named in defaults.ts, never assumed. */
     cases: z.array(z.string()).default([]),
     /** Probe files; empty = `probe` needs --probes (a foreign config never runs the demo's probes). */
@@ -165,21 +168,13 @@ export const ConfigSchema = z
         provider: z.enum(providerNames(EMBEDDING_PROVIDERS)).default('offline'),
         model: z.string().default('hash-384'),
         dimensions: z.number().int().positive().default(384),
-        batch_size: z.number().int().positive().default(64),
+        batch_size: z.number().int().positive().default(EMBEDDING_BATCH_SIZE),
         /** Absent unless written, so other configs keep their digest (the dry run's cost plan reads it). */
         prices: PricesSchema.optional(),
         ...Endpoint,
       })
       .strict()
-      .default({
-        provider: 'offline',
-        model: 'hash-384',
-        dimensions: 384,
-        batch_size: 64,
-        timeout_ms: 60_000,
-        retries: 4,
-        max_retry_after_ms: 30_000,
-      }),
+      .prefault({}),
     retrieval: z
       .object({
         /** Candidates asked of each channel. */
@@ -189,7 +184,7 @@ export const ConfigSchema = z
         /** Title gate: a title word is distinctive when fewer than this share of titles carry it. */
         title_gate_max_df: z.number().gt(0).lte(1).default(0.05),
         /** Retrieval queries run at most this many at once. */
-        concurrency: z.number().int().positive().default(4),
+        concurrency: z.number().int().positive().default(CONCURRENCY),
         /**
          * Distinct questions a batched run retrieves again one query at a time, alone, for the
          * per-query latency (src/runs/retrieval-feed.ts; absent: 16). Each costs one more
@@ -228,9 +223,9 @@ export const ConfigSchema = z
         model: z.string().default('lexical'),
         url: httpUrl.optional(),
         api_key: z.string().optional(),
-        max_batch: z.number().int().positive().default(32),
-        timeout_ms: z.number().int().positive().default(30_000),
-        retries: z.number().int().min(0).max(10).default(4),
+        max_batch: z.number().int().positive().default(RERANK_DEFAULTS.maxBatch),
+        timeout_ms: z.number().int().positive().default(RERANK_DEFAULTS.timeoutMs),
+        retries: z.number().int().min(0).max(10).default(REQUEST_DEFAULTS.retries),
         /** Passage excerpt length sent to the cross-encoder ("{title}. {first N chars}"). */
         passage_chars: z.number().int().positive().default(300),
         /** Absent unless written (the dry run's cost plan reads it). */
@@ -265,44 +260,27 @@ export const ConfigSchema = z
           .optional(),
       })
       .strict()
-      .default({
-        sources: 5,
-        excerpt_chars: 700,
-        persona: 'persona',
-        system_append: [],
-        cta: 'To go further, open the thread or ask the community in a new topic.',
-        forum_url: 'https://forum.example',
-        forum_name: 'the forum',
-      }),
+      .prefault({}),
     generator: z
       .object({
         provider: z.enum(providerNames(CHAT_PROVIDERS)).default('offline'),
         model: z.string().default('extractive'),
         temperature: z.number().min(0).max(2).default(0),
         max_tokens: z.number().int().positive().default(700),
-        concurrency: z.number().int().positive().default(4),
+        concurrency: z.number().int().positive().default(CONCURRENCY),
         /** Absent unless written (the dry run's cost plan reads it). */
         prices: PricesSchema.optional(),
         ...Endpoint,
       })
       .strict()
-      .default({
-        provider: 'offline',
-        model: 'extractive',
-        temperature: 0,
-        max_tokens: 700,
-        concurrency: 4,
-        timeout_ms: 60_000,
-        retries: 4,
-        max_retry_after_ms: 30_000,
-      }),
+      .prefault({}),
     judge: z
       .object({
         provider: z.enum([...providerNames(CHAT_PROVIDERS), 'none']).default('offline'),
         model: z.string().default('heuristic'),
         temperature: z.number().min(0).max(2).default(0),
         max_tokens: z.number().int().positive().default(1500),
-        concurrency: z.number().int().positive().default(4),
+        concurrency: z.number().int().positive().default(CONCURRENCY),
         /** USD per million tokens, per model id, for the cost estimate. */
         prices: PricesSchema.default({}),
         /**
@@ -316,17 +294,7 @@ export const ConfigSchema = z
         ...Endpoint,
       })
       .strict()
-      .default({
-        provider: 'offline',
-        model: 'heuristic',
-        temperature: 0,
-        max_tokens: 1500,
-        concurrency: 4,
-        prices: {},
-        timeout_ms: 60_000,
-        retries: 4,
-        max_retry_after_ms: 30_000,
-      }),
+      .prefault({}),
     /**
      * Run-wide thresholds of the case verdicts (docs/verdicts.md); a case's `expect:` overrides
      * them. Absent unless written, so other configs keep their digest (the defaults are
@@ -348,15 +316,11 @@ export const ConfigSchema = z
       .object({
         enabled: z.boolean().default(false),
         /** First wait between polls of a batch, ms; it doubles after every poll… */
-        poll_min_ms: z.number().int().positive().default(10_000),
+        poll_min_ms: z.number().int().positive().default(BATCH_POLL_DEFAULTS.pollMinMs),
         /** …up to this, ms. */
-        poll_max_ms: z.number().int().positive().default(300_000),
+        poll_max_ms: z.number().int().positive().default(BATCH_POLL_DEFAULTS.pollMaxMs),
         /** Stop waiting after this long (the case ends in error; a resume polls the same batch), ms (default 25 h). */
-        max_wait_ms: z
-          .number()
-          .int()
-          .positive()
-          .default(25 * 3_600_000),
+        max_wait_ms: z.number().int().positive().default(BATCH_POLL_DEFAULTS.maxWaitMs),
         /** Fewer requests per batch than the provider allows (default: the provider's limit). */
         max_requests: z.number().int().positive().optional(),
         /** Share of the listed price (judge.prices) a batch request saves: both providers bill batches at half price. */

@@ -1,5 +1,6 @@
 import { stringify } from 'yaml';
 import { DEFAULT_ZONE_THRESHOLDS } from '../model/zones.js';
+import { DATABASE_DEFAULTS } from '../setting-defaults.js';
 
 /**
  * The starting config `ragaudit init` writes for a database it has looked at: the channels that
@@ -88,7 +89,7 @@ export function starterConfig(d: StarterInput, o: StarterOptions): string {
     'database:',
     `  url: \${${o.urlVariable}}   # never written here: the URL comes from the environment`,
     `  text_search_config: ${d.text_search_config}   # ${d.text_search_source}`,
-    '  statement_timeout_ms: 10000',
+    `  statement_timeout_ms: ${DATABASE_DEFAULTS.statementTimeoutMs}`,
     ...(d.ignore_accents
       ? [
           '  # search_ignore_accents is on: the index has no accents, so questions are searched without them (read at each run)',

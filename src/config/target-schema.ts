@@ -4,6 +4,7 @@
  * `{answer, sources: [{post_id | topic_id | url}]}`; `request` and `response` map any other.
  */
 import { z } from 'zod';
+import { REQUEST_DEFAULTS } from '../setting-defaults.js';
 
 /** A dotted path into a JSON value (`data.reply`, `refs.0.id`). */
 const jsonPath = z.string().regex(/^[^.\s]+(\.[^.\s]+)*$/, 'must be a dotted path such as data.answer');
@@ -47,9 +48,9 @@ export const TargetSchema = z
       }),
     /** The bot returns its sources best first: retrieval figures are computed from them. */
     ranked: z.boolean().default(true),
-    timeout_ms: z.number().int().positive().default(60_000),
-    retries: z.number().int().min(0).max(10).default(4),
-    max_retry_after_ms: z.number().int().positive().default(30_000),
+    timeout_ms: z.number().int().positive().default(REQUEST_DEFAULTS.timeoutMs),
+    retries: z.number().int().min(0).max(10).default(REQUEST_DEFAULTS.retries),
+    max_retry_after_ms: z.number().int().positive().default(REQUEST_DEFAULTS.maxRetryAfterMs),
     /** A Discourse target: the bot's user name and how long to wait for its reply. */
     bot_user: z.string().optional(),
     poll_ms: z.number().int().positive().default(2_000),

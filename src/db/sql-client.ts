@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { PGlite } from '@electric-sql/pglite';
 import { DatabaseError } from '../errors.js';
+import { DATABASE_DEFAULTS } from '../setting-defaults.js';
 import { connectFailure, deadlineFailure, queryFailure } from './db-errors.js';
 
 /**
@@ -37,10 +38,10 @@ export interface QueryOptions {
 export const SET_LOCAL = 'SELECT set_config($1, $2, true)';
 
 /** Default statement timeout for audit queries, ms. */
-export const DEFAULT_STATEMENT_TIMEOUT_MS = 10_000;
+export const DEFAULT_STATEMENT_TIMEOUT_MS = DATABASE_DEFAULTS.statementTimeoutMs;
 
 /** How long opening a connection may take, ms. */
-export const CONNECT_TIMEOUT_MS = 5_000;
+export const CONNECT_TIMEOUT_MS = DATABASE_DEFAULTS.connectTimeoutMs;
 
 /** What the audit's connections call themselves in pg_stat_activity (a URL's own value wins). */
 export const APPLICATION_NAME = 'ragaudit';
@@ -150,7 +151,7 @@ export async function connectPostgres(
   try {
     pool = new driver.Pool({
       connectionString: url,
-      max: opts.max ?? 4,
+      max: opts.max ?? DATABASE_DEFAULTS.poolConnections,
       connectionTimeoutMillis: connectTimeoutMs,
       application_name: APPLICATION_NAME,
     });

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { ConfigError, ProviderError, redact, rememberSecrets } from '../errors.js';
+import { EMBEDDING_BATCH_SIZE, REQUEST_DEFAULTS } from '../setting-defaults.js';
 import { answerError } from '../llm/faults.js';
 import { joinUrl, postJson } from '../llm/http.js';
 import { probe, where, type PreflightTarget } from '../llm/preflight.js';
@@ -83,14 +84,14 @@ export class OpenAIEmbedder implements Embedder {
   }
 
   async embed(texts: string[]): Promise<number[][]> {
-    const size = Math.max(1, this.opts.batchSize ?? 64);
+    const size = Math.max(1, this.opts.batchSize ?? EMBEDDING_BATCH_SIZE);
     const out: number[][] = [];
     for (let i = 0; i < texts.length; i += size) out.push(...(await this.embedBatch(texts.slice(i, i + size))));
     return out;
   }
 
   private embedBatch(input: string[]): Promise<number[][]> {
-    return withRetry(() => this.request(input, this.opts.timeoutMs ?? 60_000), {
+    return withRetry(() => this.request(input, this.opts.timeoutMs ?? REQUEST_DEFAULTS.timeoutMs), {
       provider: 'embeddings',
       endpoint: this.endpoint,
       keyEnv: 'OPENAI_API_KEY',

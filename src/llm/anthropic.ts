@@ -1,18 +1,17 @@
 /**
- * Anthropic chat model over `@anthropic-ai/sdk` (SDK retries off; withRetry does them).
+ * Anthropic chat model over `@anthropic-ai/sdk` (the shared part, deadline and retries included,
+ * in sdk-model.ts).
  * Structured output uses tool use: one tool whose input_schema is the answer's JSON Schema,
  * forced with `tool_choice`, so the answer arrives as the tool_use block's input.
  */
 import type Anthropic from '@anthropic-ai/sdk';
 import { z } from 'zod';
-import { ConfigError, JudgeParseError, redact, rememberSecrets } from '../errors.js';
-import type { ChatModel, Completion, CompletionRequest, RemoteModelOptions } from './types.js';
+import { JudgeParseError, redact } from '../errors.js';
+import type { Completion, CompletionRequest, RemoteModelOptions } from './types.js';
 import { answerError, sdkModule } from './faults.js';
-import { splitQuery } from './http.js';
-import { probe, type PreflightTarget } from './preflight.js';
-import { canonicalScope, refuseUrlCredentials, urlSecrets } from './remote.js';
-import { timedCall } from './retry.js';
+import { probe } from './preflight.js';
 import { parseStructured, wireSchema } from './openai.js';
+import { completionOf, SdkChatModel, sdkTimerMs } from './sdk-model.js';
 
 const ANTHROPIC_URL = 'https://api.anthropic.com';
 
@@ -38,7 +37,7 @@ const MessageResponse = z.object({
   usage: z.object({ input_tokens: z.number().nullish(), output_tokens: z.number().nullish() }).nullish(),
   model: z.string().nullish(),
 });
-type MessageResponse = z.infer<typeof MessageResponse>;
+export type MessageResponse = z.infer<typeof MessageResponse>;
 
 const textOf = (m: MessageResponse): string =>
   m.content.flatMap((b) => (b.type === 'text' && 'text' in b ? [b.text] : [])).join('');
@@ -104,111 +103,73 @@ export function anthropicMessageParams(
   };
 }
 
-/** A ChatModel over Anthropic's `/v1/messages`. Id: `anthropic:MODEL`. */
-export class AnthropicChatModel implements ChatModel {
-  readonly id: string;
-  readonly offline = false;
-  readonly cacheScope: string;
-  private readonly clientOptions: ConstructorParameters<typeof Anthropic>[0];
-  private client?: Promise<Anthropic>;
-  private readonly baseURL: string;
-  private readonly apiKey: string;
-
-  constructor(private readonly opts: AnthropicChatModelOptions) {
-    this.id = `anthropic:${opts.model}`;
-    const { url, query } = splitQuery(opts.baseURL ?? ANTHROPIC_URL);
-    this.baseURL = url;
-    const key = opts.apiKey;
-    if (!key && !opts.baseURL) {
-      throw new ConfigError(`ANTHROPIC_API_KEY is not set (needed for ${this.id}); set it or give a baseURL`);
+/**
+ * The Completion of a checked message: what AnthropicChatModel returns and a batch result line
+ * gives. With a schema, the forced tool's input is the answer (its JSON is the text).
+ */
+export function anthropicCompletion<T>(
+  res: MessageResponse,
+  req: CompletionRequest<T>,
+  model: string,
+  latencyMs: number,
+): Completion<T> {
+  const wire = req.schema ? wireSchema(req.schema as { name: string; zod: z.ZodType }) : undefined;
+  // A key the server echoes back leaves the client as *** (no ledger, cache or judge sees it).
+  const prose = redact(textOf(res), 'content');
+  const usage = { inputTokens: res.usage?.input_tokens ?? 0, outputTokens: res.usage?.output_tokens ?? 0 };
+  const completion = completionOf<T>({ text: prose, usage, model: res.model }, model, latencyMs);
+  if (req.schema && wire) {
+    const call = toolCall(res, wire.name);
+    if (!call || !('input' in call)) {
+      throw new JudgeParseError(`${req.schema.name}: the model answered without calling the ${wire.name} tool`, prose);
     }
-    refuseUrlCredentials(this.id, url, 'ANTHROPIC_API_KEY');
-    // Always an explicit key, so the SDK never goes looking for credential files.
-    this.apiKey = key || 'not-needed';
-    rememberSecrets([key, ...urlSecrets(opts.baseURL)]);
-    this.cacheScope = canonicalScope({
-      provider: 'anthropic',
-      baseURL: opts.baseURL ?? ANTHROPIC_URL,
-      maxTokens: opts.maxTokens ?? null,
-    });
-    this.clientOptions = {
-      apiKey: this.apiKey,
-      baseURL: this.baseURL,
-      ...(Object.keys(query).length > 0 && { defaultQuery: query }),
-      timeout: opts.timeoutMs ?? 60_000,
-      maxRetries: 0,
-    };
-    // The SDK's module starts loading now, while the run opens its database; the first call awaits it.
-    this.sdk().catch(() => undefined);
+    const raw = redact(JSON.stringify(call.input) ?? 'null', 'content');
+    completion.text = raw;
+    completion.json = parseStructured(req.schema, JSON.parse(raw) as unknown, raw, wire.wrapped);
   }
+  return completion;
+}
 
-  /** The SDK client, its module loaded once a client is made (a run on offline stand-ins never loads it). */
-  private sdk(): Promise<Anthropic> {
-    this.client ??= loadAnthropicSdk().then((mod) => new mod.default(this.clientOptions));
-    return this.client;
+/** A ChatModel over Anthropic's `/v1/messages`. Id: `anthropic:MODEL`. */
+export class AnthropicChatModel extends SdkChatModel<Anthropic, AnthropicChatModelOptions> {
+  constructor(opts: AnthropicChatModelOptions) {
+    super(
+      opts,
+      {
+        provider: 'anthropic',
+        defaultUrl: ANTHROPIC_URL,
+        keyEnv: 'ANTHROPIC_API_KEY',
+        missingKey: (id) => `ANTHROPIC_API_KEY is not set (needed for ${id}); set it or give a baseURL`,
+      },
+      (options) => loadAnthropicSdk().then((mod) => new mod.default(options)),
+      { maxTokens: opts.maxTokens ?? null },
+    );
   }
 
   async complete<T = unknown>(req: CompletionRequest<T>): Promise<Completion<T>> {
     const wire = req.schema ? wireSchema(req.schema as { name: string; zod: z.ZodType }) : undefined;
     const params = anthropicMessageParams(req, { model: this.opts.model, maxTokens: this.opts.maxTokens });
-
     const endpoint = `${this.baseURL}/v1/messages`;
-    const client = await this.sdk();
-    const { value: res, latencyMs } = await timedCall(
-      async (signal) => checkMessage(await client.messages.create(params, { signal }), endpoint, wire?.name),
-      {
-        provider: 'anthropic',
-        endpoint: this.baseURL,
-        keyEnv: 'ANTHROPIC_API_KEY',
-        apiKey: this.apiKey,
-        opts: this.opts,
-        ...(this.opts.sleep && { sleep: this.opts.sleep }),
-      },
+    const { value: res, latencyMs } = await this.call(async (client, signal) =>
+      checkMessage(await client.messages.create(params, { signal }), endpoint, wire?.name),
     );
-
-    // A key the server echoes back leaves the client as *** (no ledger, cache or judge sees it).
-    const prose = redact(textOf(res), 'content');
-    const completion: Completion<T> = {
-      text: prose,
-      usage: { inputTokens: res.usage?.input_tokens ?? 0, outputTokens: res.usage?.output_tokens ?? 0 },
-      latencyMs,
-      model: res.model || this.opts.model,
-    };
-    if (req.schema && wire) {
-      const call = toolCall(res, wire.name);
-      if (!call) {
-        throw new JudgeParseError(
-          `${req.schema.name}: the model answered without calling the ${wire.name} tool`,
-          prose,
-        );
-      }
-      const raw = redact(JSON.stringify(call.input), 'content');
-      completion.text = raw;
-      completion.json = parseStructured(req.schema, JSON.parse(raw) as unknown, raw, wire.wrapped);
-    }
-    return completion;
+    return anthropicCompletion(res, req, this.opts.model, latencyMs);
   }
 
   /** `GET /v1/models/{model}`; without that route, a 1-token message. */
   async preflight(): Promise<void> {
-    const target: PreflightTarget = {
-      component: this.id,
-      url: this.baseURL,
-      keyEnv: 'ANTHROPIC_API_KEY',
-      secrets: [this.apiKey],
-      timeoutMs: this.opts.timeoutMs,
-    };
+    const target = this.preflightTarget();
     const client = await this.sdk();
     const found = await probe(
       target,
-      (signal, timeout) => client.models.retrieve(this.opts.model, {}, { signal, timeout }),
+      (signal, timeout) => client.models.retrieve(this.opts.model, {}, { signal, timeout: sdkTimerMs(timeout) }),
       { optional: true },
     );
     if (found.ok) return;
     await probe(target, (signal, timeout) =>
       client.messages.create(
         { model: this.opts.model, max_tokens: 1, messages: [{ role: 'user', content: 'ping' }] },
-        { signal, timeout },
+        { signal, timeout: sdkTimerMs(timeout) },
       ),
     );
   }

@@ -1,17 +1,15 @@
 /**
- * OpenAI-compatible chat model (OpenAI, vLLM, Ollama, llama.cpp server…) over the `openai` SDK.
- * The SDK never retries (`maxRetries: 0`); withRetry does. Structured output goes through
+ * OpenAI-compatible chat model (OpenAI, vLLM, Ollama, llama.cpp server…) over the `openai` SDK
+ * (the shared part, deadline and retries included, in sdk-model.ts). Structured output goes through
  * `response_format: json_schema` (strict), which vLLM serves as guided JSON.
  */
 import type OpenAI from 'openai';
 import { z } from 'zod';
-import { ConfigError, JudgeParseError, redact, rememberSecrets } from '../errors.js';
-import type { ChatModel, Completion, CompletionRequest, RemoteModelOptions } from './types.js';
+import { ConfigError, JudgeParseError, redact } from '../errors.js';
+import type { Completion, CompletionRequest, RemoteModelOptions } from './types.js';
 import { answerError, sdkModule } from './faults.js';
-import { splitQuery } from './http.js';
-import { probe, where, type PreflightTarget } from './preflight.js';
-import { timedCall } from './retry.js';
-import { canonicalScope, refuseUrlCredentials, urlSecrets } from './remote.js';
+import { probe, where } from './preflight.js';
+import { completionOf, SdkChatModel, sdkTimerMs } from './sdk-model.js';
 
 const OPENAI_URL = 'https://api.openai.com/v1';
 
@@ -102,7 +100,7 @@ const ChatResponse = z.object({
   usage: z.object({ prompt_tokens: z.number().nullish(), completion_tokens: z.number().nullish() }).nullish(),
   model: z.string().nullish(),
 });
-type ChatResponse = z.infer<typeof ChatResponse>;
+export type ChatResponse = z.infer<typeof ChatResponse>;
 
 /** The answer of a chat completion, or the answer error it is (see faults.ts answerError). */
 export function checkChatResponse(res: unknown, endpoint: string): ChatResponse {
@@ -172,98 +170,62 @@ export function openaiChatBody(
   };
 }
 
+/**
+ * The Completion of a checked chat completion: what OpenAIChatModel returns and a batch result
+ * line gives (a key the server echoes back leaves as ***; a schema's answer zod-parsed).
+ */
+export function openaiCompletion<T>(
+  res: ChatResponse,
+  req: CompletionRequest<T>,
+  model: string,
+  latencyMs: number,
+): Completion<T> {
+  const text = redact(res.choices[0]!.message.content ?? '', 'content');
+  const usage = { inputTokens: res.usage?.prompt_tokens ?? 0, outputTokens: res.usage?.completion_tokens ?? 0 };
+  const completion = completionOf<T>({ text, usage, model: res.model }, model, latencyMs);
+  if (req.schema) {
+    const wire = wireSchema(req.schema as { name: string; zod: z.ZodType });
+    completion.json = parseStructured(req.schema, parseJsonText(text, req.schema.name), text, wire.wrapped);
+  }
+  return completion;
+}
+
 /** A ChatModel over an OpenAI-compatible `/v1/chat/completions`. Id: `openai:MODEL`. */
-export class OpenAIChatModel implements ChatModel {
-  readonly id: string;
-  readonly offline = false;
-  readonly cacheScope: string;
-  private readonly clientOptions: ConstructorParameters<typeof OpenAI>[0];
-  private client?: Promise<OpenAI>;
-  private readonly baseURL: string;
-  private readonly apiKey: string;
+export class OpenAIChatModel extends SdkChatModel<OpenAI, OpenAIChatModelOptions> {
   private readonly maxTokensField: 'max_tokens' | 'max_completion_tokens';
 
-  constructor(private readonly opts: OpenAIChatModelOptions) {
-    this.id = `openai:${opts.model}`;
-    // The SDK appends paths to the base URL as a string: a query string (Azure's
-    // `?api-version=`) goes to defaultQuery so it stays after the path.
-    const { url, query } = splitQuery(opts.baseURL ?? OPENAI_URL);
-    this.baseURL = url;
-    const key = opts.apiKey;
-    if (!key && !opts.baseURL) {
-      throw new ConfigError(
-        `OPENAI_API_KEY is not set (needed for ${this.id} at ${OPENAI_URL}); set it or give a baseURL`,
-      );
-    }
-    refuseUrlCredentials(this.id, url, 'OPENAI_API_KEY');
-    // Local servers (vLLM, Ollama) ignore the key, but the SDK insists on one.
-    this.apiKey = key || 'not-needed';
-    rememberSecrets([key, ...urlSecrets(opts.baseURL)]);
-    this.maxTokensField = opts.maxTokensField ?? (opts.baseURL ? 'max_tokens' : 'max_completion_tokens');
-    this.cacheScope = canonicalScope({
-      provider: 'openai',
-      baseURL: opts.baseURL ?? OPENAI_URL,
-      extraBody: opts.extraBody ?? null,
-      maxTokensField: this.maxTokensField,
-    });
-    this.clientOptions = {
-      apiKey: this.apiKey,
-      baseURL: this.baseURL,
-      ...(Object.keys(query).length > 0 && { defaultQuery: query }),
-      timeout: opts.timeoutMs ?? 60_000,
-      maxRetries: 0,
-    };
-    // The SDK's module starts loading now, while the run opens its database; the first call awaits it.
-    this.sdk().catch(() => undefined);
-  }
-
-  /** The SDK client, its module loaded once a client is made (a run on offline stand-ins never loads it). */
-  private sdk(): Promise<OpenAI> {
-    this.client ??= loadOpenAiSdk().then((mod) => new mod.default(this.clientOptions));
-    return this.client;
+  constructor(opts: OpenAIChatModelOptions) {
+    const maxTokensField = opts.maxTokensField ?? (opts.baseURL ? 'max_tokens' : 'max_completion_tokens');
+    super(
+      opts,
+      {
+        provider: 'openai',
+        defaultUrl: OPENAI_URL,
+        keyEnv: 'OPENAI_API_KEY',
+        missingKey: (id) => `OPENAI_API_KEY is not set (needed for ${id} at ${OPENAI_URL}); set it or give a baseURL`,
+      },
+      (options) => loadOpenAiSdk().then((mod) => new mod.default(options)),
+      { extraBody: opts.extraBody ?? null, maxTokensField },
+    );
+    this.maxTokensField = maxTokensField;
   }
 
   async complete<T = unknown>(req: CompletionRequest<T>): Promise<Completion<T>> {
-    const wire = req.schema ? wireSchema(req.schema as { name: string; zod: z.ZodType }) : undefined;
     const body = openaiChatBody(req, {
       model: this.opts.model,
       maxTokensField: this.maxTokensField,
       extraBody: this.opts.extraBody,
     });
-
     const endpoint = `${this.baseURL}/chat/completions`;
-    const client = await this.sdk();
-    const { value: res, latencyMs } = await timedCall(
-      async (signal) =>
-        checkChatResponse(
-          await client.chat.completions.create(body as unknown as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming, {
-            signal,
-          }),
-          endpoint,
-        ),
-      {
-        provider: 'openai',
-        endpoint: this.baseURL,
-        keyEnv: 'OPENAI_API_KEY',
-        apiKey: this.apiKey,
-        opts: this.opts,
-        ...(this.opts.sleep && { sleep: this.opts.sleep }),
-      },
+    const { value: res, latencyMs } = await this.call(async (client, signal) =>
+      checkChatResponse(
+        await client.chat.completions.create(body as unknown as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming, {
+          signal,
+        }),
+        endpoint,
+      ),
     );
-
-    // A key the server echoes back leaves the client as *** (no ledger, cache or judge sees it).
-    const text = redact(res.choices[0]!.message.content ?? '', 'content');
-    const completion: Completion<T> = {
-      text,
-      usage: { inputTokens: res.usage?.prompt_tokens ?? 0, outputTokens: res.usage?.completion_tokens ?? 0 },
-      latencyMs,
-      model: res.model || this.opts.model,
-    };
-    if (req.schema && wire) {
-      const value = parseJsonText(text, req.schema.name);
-      completion.json = parseStructured(req.schema, value, text, wire.wrapped);
-    }
-    return completion;
+    return openaiCompletion(res, req, this.opts.model, latencyMs);
   }
 
   /**
@@ -271,17 +233,13 @@ export class OpenAIChatModel implements ChatModel {
    * list `llama3:latest` answer to `llama3`), a 1-token completion decides.
    */
   async preflight(): Promise<void> {
-    const target: PreflightTarget = {
-      component: this.id,
-      url: this.baseURL,
-      keyEnv: 'OPENAI_API_KEY',
-      secrets: [this.apiKey],
-      timeoutMs: this.opts.timeoutMs,
-    };
+    const target = this.preflightTarget();
     const client = await this.sdk();
-    const listed = await probe(target, (signal, timeout) => client.models.list({ signal, timeout }), {
-      optional: true,
-    });
+    const listed = await probe(
+      target,
+      (signal, timeout) => client.models.list({ signal, timeout: sdkTimerMs(timeout) }),
+      { optional: true },
+    );
     const ids = listed.ok ? listed.value.data.map((m) => m.id) : undefined;
     if (ids?.includes(this.opts.model)) return;
     const tiny = {
@@ -292,7 +250,7 @@ export class OpenAIChatModel implements ChatModel {
     const asked = await probe(target, (signal, timeout) =>
       client.chat.completions.create(tiny as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming, {
         signal,
-        timeout,
+        timeout: sdkTimerMs(timeout),
       }),
     );
     if (!asked.ok && ids && asked.status === 404) {

@@ -6,6 +6,7 @@
  */
 import pRetry from 'p-retry';
 import { ProviderError } from '../errors.js';
+import { REQUEST_DEFAULTS } from '../setting-defaults.js';
 import { classifyError, scrub, toProviderError } from './faults.js';
 import { withDeadline } from './http.js';
 
@@ -60,9 +61,9 @@ export const sleep: Sleep = (ms, signal) =>
  * carries a credential.
  */
 export async function withRetry<T>(fn: (attempt: number) => Promise<T>, opts: RetryOptions): Promise<T> {
-  const minDelay = opts.minDelayMs ?? 500;
-  const maxDelay = opts.maxDelayMs ?? 30_000;
-  const cap = opts.maxRetryAfterMs ?? 30_000;
+  const minDelay = opts.minDelayMs ?? REQUEST_DEFAULTS.minDelayMs;
+  const maxDelay = opts.maxDelayMs ?? REQUEST_DEFAULTS.maxDelayMs;
+  const cap = opts.maxRetryAfterMs ?? REQUEST_DEFAULTS.maxRetryAfterMs;
   const wait = opts.sleep ?? sleep;
   const random = opts.random ?? Math.random;
   let attempts = 0;
@@ -74,7 +75,7 @@ export async function withRetry<T>(fn: (attempt: number) => Promise<T>, opts: Re
         return fn(n);
       },
       {
-        retries: opts.retries ?? 4,
+        retries: opts.retries ?? REQUEST_DEFAULTS.retries,
         // The wait is done in shouldRetry, so Retry-After can replace the backoff.
         minTimeout: 0,
         signal: opts.signal,
@@ -125,7 +126,7 @@ export async function timedCall<T>(
   who: { provider: string; endpoint: string; keyEnv: string; apiKey: string; opts: CallSettings; sleep?: Sleep },
 ): Promise<{ value: T; latencyMs: number }> {
   const t0 = performance.now();
-  const timeoutMs = who.opts.timeoutMs ?? 60_000;
+  const timeoutMs = who.opts.timeoutMs ?? REQUEST_DEFAULTS.timeoutMs;
   const value = await withRetry(() => withDeadline(timeoutMs, call), {
     provider: who.provider,
     endpoint: who.endpoint,

@@ -2,7 +2,7 @@ import type { CaseRecord, RunResult } from '../model/results.js';
 import type { MeanN } from '../model/summary.js';
 import { isConversation } from '../summary/retrieval-summary.js';
 import { setPairs } from './case-sets.js';
-import { mcnemarExact, pairedBootstrapCI } from '../scoring/statistics.js';
+import { BOOTSTRAP_DEFAULTS, mcnemarExact, pairedBootstrapCI } from '../scoring/statistics.js';
 import { COMPARE_SET_METRICS } from '../scoring/run-row.js';
 import { configDiff, type ConfigDiff } from './compare-config.js';
 import {
@@ -259,7 +259,10 @@ export function compareRuns(runs: readonly LoadedRun[], opts: CompareOptions = {
   if (!runs.length) throw new RangeError('compareRuns: no run to compare');
   const b = opts.baseline ?? 0;
   if (!(b >= 0 && b < runs.length)) throw new RangeError(`compareRuns: baseline index ${b} out of range`);
-  const o = { seed: opts.seed ?? 1, iterations: opts.iterations ?? 10_000 };
+  const o = {
+    seed: opts.seed ?? BOOTSTRAP_DEFAULTS.seed,
+    iterations: opts.iterations ?? BOOTSTRAP_DEFAULTS.iterations,
+  };
   const nodes = runs.map((r) => pickNode(r.result, opts.node, r.label));
   const rows: RunRow[] = runs.map((r, i) => runRow(r, nodes[i]!, i === b));
   const base = { result: runs[b]!.result, node: nodes[b]! };

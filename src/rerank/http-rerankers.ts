@@ -10,6 +10,7 @@ import { joinUrl, postJson } from '../llm/http.js';
 import { probe, type PreflightTarget } from '../llm/preflight.js';
 import { urlSecrets } from '../llm/remote.js';
 import { withRetry } from '../llm/retry.js';
+import { RERANK_DEFAULTS } from '../setting-defaults.js';
 
 /** The query of the one rerank request a preflight sends (servers and their logs see it). */
 export const PREFLIGHT_QUERY = 'preflight';
@@ -54,7 +55,7 @@ abstract class BatchedHttpReranker implements Reranker {
     protected readonly provider: string,
   ) {
     this.endpoint = joinUrl(opts.url, path);
-    this.batch = Math.max(1, opts.maxBatch ?? 32);
+    this.batch = Math.max(1, opts.maxBatch ?? RERANK_DEFAULTS.maxBatch);
     rememberSecrets([opts.apiKey, ...urlSecrets(opts.url)]);
   }
 
@@ -96,7 +97,7 @@ abstract class BatchedHttpReranker implements Reranker {
   }
 
   private scoreBatch(query: string, passages: string[]): Promise<number[]> {
-    return withRetry(() => this.request(query, passages, this.opts.timeoutMs ?? 30_000), {
+    return withRetry(() => this.request(query, passages, this.opts.timeoutMs ?? RERANK_DEFAULTS.timeoutMs), {
       provider: this.provider,
       endpoint: this.endpoint,
       keyEnv: 'RERANKER_API_KEY',

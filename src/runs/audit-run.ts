@@ -20,10 +20,9 @@ import { configDigest } from '../store/config-digest.js';
 import { publicConfig, timestamp, type StoredRun } from '../store/results-file.js';
 import type { Config } from '../config/schema.js';
 import type { OnProgress } from './retrieval-run.js';
-import { summariseCaseSets, summariseGeneration } from '../summary/generation-summary.js';
-import { summariseRetrieval } from '../summary/retrieval-summary.js';
-import { caseVerdict, summariseVerdicts, verdictSettings } from '../scoring/verdict.js';
-import type { JudgeSummary, ProbeSummary, RunSummary } from '../model/summary.js';
+import { summariseAudit, type AuditSummaryInputs } from '../summary/run-summary.js';
+import { caseVerdict, verdictSettings } from '../scoring/verdict.js';
+import type { JudgeSummary, ProbeSummary } from '../model/summary.js';
 import { TARGET_NODE, targetCaseOutcome } from './target-case.js';
 
 export interface AuditRunOptions {
@@ -141,70 +140,35 @@ function resumePlan(ledger: Ledger, cases: readonly Located<Case>[]): { todo: Lo
   return { todo, notices };
 }
 
-/**
- * The audit: every case through the pipeline, `generator.concurrency` at a time; each finished
- * case is checked against the results schema and appended to the ledger at once, so a killed run
- * resumes where it stopped and no case can make the run unwritable. Every configured service is
- * checked before the first case; a run whose services stop answering stops (circuit breaker),
- * its ledger intact and resumable.
- */
-export async function runAudit(
-  deps: AuditDeps,
+/** A resumed run's ledger, checked against the config, and the cases left to run (notices said). */
+function openResume(
+  resume: string,
+  outputDir: string,
+  config: Config,
   cases: readonly Located<Case>[],
-  warnings: string[],
-  opts: AuditRunOptions,
-): Promise<{ result: StoredRun; stamp: string; ledger: string }> {
-  const kind = opts.kind ?? 'run';
-  // A deployed bot (src/runs/target-case.ts) does its own retrieval: nothing is retrieved or condensed here.
-  const { target } = deps;
-  const condenser = condenserOf(deps);
-  // The condenser is a component of runs that use it only (its prompt is read here, before any case).
-  const condenserComponent =
-    !target &&
-    needsCondenser(
-      deps.ctx.config,
-      cases.map((c) => c.value),
-    )
-      ? condenser.component
-      : undefined;
-  if (condenserComponent) deps.ctx.components.condenser = condenserComponent;
-  const header = resultHeader(deps.ctx, kind, warnings);
-  if (target) header.nodes = target.ranked ? [{ name: TARGET_NODE, kind: 'target', grain: 'post' }] : [];
-  const warn = (message: string) => {
-    warnings.push(message);
-    opts.onWarning?.(message);
-  };
-  target?.reportTo?.(warn);
-  // A resumed run reads its ledger first (a wrong ledger is an input error, whatever the services say).
-  let resumed: Ledger | undefined;
-  let todo: Located<Case>[] = [...cases];
-  if (opts.resume) {
-    const file = opts.resume.endsWith('.jsonl') ? opts.resume : ledgerPath(opts.outputDir, opts.resume);
-    resumed = Ledger.open(file);
-    const now = resumeDigest(deps.ctx.config);
-    if (resumed.header.config_digest !== now) {
-      throw new InputError(
-        `${file}: the config changed since this run started (digest ${resumed.header.config_digest}, now ${now}); resume with the same config`,
-      );
-    }
-    for (const w of resumed.warnings) warn(w);
-    const plan = resumePlan(resumed, cases);
-    for (const n of plan.notices) warn(n);
-    todo = plan.todo;
+  warn: (message: string) => void,
+): { ledger: Ledger; todo: Located<Case>[] } {
+  const file = resume.endsWith('.jsonl') ? resume : ledgerPath(outputDir, resume);
+  const ledger = Ledger.open(file);
+  const now = resumeDigest(config);
+  if (ledger.header.config_digest !== now) {
+    throw new InputError(
+      `${file}: the config changed since this run started (digest ${ledger.header.config_digest}, now ${now}); resume with the same config`,
+    );
   }
-  const { generator: generatorSettings } = deps.ctx.config;
-  // Retrieval is computed ahead in batches (cases stopped by an intent rule ask for none), so the
-  // generation lanes never wait for a retrieval that could have run while they were generating.
-  // A conversation whose query the generator condenses is retrieved once that query is known.
-  // A resumed run reports no batch figures (they would describe only the rest): no sample either.
-  const feed = caseFeed(deps, target ? [] : todo.map((c) => c.value), condenser, {
-    ...(opts.resume ? { latencySample: 0 } : {}),
-    ...opts.retrieval,
-  });
-  // Every service is asked once before the first case. The first batches' statements start as
-  // soon as retrieval's own services (embedder, reranker) answered, while the models are still
-  // being asked. The ledger file is made only once every service answered: a closed port leaves
-  // nothing behind.
+  for (const w of ledger.warnings) warn(w);
+  const plan = resumePlan(ledger, cases);
+  for (const n of plan.notices) warn(n);
+  return { ledger, todo: plan.todo };
+}
+
+/**
+ * Every service asked once before the first case. The first batches' statements start as soon
+ * as retrieval's own services (embedder, reranker) answered, while the models are still being
+ * asked; a service that cannot be used stops the run before anything is written.
+ */
+async function checkBeforeFirstCase(deps: AuditDeps, feed: RetrievalFeed): Promise<void> {
+  const { target } = deps;
   const retrievalChecked = checkServices(target ? [] : retrievalServices(deps.ctx)).then((problems) => {
     if (!problems.length) feed.start();
     return problems;
@@ -224,23 +188,154 @@ export async function runAudit(
     await feed.settle();
     throw preflightError(problems);
   }
-  let ledger: Ledger;
+}
+
+/** One case's record, scored and given its verdict; undefined when it met the fault the run stops on. */
+async function finishedCase(
+  deps: AuditDeps,
+  value: Case,
+  retrieve: (question: string) => ReturnType<RetrievalFeed['get']>,
+  opts: AuditRunOptions,
+  breaker: CircuitBreaker,
+  verdicts: ReturnType<typeof verdictSettings> | undefined,
+): Promise<CaseRecord | undefined> {
+  const { target, batch } = deps;
+  let outcome: { record: CaseRecord; error?: unknown };
   try {
-    ledger =
-      resumed ??
-      Ledger.create(opts.outputDir, `${timestamp()}-${deps.ctx.config.name}`, {
-        ledger: 1,
-        kind,
-        config_digest: resumeDigest(deps.ctx.config),
-        created_at: header.created_at,
-        cases: cases.length,
-        case_set: caseSetDigest(cases),
-      });
+    outcome = target
+      ? await targetCaseOutcome(deps, target, value)
+      : batch
+        ? await batch.runCase(value.id, () => auditCaseOutcome(deps, value, retrieve))
+        : await auditCaseOutcome(deps, value, retrieve);
+  } catch (e) {
+    outcome = { record: errorRecord(value, 'case', e), error: e };
+  }
+  try {
+    await opts.finish?.(outcome.record);
+  } catch (e) {
+    outcome = {
+      record: errorRecord(value, 'scoring', e, outcome.record.probe ? { probe: outcome.record.probe } : {}),
+      error: e,
+    };
+  }
+  // A case that met the fault the run stops on is no result: it is left for the resume.
+  if (breaker.observe(outcome.error)) return undefined;
+  // An audit case's verdict is decided before it is stored (an errored case has none).
+  if (verdicts) {
+    const verdict = caseVerdict(outcome.record, verdicts);
+    if (verdict) outcome.record.verdict = verdict;
+  }
+  return outcome.record;
+}
+
+/** A fresh run's ledger; when it cannot be made, the batches already started are let settle first. */
+async function newLedger(
+  config: Config,
+  outputDir: string,
+  kind: 'run' | 'probe',
+  createdAt: string,
+  cases: readonly Located<Case>[],
+  feed: RetrievalFeed,
+): Promise<Ledger> {
+  try {
+    return Ledger.create(outputDir, `${timestamp()}-${config.name}`, {
+      ledger: 1,
+      kind,
+      config_digest: resumeDigest(config),
+      created_at: createdAt,
+      cases: cases.length,
+      case_set: caseSetDigest(cases),
+    });
   } catch (e) {
     // Nothing goes on (closing the database) while the batches started above still run.
     await feed.settle();
     throw e;
   }
+}
+
+/**
+ * The run's result from its ledger. The records, in case order (cases finish in any order): a
+ * small run's as this process stored them (a resumed run's earlier ones read back), a large run's
+ * read back one at a time, keeping only figure records in memory (what its summary and digest
+ * read) and writing its cases from the ledger (src/store/case-store.ts).
+ */
+function storedResult(
+  ledger: Ledger,
+  cases: readonly Located<Case>[],
+  header: ReturnType<typeof resultHeader>,
+  large: boolean,
+  s: Omit<AuditSummaryInputs, 'nodes' | 'batched'> & {
+    batched: (records: readonly CaseRecord[], nodes: readonly string[]) => AuditSummaryInputs['batched'];
+  },
+): { result: StoredRun; stamp: string; ledger: string } {
+  const store = ledger.store(cases.map((c) => c.value.id));
+  const figures = new FigureRecords();
+  const records: CaseRecord[] = [];
+  for (const r of store.records()) records.push(large ? figures.of(r) : r);
+  const nodes = header.nodes.map((n) => n.name);
+  const summary = summariseAudit(records, { ...s, nodes, batched: s.batched(records, nodes) });
+  const runId = ledger.header.run_id;
+  return {
+    result: {
+      ...header,
+      created_at: ledger.header.created_at,
+      name: runId.slice(16),
+      summary,
+      cases: records,
+      ...(large ? { caseStore: store } : {}),
+    },
+    stamp: runId.slice(0, 15),
+    ledger: ledger.file,
+  };
+}
+
+/**
+ * The audit: every case through the pipeline, `generator.concurrency` at a time; each finished
+ * case is checked against the results schema and appended to the ledger at once, so a killed run
+ * resumes where it stopped and no case can make the run unwritable. Every configured service is
+ * checked before the first case; a run whose services stop answering stops (circuit breaker),
+ * its ledger intact and resumable.
+ */
+export async function runAudit(
+  deps: AuditDeps,
+  cases: readonly Located<Case>[],
+  warnings: string[],
+  opts: AuditRunOptions,
+): Promise<{ result: StoredRun; stamp: string; ledger: string }> {
+  const kind = opts.kind ?? 'run';
+  const { config } = deps.ctx;
+  // A deployed bot (src/runs/target-case.ts) does its own retrieval: nothing is retrieved or condensed here.
+  const { target } = deps;
+  const condenser = condenserOf(deps);
+  // The condenser is a component of runs that use it only (its prompt is read here, before any case).
+  const usesCondenser =
+    !target &&
+    needsCondenser(
+      config,
+      cases.map((c) => c.value),
+    );
+  if (usesCondenser && condenser.component) deps.ctx.components.condenser = condenser.component;
+  const header = resultHeader(deps.ctx, kind, warnings);
+  if (target) header.nodes = target.ranked ? [{ name: TARGET_NODE, kind: 'target', grain: 'post' }] : [];
+  const warn = (message: string) => {
+    warnings.push(message);
+    opts.onWarning?.(message);
+  };
+  target?.reportTo?.(warn);
+  // A resumed run reads its ledger first (a wrong ledger is an input error, whatever the services say).
+  const resumed = opts.resume ? openResume(opts.resume, opts.outputDir, config, cases, warn) : undefined;
+  const todo = resumed?.todo ?? [...cases];
+  // Retrieval is computed ahead in batches (cases stopped by an intent rule ask for none), so the
+  // generation lanes never wait for a retrieval that could have run while they were generating.
+  // A conversation whose query the generator condenses is retrieved once that query is known.
+  // A resumed run reports no batch figures (they would describe only the rest): no sample either.
+  const feed = caseFeed(deps, target ? [] : todo.map((c) => c.value), condenser, {
+    ...(opts.resume ? { latencySample: 0 } : {}),
+    ...opts.retrieval,
+  });
+  await checkBeforeFirstCase(deps, feed);
+  // The ledger file is made only once every service answered: a closed port leaves nothing behind.
+  const ledger = resumed?.ledger ?? (await newLedger(config, opts.outputDir, kind, header.created_at, cases, feed));
   opts.onLedger?.(ledger.file);
   // A run small enough to hold its records hands them to its results as they were stored.
   const large = cases.length > LARGE_RUN_CASES;
@@ -248,42 +343,18 @@ export async function runAudit(
   deps.batch?.attach(ledger);
   let done = cases.length - todo.length;
   opts.onProgress?.(done, cases.length);
-  const breaker = new CircuitBreaker(deps.ctx.config.circuit_breaker);
+  const breaker = new CircuitBreaker(config.circuit_breaker);
   const retrieve = (question: string) => feed.get(question);
-  const verdicts = kind === 'run' ? verdictSettings(deps.ctx.config) : undefined;
-  const { batch } = deps;
-  deps = { ...deps, condenser };
+  const verdicts = kind === 'run' ? verdictSettings(config) : undefined;
+  const caseDeps = { ...deps, condenser };
   await forEachConcurrent(
     todo,
     // Batch mode: every case starts at once and waits on its batch (the scheduler bounds the work between waits).
-    batch ? Math.max(1, todo.length) : (target?.concurrency ?? generatorSettings.concurrency),
+    deps.batch ? Math.max(1, todo.length) : (target?.concurrency ?? config.generator.concurrency),
     async ({ value }) => {
-      let outcome: { record: CaseRecord; error?: unknown };
-      try {
-        outcome = target
-          ? await targetCaseOutcome(deps, target, value)
-          : batch
-            ? await batch.runCase(value.id, () => auditCaseOutcome(deps, value, retrieve))
-            : await auditCaseOutcome(deps, value, retrieve);
-      } catch (e) {
-        outcome = { record: errorRecord(value, 'case', e), error: e };
-      }
-      try {
-        await opts.finish?.(outcome.record);
-      } catch (e) {
-        outcome = {
-          record: errorRecord(value, 'scoring', e, outcome.record.probe ? { probe: outcome.record.probe } : {}),
-          error: e,
-        };
-      }
-      // A case that met the fault the run stops on is no result: it is left for the resume.
-      if (breaker.observe(outcome.error)) return;
-      // An audit case's verdict is decided before it is stored (an errored case has none).
-      if (verdicts) {
-        const verdict = caseVerdict(outcome.record, verdicts);
-        if (verdict) outcome.record.verdict = verdict;
-      }
-      ledger.append(storable(value, outcome.record));
+      const record = await finishedCase(caseDeps, value, retrieve, opts, breaker, verdicts);
+      if (!record) return;
+      ledger.append(storable(value, record));
       opts.onProgress?.(++done, cases.length);
     },
     { stop: () => breaker.tripped },
@@ -298,42 +369,12 @@ export async function runAudit(
       `run stopped: ${breaker.reason}\n${cases.length - left} of ${cases.length} cases are finished and kept in ${ledger.file}; once the service is back, finish the run with the same options and --resume ${ledger.file}`,
     );
   }
-  // The records, in case order (cases finish in any order), from the ledger: a small run's as this
-  // process stored them (a resumed run's earlier ones read back), a large run's read back one at a
-  // time, keeping only figure records in memory (what its summary and digest read) and writing its
-  // cases from the ledger (src/store/case-store.ts).
-  const store = ledger.store(cases.map((c) => c.value.id));
-  const figures = new FigureRecords();
-  const records: CaseRecord[] = [];
-  for (const r of store.records()) records.push(large ? figures.of(r) : r);
-  const nodes = header.nodes.map((n) => n.name);
-  const fedNode = target ? TARGET_NODE : evidenceNode(deps.ctx).node;
-  const { judge, probes } = opts.summarisers ?? {};
-  const retrieval = summariseRetrieval(records, nodes);
-  // On a fresh run the feed saw every case; a resumed run's batch figures would describe only the rest.
-  const batched = opts.resume ? undefined : feedSummary(feed, records, nodes);
-  if (batched) retrieval.latency = batched.latency;
-  const summary: RunSummary = {
-    retrieval,
-    ...(batched ? { retrieval_batch: batched.batch } : {}),
-    generation: summariseGeneration(records, fedNode),
-    ...summariseCaseSets(records, nodes, fedNode),
-    ...(judge ? { judge: judge(records) } : {}),
-    ...(probes ? { probes: probes(records) } : {}),
-    // Probe records get their verdicts where their safety checks are decided: counted when present.
-    ...(verdicts || records.some((r) => r.verdict) ? { verdicts: summariseVerdicts(records, verdicts) } : {}),
-  };
-  const runId = ledger.header.run_id;
-  return {
-    result: {
-      ...header,
-      created_at: ledger.header.created_at,
-      name: runId.slice(16),
-      summary,
-      cases: records,
-      ...(large ? { caseStore: store } : {}),
-    },
-    stamp: runId.slice(0, 15),
-    ledger: ledger.file,
-  };
+  return storedResult(ledger, cases, header, large, {
+    fedNode: target ? TARGET_NODE : evidenceNode(deps.ctx).node,
+    // On a fresh run the feed saw every case; a resumed run's batch figures would describe only the rest.
+    batched: (records, nodes) => (opts.resume ? undefined : feedSummary(feed, records, nodes)),
+    judge: opts.summarisers?.judge,
+    probes: opts.summarisers?.probes,
+    verdicts,
+  });
 }

@@ -6,10 +6,10 @@
  */
 import type { RunResult } from '../model/results.js';
 import { intervalMethod, meanFigure, metric, summaryFigure, type IntervalMethod, type NodeRef } from './registry.js';
-import { bootstrapMeanCI, wilsonInterval } from './statistics.js';
+import { BOOTSTRAP_DEFAULTS, bootstrapMeanCI, wilsonInterval } from './statistics.js';
 
 /** Resamples and seed of a figure's bootstrap interval (fixed: the same run gives the same bound). */
-export const FIGURE_BOOTSTRAP = { iterations: 10_000, seed: 1 } as const;
+export const FIGURE_BOOTSTRAP = { iterations: BOOTSTRAP_DEFAULTS.iterations, seed: BOOTSTRAP_DEFAULTS.seed } as const;
 
 export interface FigureInterval {
   low: number;

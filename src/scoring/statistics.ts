@@ -87,6 +87,9 @@ export function describe(values: readonly number[]): Description {
   };
 }
 
+/** The bootstrap's resamples, seed and coverage when a caller gives none (compare, gate intervals). */
+export const BOOTSTRAP_DEFAULTS = { iterations: 10_000, seed: 1, confidence: 0.95 } as const;
+
 /** Options for pairedBootstrapCI. */
 export interface BootstrapOptions {
   /** Bootstrap resamples; default 10_000. */
@@ -123,9 +126,9 @@ export function pairedBootstrapCI(
   if (a.length !== b.length) {
     throw new RangeError(`pairedBootstrapCI: a has ${a.length} values but b has ${b.length}`);
   }
-  const iterations = opts.iterations ?? 10_000;
-  const seed = opts.seed ?? 1;
-  const confidence = opts.confidence ?? 0.95;
+  const iterations = opts.iterations ?? BOOTSTRAP_DEFAULTS.iterations;
+  const seed = opts.seed ?? BOOTSTRAP_DEFAULTS.seed;
+  const confidence = opts.confidence ?? BOOTSTRAP_DEFAULTS.confidence;
   if (!Number.isInteger(iterations) || iterations < 1) {
     throw new RangeError(`pairedBootstrapCI: iterations must be a positive integer, got ${iterations}`);
   }
@@ -184,15 +187,18 @@ export interface MeanInterval {
  * an empty sample. Every value equal gives a zero-width interval: the bootstrap sees no spread.
  */
 export function bootstrapMeanCI(values: readonly number[], opts: BootstrapOptions = {}): MeanInterval {
-  const iterations = opts.iterations ?? 10_000;
-  const confidence = opts.confidence ?? 0.95;
+  const iterations = opts.iterations ?? BOOTSTRAP_DEFAULTS.iterations;
+  const confidence = opts.confidence ?? BOOTSTRAP_DEFAULTS.confidence;
   if (!Number.isInteger(iterations) || iterations < 1)
     throw new RangeError(`bootstrapMeanCI: iterations must be a positive integer, got ${iterations}`);
   if (!(confidence > 0 && confidence < 1))
     throw new RangeError(`bootstrapMeanCI: confidence must be in (0, 1), got ${confidence}`);
   checkFinite(values, 'bootstrapMeanCI');
   if (!values.length) return { n: 0, mean: Number.NaN, low: Number.NaN, high: Number.NaN };
-  return { n: values.length, ...percentileInterval(Float64Array.from(values), iterations, opts.seed ?? 1, confidence) };
+  return {
+    n: values.length,
+    ...percentileInterval(Float64Array.from(values), iterations, opts.seed ?? BOOTSTRAP_DEFAULTS.seed, confidence),
+  };
 }
 
 /** Φ⁻¹(0.975): the normal quantile of a two-sided 95 % interval. */

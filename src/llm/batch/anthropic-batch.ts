@@ -5,12 +5,12 @@
  * `results_url`, read line by line and matched back by custom_id.
  */
 import { z } from 'zod';
-import { JudgeParseError, ProviderError, redact } from '../../errors.js';
+import { redact } from '../../errors.js';
 import type { Completion, CompletionRequest } from '../types.js';
-import { anthropicMessageParams, checkMessage } from '../anthropic.js';
-import { parseStructured, wireSchema } from '../openai.js';
+import { anthropicCompletion, anthropicMessageParams, checkMessage } from '../anthropic.js';
+import { wireSchema } from '../openai.js';
 import { BatchClientBase, checkSubmission, matchResults, outcomeOf, requestError } from './base.js';
-import { callJson, endpointUrl, malformed, openEndpoint, type Transport } from './transport.js';
+import { callJson, malformed } from './transport.js';
 import type {
   BatchClientOptions,
   BatchOutcome,
@@ -61,33 +61,16 @@ type ResultLine = z.infer<typeof ResultLine>;
 
 /** A client of Anthropic's Message Batches API for one model. Id: `anthropic:MODEL`. */
 export class AnthropicBatchClient extends BatchClientBase {
-  readonly id: string;
-  readonly maxRequests: number;
-  protected readonly label = 'anthropic batch';
-  private readonly baseURL: string;
-  private readonly query: Record<string, string>;
-  private readonly t: Transport;
-
   constructor(private readonly opts: AnthropicBatchClientOptions) {
-    super(opts);
-    this.maxRequests = Math.max(1, Math.min(100_000, opts.maxRequests ?? 100_000));
-    this.id = `anthropic:${opts.model}`;
-    ({
-      baseURL: this.baseURL,
-      query: this.query,
-      t: this.t,
-    } = openEndpoint(opts, {
-      label: this.label,
-      id: this.id,
+    super(opts, {
+      label: 'anthropic batch',
+      provider: 'anthropic',
       defaultUrl: ANTHROPIC_URL,
       keyEnv: 'ANTHROPIC_API_KEY',
       authHeaders: (key) => ({ 'x-api-key': key }),
       headers: { 'anthropic-version': opts.anthropicVersion ?? '2023-06-01' },
-    }));
-  }
-
-  private url(path: string): string {
-    return endpointUrl(this.baseURL, this.query, path);
+      limit: 100_000,
+    });
   }
 
   /** The messages body AnthropicChatModel sends for `req` (the same function builds both). */
@@ -141,9 +124,9 @@ export class AnthropicBatchClient extends BatchClientBase {
   ): AsyncGenerator<BatchResult<T>> {
     const b = await this.retrieve(batchId);
     if (b.processing_status !== 'ended' || !b.results_url) {
-      throw new ProviderError(
-        `${this.label}: batch ${batchId} has ${b.processing_status === 'ended' ? 'no results_url' : `not ended (status ${b.processing_status})`}; wait for it first`,
-        { provider: this.label, retryable: false, fault: 'client' },
+      throw this.notReady(
+        batchId,
+        b.processing_status === 'ended' ? 'no results_url' : `not ended (status ${b.processing_status})`,
       );
     }
     let url: string;
@@ -192,29 +175,6 @@ export class AnthropicBatchClient extends BatchClientBase {
   /** A Completion from a message, validated as AnthropicChatModel validates one. */
   private completion<T>(message: unknown, req: CompletionRequest<T>, endpoint: string): Completion<T> {
     const wire = req.schema ? wireSchema(req.schema as { name: string; zod: z.ZodType }) : undefined;
-    const res = checkMessage(message, endpoint, wire?.name);
-    const prose = redact(
-      res.content.flatMap((b) => (b.type === 'text' && 'text' in b ? [b.text] : [])).join(''),
-      'content',
-    );
-    const completion: Completion<T> = {
-      text: prose,
-      usage: { inputTokens: res.usage?.input_tokens ?? 0, outputTokens: res.usage?.output_tokens ?? 0 },
-      latencyMs: 0,
-      model: res.model || this.opts.model,
-    };
-    if (req.schema && wire) {
-      const call = res.content.find((b) => b.type === 'tool_use' && 'name' in b && b.name === wire.name);
-      if (!call || !('input' in call)) {
-        throw new JudgeParseError(
-          `${req.schema.name}: the model answered without calling the ${wire.name} tool`,
-          prose,
-        );
-      }
-      const raw = redact(JSON.stringify(call.input) ?? 'null', 'content');
-      completion.text = raw;
-      completion.json = parseStructured(req.schema, JSON.parse(raw) as unknown, raw, wire.wrapped);
-    }
-    return completion;
+    return anthropicCompletion(checkMessage(message, endpoint, wire?.name), req, this.opts.model, 0);
   }
 }

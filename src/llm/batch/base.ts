@@ -4,9 +4,10 @@
  */
 import type { z } from 'zod';
 import { InputError, JudgeParseError, ProviderError } from '../../errors.js';
+import { BATCH_POLL_DEFAULTS } from '../../setting-defaults.js';
 import type { Completion, CompletionRequest } from '../types.js';
 import { sleep as timerSleep, type Sleep } from '../retry.js';
-import { checkLine, jsonlLines, malformed, type Transport } from './transport.js';
+import { checkLine, endpointUrl, jsonlLines, malformed, openEndpoint, type Transport } from './transport.js';
 import type {
   BatchClient,
   BatchClientOptions,
@@ -141,23 +142,71 @@ export async function* matchResults<L extends { custom_id: string }, T>(
 
 const fmt = (ms: number) => (ms < 60_000 ? `${Math.round(ms / 1000)} s` : `${Math.round(ms / 60_000)} min`);
 
-/** Polling and waiting, on top of a provider's `poll` and `results`. */
+/** Who a batch client talks to: the provider's API, its key headers, its batch size limit. */
+export interface BatchProvider {
+  /** Name in messages, e.g. `openai batch`. */
+  label: string;
+  provider: 'openai' | 'anthropic';
+  defaultUrl: string;
+  keyEnv: string;
+  authHeaders: (key: string) => Record<string, string>;
+  headers?: Record<string, string>;
+  /** Largest number of requests the provider takes in one batch. */
+  limit: number;
+}
+
+/**
+ * What both batch clients are beside their wire format: id, endpoint and transport, the batch
+ * size limit, polling and waiting on top of a provider's `poll` and `results`.
+ */
 export abstract class BatchClientBase implements BatchClient {
-  abstract readonly id: string;
-  abstract readonly maxRequests: number;
-  protected abstract readonly label: string;
+  readonly id: string;
+  readonly maxRequests: number;
+  protected readonly label: string;
+  protected readonly baseURL: string;
+  protected readonly t: Transport;
+  private readonly query: Record<string, string>;
   private readonly pollMinMs: number;
   private readonly pollMaxMs: number;
   private readonly maxWaitMs: number;
   private readonly wait_: Sleep;
   private readonly now: () => number;
 
-  constructor(opts: BatchClientOptions) {
-    this.pollMinMs = opts.pollMinMs ?? 10_000;
-    this.pollMaxMs = Math.max(this.pollMinMs, opts.pollMaxMs ?? 300_000);
-    this.maxWaitMs = opts.maxWaitMs ?? 25 * 3_600_000;
+  constructor(opts: BatchClientOptions, p: BatchProvider) {
+    this.label = p.label;
+    this.id = `${p.provider}:${opts.model}`;
+    this.maxRequests = Math.max(1, Math.min(p.limit, opts.maxRequests ?? p.limit));
+    ({
+      baseURL: this.baseURL,
+      query: this.query,
+      t: this.t,
+    } = openEndpoint(opts, {
+      label: p.label,
+      id: this.id,
+      defaultUrl: p.defaultUrl,
+      keyEnv: p.keyEnv,
+      authHeaders: p.authHeaders,
+      ...(p.headers && { headers: p.headers }),
+    }));
+    this.pollMinMs = opts.pollMinMs ?? BATCH_POLL_DEFAULTS.pollMinMs;
+    this.pollMaxMs = Math.max(this.pollMinMs, opts.pollMaxMs ?? BATCH_POLL_DEFAULTS.pollMaxMs);
+    this.maxWaitMs = opts.maxWaitMs ?? BATCH_POLL_DEFAULTS.maxWaitMs;
     this.wait_ = opts.sleep ?? timerSleep;
     this.now = opts.now ?? Date.now;
+  }
+
+  /** A path of the provider's API, with the base URL's query string (e.g. `api-version`). */
+  protected url(path: string): string {
+    return endpointUrl(this.baseURL, this.query, path);
+  }
+
+  /** Results asked of a batch that cannot give them yet (`state`: e.g. `not ended (status …)`). */
+  protected notReady(batchId: string, state: string): ProviderError {
+    return new ProviderError(`${this.label}: batch ${batchId} has ${state}; wait for it first`, {
+      provider: this.label,
+      retryable: false,
+      fault: 'client',
+    });
   }
 
   abstract submit(requests: readonly BatchRequest[]): Promise<{ batchId: string }>;

@@ -5,11 +5,11 @@
  * (`GET /files/{id}/content`) are read line by line and matched back by custom_id.
  */
 import { z } from 'zod';
-import { ProviderError, redact } from '../../errors.js';
-import type { Completion, CompletionRequest } from '../types.js';
-import { checkChatResponse, openaiChatBody, parseJsonText, parseStructured, wireSchema } from '../openai.js';
+import { redact } from '../../errors.js';
+import type { CompletionRequest } from '../types.js';
+import { checkChatResponse, openaiChatBody, openaiCompletion } from '../openai.js';
 import { BatchClientBase, checkSubmission, matchResults, outcomeOf, requestError } from './base.js';
-import { callJson, endpointUrl, openEndpoint, type Transport } from './transport.js';
+import { callJson } from './transport.js';
 import type {
   BatchClientOptions,
   BatchCounts,
@@ -75,34 +75,18 @@ const ErrorBody = z.object({
 
 /** A client of the OpenAI Batch API for one model. Id: `openai:MODEL`. */
 export class OpenAIBatchClient extends BatchClientBase {
-  readonly id: string;
-  readonly maxRequests: number;
-  protected readonly label = 'openai batch';
-  private readonly baseURL: string;
-  private readonly query: Record<string, string>;
-  private readonly t: Transport;
   private readonly maxTokensField: 'max_tokens' | 'max_completion_tokens';
 
   constructor(private readonly opts: OpenAIBatchClientOptions) {
-    super(opts);
-    this.maxRequests = Math.max(1, Math.min(50_000, opts.maxRequests ?? 50_000));
-    this.id = `openai:${opts.model}`;
-    ({
-      baseURL: this.baseURL,
-      query: this.query,
-      t: this.t,
-    } = openEndpoint(opts, {
-      label: this.label,
-      id: this.id,
+    super(opts, {
+      label: 'openai batch',
+      provider: 'openai',
       defaultUrl: OPENAI_URL,
       keyEnv: 'OPENAI_API_KEY',
       authHeaders: (key) => ({ authorization: `Bearer ${key}` }),
-    }));
+      limit: 50_000,
+    });
     this.maxTokensField = opts.maxTokensField ?? (opts.baseURL ? 'max_tokens' : 'max_completion_tokens');
-  }
-
-  private url(path: string): string {
-    return endpointUrl(this.baseURL, this.query, path);
   }
 
   /** The chat completions body OpenAIChatModel sends for `req` (the same function builds both). */
@@ -158,13 +142,7 @@ export class OpenAIBatchClient extends BatchClientBase {
     opts: ResultsOptions = {},
   ): AsyncGenerator<BatchResult<T>> {
     const b = await this.retrieve(batchId);
-    if (!ENDED.has(b.status)) {
-      throw new ProviderError(`${this.label}: batch ${batchId} has not ended (status ${b.status}); wait for it first`, {
-        provider: this.label,
-        retryable: false,
-        fault: 'client',
-      });
-    }
+    if (!ENDED.has(b.status)) throw this.notReady(batchId, `not ended (status ${b.status})`);
     const content = (fileId: string | null | undefined) =>
       fileId ? this.url(`/files/${encodeURIComponent(fileId)}/content`) : undefined;
     yield* matchResults(
@@ -183,7 +161,7 @@ export class OpenAIBatchClient extends BatchClientBase {
   private outcome<T>(out: OutputLine, req: CompletionRequest<T>, endpoint: string): BatchOutcome<T> {
     const res = out.response;
     if (res && res.status_code >= 200 && res.status_code < 300 && !out.error) {
-      return outcomeOf(() => this.completion(res.body, req, endpoint));
+      return outcomeOf(() => openaiCompletion(checkChatResponse(res.body, endpoint), req, this.opts.model, 0));
     }
     const body = ErrorBody.safeParse(res?.body);
     const code = out.error?.code ?? (body.success ? (body.data.error.code ?? body.data.error.type) : undefined);
@@ -197,23 +175,6 @@ export class OpenAIBatchClient extends BatchClientBase {
     if (code === 'batch_cancelled') return requestError('canceled', text);
     if (res?.status_code === 400 || code === 'invalid_request_error') return requestError('invalid', text);
     return requestError('failed', text);
-  }
-
-  /** A Completion from a chat completion body, validated as OpenAIChatModel validates one. */
-  private completion<T>(body: unknown, req: CompletionRequest<T>, endpoint: string): Completion<T> {
-    const res = checkChatResponse(body, endpoint);
-    const text = redact(res.choices[0]!.message.content ?? '', 'content');
-    const completion: Completion<T> = {
-      text,
-      usage: { inputTokens: res.usage?.prompt_tokens ?? 0, outputTokens: res.usage?.completion_tokens ?? 0 },
-      latencyMs: 0,
-      model: res.model || this.opts.model,
-    };
-    if (req.schema) {
-      const wire = wireSchema(req.schema as { name: string; zod: z.ZodType });
-      completion.json = parseStructured(req.schema, parseJsonText(text, req.schema.name), text, wire.wrapped);
-    }
-    return completion;
   }
 }
 

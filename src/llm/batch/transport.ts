@@ -7,6 +7,7 @@
  */
 import type { z } from 'zod';
 import { ConfigError, ProviderError, redact, rememberSecrets } from '../../errors.js';
+import { REQUEST_DEFAULTS } from '../../setting-defaults.js';
 import { answerError, classifyError, describe, toProviderError } from '../faults.js';
 import { HttpStatusError, joinUrl, RequestTimeoutError, splitQuery, withDeadline } from '../http.js';
 import { sleep as timerSleep, withRetry, type Sleep } from '../retry.js';
@@ -56,10 +57,10 @@ export function transport(s: TransportSettings): Transport {
     headers: s.headers ?? {},
     keyEnv: s.keyEnv,
     secrets: s.apiKey ? [s.apiKey] : [],
-    timeoutMs: s.timeoutMs ?? 60_000,
-    retries: s.retries ?? 4,
-    minDelayMs: s.minDelayMs ?? 500,
-    maxRetryAfterMs: s.maxRetryAfterMs ?? 30_000,
+    timeoutMs: s.timeoutMs ?? REQUEST_DEFAULTS.timeoutMs,
+    retries: s.retries ?? REQUEST_DEFAULTS.retries,
+    minDelayMs: s.minDelayMs ?? REQUEST_DEFAULTS.minDelayMs,
+    maxRetryAfterMs: s.maxRetryAfterMs ?? REQUEST_DEFAULTS.maxRetryAfterMs,
     sleep: s.sleep ?? timerSleep,
   };
 }
@@ -279,7 +280,7 @@ export async function* jsonlLines(t: Transport, url: string, signal?: AbortSigna
       if (!c.retryable || attempt > t.retries || signal?.aborted) {
         throw toProviderError(e, attempt, { provider: t.provider, endpoint, keyEnv: t.keyEnv, secrets: t.secrets });
       }
-      const backoff = Math.min(30_000, t.minDelayMs * 2 ** (attempt - 1));
+      const backoff = Math.min(REQUEST_DEFAULTS.maxDelayMs, t.minDelayMs * 2 ** (attempt - 1));
       await t.sleep(c.retryAfterMs !== undefined ? Math.min(c.retryAfterMs, t.maxRetryAfterMs) : backoff, signal);
     } finally {
       signal?.removeEventListener('abort', onOuter);
