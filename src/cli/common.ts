@@ -7,6 +7,7 @@ import type { CliIO } from './command.js';
 import { pipelineOverrides } from './flags.js';
 import { resumeHint, setResumeHint } from './interrupt.js';
 import { progressBar } from './progress.js';
+import { warningCap } from './warning-cap.js';
 
 export interface PipelineArgs {
   config?: string | undefined;
@@ -42,13 +43,13 @@ export function resolvePaths(io: CliIO, paths: readonly string[] | undefined): s
 }
 
 /** What the console shows of a handler's event. */
-function renderEvent(e: AppEvent, io: CliIO): void {
+function renderEvent(e: AppEvent, io: CliIO, warnings: ReturnType<typeof warningCap>): void {
   switch (e.kind) {
     case 'status':
       io.err(`${e.text}\n`);
       return;
     case 'warning':
-      io.err(`warning: ${e.text}\n`);
+      warnings.warning(e.text);
       return;
     case 'component':
       io.err(`${e.role}: ${e.label}\n`);
@@ -59,12 +60,14 @@ function renderEvent(e: AppEvent, io: CliIO): void {
       return;
     case 'results-written':
       setResumeHint(undefined);
+      warnings.written(e.file);
       return;
     case 'config':
       io.err(`[${e.index}/${e.total}] ${e.label} — ${e.source}\n`);
       return;
     case 'retrieval-written':
       io.err(`retrieval results: ${e.file}\n`);
+      warnings.written(e.file);
       if (e.report) io.out(`report:  ${e.report}\n`);
       return;
     case 'judge':
@@ -75,5 +78,6 @@ function renderEvent(e: AppEvent, io: CliIO): void {
 
 /** The console side of a handler: events on stderr, progress bars (or lines) on stderr. */
 export function cliHooks(io: CliIO): AppHooks {
-  return { event: (e) => renderEvent(e, io), progress: (label) => progressBar(io, label) };
+  const warnings = warningCap(io.err);
+  return { event: (e) => renderEvent(e, io, warnings), progress: (label) => progressBar(io, label) };
 }

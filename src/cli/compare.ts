@@ -125,7 +125,7 @@ export const compareCommand: Command = {
       cwd: io.cwd,
     });
     io.out(`pairing (by case id):\n${pairings.map((p) => `  ${p.line}`).join('\n')}\n\n`);
-    io.out(comparisonText(cmp, verdict));
+    io.out(comparisonText(cmp, verdict, `${base}.md`));
     if (markdown) {
       const title = `compare: ${cmp.rows.map((r) => r.label).join(', ')} (baseline ${cmp.baseline})`;
       writeArtifact(markdown, prCommentMarkdown({ title, verdict, cmp }));

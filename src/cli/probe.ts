@@ -1,6 +1,7 @@
 import { probeOutcome, runProbes, PROBE_HEADER, probeRows } from '../app/probe.js';
 import { InputError, redact } from '../errors.js';
 import { textTable } from '../reports/format.js';
+import { capLines } from '../reports/list-cap.js';
 import type { Command } from './command.js';
 import { cliHooks, loadWithOverrides, resolvePaths } from './common.js';
 import { generationOverrides, judgeOverrides, repeatFlag } from './flags.js';
@@ -81,11 +82,13 @@ content, a wrong stance) or ended in error, 2 bad input or config.`,
       cliHooks(io),
     );
     io.out(`${textTable(PROBE_HEADER, probeRows(summary))}\n\n`);
-    for (const r of result.cases) {
+    // The errored and failed probes, the first few (the digest lists every probe).
+    const bad = result.cases.flatMap((r) => {
       const outcome = probeOutcome(r);
-      if (r.status === 'error') io.out(`ERROR ${r.id}: ${redact(r.error?.message ?? '')}\n`);
-      else if (outcome && !outcome.passed) io.out(`FAIL  ${r.id} (${r.probe?.attack}): ${outcome.why}\n`);
-    }
+      if (r.status === 'error') return [`ERROR ${r.id}: ${redact(r.error?.message ?? '')}`];
+      return outcome && !outcome.passed ? [`FAIL  ${r.id} (${r.probe?.attack}): ${outcome.why}`] : [];
+    });
+    for (const line of capLines(bad, (l) => l, files.md)) io.out(`${line}\n`);
     io.out(`results: ${files.json}\ndigest:  ${files.md}\n`);
     return summary.all.failed > 0 || summary.all.errors > 0 ? 1 : 0;
   },

@@ -7,6 +7,7 @@ import { verdictConsole } from '../reports/verdict-digest.js';
 import { annShortText } from '../reports/ann-short.js';
 import { caseSetsText } from '../reports/case-sets.js';
 import { textTable } from '../reports/format.js';
+import { capLines } from '../reports/list-cap.js';
 import { generationRows } from '../reports/generation-digest.js';
 import { judgeRows } from '../reports/judge-digest.js';
 import { retrievalTable } from '../reports/retrieval-table.js';
@@ -106,10 +107,10 @@ gate rule failed, 2 bad input or config.`,
       `${textTable(t.header, t.rows)}\n${t.legend}\n\n${generation ? textTable(['generation', 'value'], generationRows(generation)) : ''}\n\n${annShortText(result.cases)}${caseSetsText(result.summary)}`,
     );
     if (result.summary.judge) io.out(`${textTable(['judge', 'value'], judgeRows(result.summary.judge))}\n\n`);
-    // Name the failed cases (first ten): an error is not a score, and the reader should see why.
+    // Name the failed cases (the first few; the digest lists all): an error is not a score, and the reader should see why.
     const failed = result.cases.filter((c) => c.status === 'error');
-    for (const c of failed.slice(0, 10)) io.out(`ERROR ${c.id} (${c.error?.stage}): ${c.error?.message}\n`);
-    if (failed.length > 10) io.out(`… and ${failed.length - 10} more errors (see the digest)\n`);
+    for (const line of capLines(failed, (c) => `ERROR ${c.id} (${c.error?.stage}): ${c.error?.message}`, files.md))
+      io.out(`${line}\n`);
     io.out(verdictConsole(result, files.md));
     io.out(
       `cases ${r.cases} · ok ${r.ok} · gated ${r.gated} · errors ${r.errors}\nresults: ${files.json}\ndigest:  ${files.md}\n`,
