@@ -9,6 +9,7 @@ import { caseSetsText } from '../reports/case-sets.js';
 import { textTable } from '../reports/format.js';
 import { capLines } from '../reports/list-cap.js';
 import { generationRows } from '../reports/generation-digest.js';
+import { generatorCostRow, withCost } from '../reports/generation-cost.js';
 import { judgeRows } from '../reports/judge-digest.js';
 import { retrievalTable } from '../reports/retrieval-table.js';
 import { parseShardSpec } from '../cases/shard.js';
@@ -104,7 +105,7 @@ gate rule failed, 2 bad input or config.`,
     const generation = result.summary.generation;
     const t = retrievalTable(r, { compact: true, batch: result.summary.retrieval_batch });
     io.out(
-      `${textTable(t.header, t.rows)}\n${t.legend}\n\n${generation ? textTable(['generation', 'value'], generationRows(generation)) : ''}\n\n${annShortText(result.cases)}${caseSetsText(result.summary)}`,
+      `${textTable(t.header, t.rows)}\n${t.legend}\n\n${generation ? textTable(['generation', 'value'], withCost(generationRows(generation), generatorCostRow(result))) : ''}\n\n${annShortText(result.cases)}${caseSetsText(result.summary)}`,
     );
     if (result.summary.judge) io.out(`${textTable(['judge', 'value'], judgeRows(result.summary.judge))}\n\n`);
     // Name the failed cases (the first few; the digest lists all): an error is not a score, and the reader should see why.

@@ -31,6 +31,9 @@ const Endpoint = {
   max_retry_after_ms: z.number().int().positive().default(30_000),
 };
 
+/** USD per million tokens, per model id (the model as configured, or PROVIDER:MODEL), for cost estimates. */
+const Prices = z.record(z.string(), z.object({ input: z.number().min(0), output: z.number().min(0) }).strict());
+
 export const SemanticChannelSchema = z
   .object({
     name,
@@ -261,6 +264,8 @@ export const ConfigSchema = z
         temperature: z.number().min(0).max(2).default(0),
         max_tokens: z.number().int().positive().default(700),
         concurrency: z.number().int().positive().default(4),
+        /** The generator's cost estimate; absent unless written, so other configs keep their digest. */
+        prices: Prices.optional(),
         ...Endpoint,
       })
       .strict()
@@ -282,9 +287,7 @@ export const ConfigSchema = z
         max_tokens: z.number().int().positive().default(1500),
         concurrency: z.number().int().positive().default(4),
         /** USD per million tokens, per model id, for the cost estimate. */
-        prices: z
-          .record(z.string(), z.object({ input: z.number().min(0), output: z.number().min(0) }).strict())
-          .default({}),
+        prices: Prices.default({}),
         ...Endpoint,
       })
       .strict()
