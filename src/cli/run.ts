@@ -8,6 +8,7 @@ import { annShortText } from '../reports/ann-short.js';
 import { caseSetsText } from '../reports/case-sets.js';
 import { textTable } from '../reports/format.js';
 import { capLines } from '../reports/list-cap.js';
+import { configLines } from '../reports/components-line.js';
 import { generationRows } from '../reports/generation-digest.js';
 import { generatorCostRow, withCost } from '../reports/generation-cost.js';
 import { judgeRows } from '../reports/judge-digest.js';
@@ -114,7 +115,7 @@ gate rule failed, 2 bad input or config.`,
       io.out(`${line}\n`);
     io.out(verdictConsole(result, files.md));
     io.out(
-      `cases ${r.cases} · ok ${r.ok} · gated ${r.gated} · errors ${r.errors}\nresults: ${files.json}\ndigest:  ${files.md}\n`,
+      `cases ${r.cases} · ok ${r.ok} · gated ${r.gated} · errors ${r.errors}\n${configLines(result).join('\n')}\nresults: ${files.json}\ndigest:  ${files.md}\n`,
     );
     if (report) io.out(`report:  ${report}\n`);
     // A verdict the judge could not give is a failure of the audit, not a pass (exit 1).
