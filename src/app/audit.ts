@@ -11,6 +11,7 @@ import { needsCondenser } from '../runs/condense.js';
 import type { RunContext } from '../runs/context.js';
 import type { Target } from '../runs/target.js';
 import { writeResults } from '../runs/results-file.js';
+import { caseSelection, resumedSelection, type CaseSelection } from '../runs/resume-selection.js';
 import type { AppHooks } from './hooks.js';
 import {
   announceComponents,
@@ -49,6 +50,8 @@ export async function auditAndWrite(
     target?: Target;
     /** A target that writes to a forum may (`--allow-writes`). */
     allowWrites?: boolean | undefined;
+    /** The case flags the run started with, kept in its ledger for `--resume` (src/runs/resume-selection.ts). */
+    selection?: CaseSelection | undefined;
   },
 ): Promise<AuditOutcome> {
   const { deps, judge } = buildAuditSetup(ctx, opts.env, {
@@ -81,6 +84,7 @@ export async function auditAndWrite(
       // closes the context again (closed once, however often asked).
       onCasesDone: async () => void ctx.close().catch(() => undefined),
       ...(opts.resume ? { resume: opts.resume } : {}),
+      selection: opts.selection,
       ...(judge ? { summarisers: { judge: judge.summarise } } : {}),
     });
   } finally {
@@ -123,12 +127,16 @@ export async function runAuditCommand(
   inputs: RunInputs,
   hooks: AppHooks,
 ): Promise<AuditOutcome & { warnings: string[]; report?: string }> {
-  const { ctx, cases, warnings, shard } = await openPipeline({ ...inputs, models: true }, hooks);
+  // A resume without case flags runs the cases the interrupted run was started on.
+  const out = outputDir(inputs.loaded, inputs.cwd);
+  const selected = resumedSelection(inputs, inputs.resume, out);
+  const { ctx, cases, warnings, shard } = await openPipeline({ ...inputs, ...selected, models: true }, hooks);
   try {
     const outcome = await auditAndWrite(ctx, cases, warnings, hooks, {
       kind: 'run',
       shard,
-      outputDir: outputDir(inputs.loaded, inputs.cwd),
+      selection: caseSelection(selected.cases, selected.shard),
+      outputDir: out,
       env: inputs.env,
       repeat: inputs.repeat,
       allowWrites: inputs.allowWrites,

@@ -14,6 +14,7 @@ import type { ProbeSummary } from '../model/summary.js';
 import { summariseProbes } from '../runs/probe-summary.js';
 import { configDigest } from '../runs/config-digest.js';
 import { publicConfig, writeResults } from '../runs/results-file.js';
+import { caseSelection, resumedSelection } from '../runs/resume-selection.js';
 import { forbiddenFindings } from '../scoring/forbidden.js';
 import { failuresText, probeVerdict } from '../scoring/probe-verdict.js';
 import { checkSafety, safetyScore } from '../scoring/safety.js';
@@ -128,7 +129,8 @@ export interface ProbeOutcome {
  */
 export async function runProbes(inputs: ProbeInputs, hooks: AppHooks): Promise<ProbeOutcome> {
   const { loaded } = inputs;
-  const given = inputs.probes;
+  // A resume without --probes runs the probes the interrupted run was started on.
+  const given = resumedSelection({ cases: inputs.probes }, inputs.resume, outputDir(loaded, inputs.cwd)).cases;
   if (!given?.length && !loaded.config.probes.length)
     throw new InputError(`probe: ${loaded.source} names no probes: add 'probes: [FILE]' to it or pass --probes FILE`);
   const probes = loadProbes(given?.length ? [...given] : loaded.config.probes.map((p) => resolveFrom(loaded, p)));
@@ -166,6 +168,7 @@ export async function runProbes(inputs: ProbeInputs, hooks: AppHooks): Promise<P
         onProgress: bar.update,
         onLedger: (file) => hooks.event({ kind: 'ledger', command: 'probe', file }),
         ...(inputs.resume ? { resume: inputs.resume } : {}),
+        selection: caseSelection(given, undefined),
         finish: async (record) => {
           const probe = byId.get(record.id)!;
           record.probe = probeInfo(record.id);

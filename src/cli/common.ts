@@ -5,7 +5,7 @@ import { loadConfig, type ConfigOverride, type LoadedConfig } from '../config/lo
 import { InputError } from '../errors.js';
 import type { CliIO } from './command.js';
 import { pipelineOverrides } from './flags.js';
-import { resumeHint, setResumeHint } from './interrupt.js';
+import { resumeCommand, resumeHint, setResumeHint } from './interrupt.js';
 import { progressBar } from './progress.js';
 import { warningCap } from './warning-cap.js';
 
@@ -43,7 +43,13 @@ export function resolvePaths(io: CliIO, paths: readonly string[] | undefined): s
 }
 
 /** What the console shows of a handler's event. */
-function renderEvent(e: AppEvent, io: CliIO, warnings: ReturnType<typeof warningCap>): void {
+/** How the command that made a ledger is run again to resume it: its name and arguments. */
+export interface ResumeAs {
+  command: string;
+  args: readonly string[];
+}
+
+function renderEvent(e: AppEvent, io: CliIO, warnings: ReturnType<typeof warningCap>, resume?: ResumeAs): void {
   switch (e.kind) {
     case 'status':
       io.err(`${e.text}\n`);
@@ -55,8 +61,9 @@ function renderEvent(e: AppEvent, io: CliIO, warnings: ReturnType<typeof warning
       io.err(`${e.role}: ${e.label}\n`);
       return;
     case 'ledger':
-      io.err(e.command === 'run' ? `ledger: ${e.file} (resume with --resume ${e.file})\n` : `ledger: ${e.file}\n`);
-      setResumeHint(resumeHint(e.command, e.file));
+      if (resume) io.err(`ledger: ${e.file} (resume with: ${resumeCommand(resume.command, e.file, resume.args)})\n`);
+      else io.err(e.command === 'run' ? `ledger: ${e.file} (resume with --resume ${e.file})\n` : `ledger: ${e.file}\n`);
+      setResumeHint(resumeHint(resume?.command ?? e.command, e.file, resume?.args));
       return;
     case 'results-written':
       setResumeHint(undefined);
@@ -76,8 +83,11 @@ function renderEvent(e: AppEvent, io: CliIO, warnings: ReturnType<typeof warning
   }
 }
 
-/** The console side of a handler: events on stderr, progress bars (or lines) on stderr. */
-export function cliHooks(io: CliIO): AppHooks {
+/**
+ * The console side of a handler: events on stderr, progress bars (or lines) on stderr. `resume`:
+ * how a command that keeps a ledger is run again, for the resume command it prints.
+ */
+export function cliHooks(io: CliIO, resume?: ResumeAs): AppHooks {
   const warnings = warningCap(io.err);
-  return { event: (e) => renderEvent(e, io, warnings), progress: (label) => progressBar(io, label) };
+  return { event: (e) => renderEvent(e, io, warnings, resume), progress: (label) => progressBar(io, label) };
 }

@@ -4,6 +4,8 @@
  * the ledger (each is appended synchronously as it ends), so nothing is lost.
  */
 
+import { shellWord } from './resume-args.js';
+
 const cleanups = new Set<() => void>();
 let hint: string | undefined;
 
@@ -18,9 +20,14 @@ export function setResumeHint(text: string | undefined): void {
   hint = text;
 }
 
-/** The hint for a run with a ledger. */
-export function resumeHint(command: string, ledger: string): string {
-  return `finished cases are kept in ${ledger}; resume with: ragaudit ${command} --resume ${ledger} (and the same --config)`;
+/** The command that resumes a run: its command, the options it was given (src/cli/resume-args.ts), its ledger. */
+export function resumeCommand(command: string, ledger: string, args: readonly string[] = []): string {
+  return ['ragaudit', command, ...args, '--resume', shellWord(ledger)].join(' ');
+}
+
+/** The hint for a run with a ledger: a command that works as printed. */
+export function resumeHint(command: string, ledger: string, args: readonly string[] = []): string {
+  return `finished cases are kept in ${ledger}; resume with: ${resumeCommand(command, ledger, args)}`;
 }
 
 /** Show the cursor, turn line wrapping back on (cli-progress turns both off while drawing). */

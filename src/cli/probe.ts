@@ -4,6 +4,7 @@ import { textTable } from '../reports/format.js';
 import { capLines } from '../reports/list-cap.js';
 import type { Command } from './command.js';
 import { cliHooks, loadWithOverrides, resolvePaths } from './common.js';
+import { resumeArgs } from './resume-args.js';
 import { generationOverrides, judgeOverrides, repeatFlag } from './flags.js';
 import {
   GENERATION_COLUMN,
@@ -79,7 +80,7 @@ content, a wrong stance) or ended in error, 2 bad input or config.`,
         repeat,
         resume: values.resume,
       },
-      cliHooks(io),
+      cliHooks(io, { command: 'probe', args: resumeArgs(values, OPTIONS, io.cwd) }),
     );
     io.out(`${textTable(PROBE_HEADER, probeRows(summary))}\n\n`);
     // The errored and failed probes, the first few (the digest lists every probe).

@@ -17,6 +17,7 @@ import { parseShardSpec } from '../cases/shard.js';
 import { checkTargetWrites } from '../runs/discourse-target.js';
 import type { Command } from './command.js';
 import { cliHooks, loadWithOverrides, resolvePaths } from './common.js';
+import { resumeArgs } from './resume-args.js';
 import { generationOverrides, judgeOverrides, repeatFlag } from './flags.js';
 import { gateInputs, gateText, RUN_GATE_OPTIONS } from './gate-options.js';
 import {
@@ -100,7 +101,7 @@ gate rule failed, 2 bad input or config.`,
         report: !values['no-report'],
         allowWrites: values['allow-writes'],
       },
-      cliHooks(io),
+      cliHooks(io, { command: 'run', args: resumeArgs(values, OPTIONS, io.cwd) }),
     );
     const r = result.summary.retrieval;
     const generation = result.summary.generation;

@@ -8,6 +8,7 @@ import { judgeRows } from '../reports/judge-digest.js';
 import { retrievalTable } from '../reports/retrieval-table.js';
 import type { Command } from './command.js';
 import { cliHooks, loadWithOverrides, resolvePaths } from './common.js';
+import { resumeArgs } from './resume-args.js';
 import { judgeOverrides, repeatFlag } from './flags.js';
 import {
   GENERATION_COLUMN,
@@ -67,7 +68,7 @@ Exit codes: 0 all cases scored, 1 some cases ended in error, 2 bad input or conf
         resume: values.resume,
         report: !values['no-report'],
       },
-      cliHooks(io),
+      cliHooks(io, { command: 'score', args: resumeArgs(values, OPTIONS, io.cwd, positionals) }),
     );
     const r = result.summary.retrieval;
     const generation = result.summary.generation;

@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { join } from 'node:path';
 import type { Located } from '../cases/load.js';
 import type { Case } from '../cases/schema.js';
 import { InputError } from '../errors.js';
@@ -9,6 +8,7 @@ import { knownQueries, needsCondenser } from './condense.js';
 import { CircuitBreaker, RunStoppedError } from './breaker.js';
 import { resultHeader } from './header.js';
 import { caseFingerprint, fingerprintDigest, Ledger } from './ledger.js';
+import { resumeLedgerFile, type CaseSelection } from './resume-selection.js';
 import { forEachConcurrent } from './pool.js';
 import { configuredSample, feedSummary, RetrievalFeed, type RetrievalFeedOptions } from './retrieval-feed.js';
 import { matchIntentRule } from '../cases/intent-rules.js';
@@ -30,6 +30,8 @@ export interface AuditRunOptions {
   outputDir: string;
   /** Resume this ledger instead of starting a new run. */
   resume?: string;
+  /** The case flags the run started with, kept in a new ledger's header for its resume. */
+  selection?: CaseSelection | undefined;
   kind?: 'run' | 'probe';
   onProgress?: OnProgress;
   /** Called once the ledger exists, with its path (so the CLI can print how to resume). */
@@ -59,11 +61,6 @@ export interface AuditRunOptions {
  */
 export function resumeDigest(config: Config): string {
   return configDigest(publicConfig(config));
-}
-
-/** The ledger path for a run id (`<stamp>-<name>`). */
-export function ledgerPath(outputDir: string, runId: string): string {
-  return join(outputDir, `${runId}.ledger.jsonl`);
 }
 
 /** A digest of a case set (ids and what decides their records), kept in the ledger header. */
@@ -160,7 +157,7 @@ export async function runAudit(
   let resumed: Ledger | undefined;
   let todo: Located<Case>[] = [...cases];
   if (opts.resume) {
-    const file = opts.resume.endsWith('.jsonl') ? opts.resume : ledgerPath(opts.outputDir, opts.resume);
+    const file = resumeLedgerFile(opts.resume, opts.outputDir);
     resumed = Ledger.open(file);
     const now = resumeDigest(deps.ctx.config);
     if (resumed.header.config_digest !== now) {
@@ -225,6 +222,7 @@ export async function runAudit(
         created_at: header.created_at,
         cases: cases.length,
         case_set: caseSetDigest(cases),
+        ...(opts.selection ? { selection: opts.selection } : {}),
       });
   } catch (e) {
     // Nothing goes on (closing the database) while the batches started above still run.
