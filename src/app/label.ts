@@ -32,6 +32,7 @@ import { agreementPage, labelPage, labelPageCsp } from '../reports/label-page.js
 import { mulberry32 } from '../scoring/statistics.js';
 import { PoolFileSchema, type PoolCandidate, type PoolFile } from '../scoring/pooling.js';
 import { defaultLabelsDir } from './agreement.js';
+import { defaultLabeller } from './label-name.js';
 import { readRunResults } from './results-input.js';
 
 export interface LabelServerInputs {
@@ -49,6 +50,8 @@ export interface LabelServerInputs {
   warn?: (message: string) => void;
   /** The label store's write call (tests: a full disk); default `fs.writeSync`. */
   write?: WriteFn;
+  /** The name the page labels under until given another (`--labeller`; default: src/app/label-name.ts). */
+  labeller?: string | undefined;
 }
 
 export interface LabelServer {
@@ -262,6 +265,7 @@ export async function startLabelServer(inputs: LabelServerInputs): Promise<Label
     return v;
   };
 
+  const labeller = defaultLabeller(inputs.labeller, !LOOPBACK.has(inputs.host));
   const token = inputs.token ?? randomBytes(24).toString('hex');
   const tokenBytes = Buffer.from(token);
   const tokenOk = (given_: string | null | undefined) => {
@@ -280,7 +284,7 @@ export async function startLabelServer(inputs: LabelServerInputs): Promise<Label
       throw new HttpError(403, 'missing or wrong token: open the URL the command printed');
     const nonce = randomBytes(16).toString('base64');
     if (req.method === 'GET' && url.pathname === '/')
-      return send(res, 200, labelPage({ nonce, title: 'ragaudit label' }), 'text/html; charset=utf-8', {
+      return send(res, 200, labelPage({ nonce, title: 'ragaudit label', labeller }), 'text/html; charset=utf-8', {
         'content-security-policy': labelPageCsp(nonce),
       });
     if (req.method === 'GET' && url.pathname === '/agreement') {
