@@ -32,9 +32,10 @@ import {
 
 const K = 2;
 
-/** The words of a printed command, as a POSIX shell splits them (plain words and '…' quoting). */
+/** The words of a printed command, as a POSIX shell reads them (continued lines, plain words and '…' quoting). */
 function shellWords(text: string): string[] {
-  return (text.match(/(?:[^\s']+|'[^']*')+/g) ?? []).map((w) => w.replace(/'([^']*)'/g, '$1'));
+  const joined = text.replace(/ \\\n/g, ' ');
+  return (joined.match(/(?:[^\s']+|'[^']*')+/g) ?? []).map((w) => w.replace(/'([^']*)'/g, '$1'));
 }
 
 describe('Ctrl-C during ragaudit run', { timeout: 120_000 }, () => {
@@ -82,9 +83,9 @@ describe('Ctrl-C during ragaudit run', { timeout: 120_000 }, () => {
     const ledger = ledgerOf(stderr)!;
     expect([...Ledger.open(ledger).done.keys()]).toEqual(CASES.slice(0, K).map((c) => c.id));
     // The hint names the config as an absolute path and leaves --cases to the ledger.
-    const hint = /^interrupted: finished cases are kept in (\S+); resume with: (.+)$/m.exec(stderr);
+    const hint = /^interrupted: finished cases are kept in (\S+); resume with:\n((?:.*\n)+)/m.exec(stderr);
     expect(hint?.[1]).toBe(ledger);
-    expect(hint?.[2]).toBe(`ragaudit run --config ${config} --concurrency 1 --resume ${ledger}`);
+    expect(hint?.[2]).toBe(`  ragaudit run --config ${config} --concurrency 1 --resume ${ledger}\n`);
     expect(Ledger.open(ledger).header.selection).toEqual({ cases: [join(FIXTURES, 'questions.yml')] });
 
     // The printed command, word for word (ragaudit is the CLI under test), from another directory.
@@ -107,8 +108,28 @@ describe('the terminal after an interrupt, and progress without one', () => {
   it('a terminal gets its cursor and line wrapping back; the hint names the ledger', () => {
     setResumeHint(resumeHint('run', '/r/x.ledger.jsonl', ['--config', '/c/a.yml']));
     expect(interruptMessage(true)).toBe(
-      `\r${RESTORE_TERMINAL}\ninterrupted: finished cases are kept in /r/x.ledger.jsonl; resume with: ragaudit run --config /c/a.yml --resume /r/x.ledger.jsonl\n`,
+      `\r${RESTORE_TERMINAL}\ninterrupted: finished cases are kept in /r/x.ledger.jsonl; resume with:\n  ragaudit run --config /c/a.yml --resume /r/x.ledger.jsonl\n`,
     );
+    // On a narrow terminal every line fits, the command continued with ' \' so it pastes as one.
+    const narrow = interruptMessage(false, 40);
+    expect(narrow).toBe(
+      [
+        '',
+        'interrupted: finished cases are kept in',
+        '  /r/x.ledger.jsonl; resume with:',
+        '  ragaudit run --config /c/a.yml \\',
+        '    --resume /r/x.ledger.jsonl',
+        '',
+      ].join('\n'),
+    );
+    expect(shellWords(narrow.split('resume with:\n')[1]!)).toEqual([
+      'ragaudit',
+      'run',
+      '--config',
+      '/c/a.yml',
+      '--resume',
+      '/r/x.ledger.jsonl',
+    ]);
     setResumeHint(undefined);
     expect(interruptMessage(false)).toBe('\ninterrupted (nothing to resume: run the command again)\n');
   });

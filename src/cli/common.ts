@@ -8,6 +8,8 @@ import { pipelineOverrides } from './flags.js';
 import { resumeCommand, resumeHint, setResumeHint } from './interrupt.js';
 import { progressBar } from './progress.js';
 import { warningCap } from './warning-cap.js';
+import { commandLines } from './resume-args.js';
+import { currentConsoleWidth } from '../reports/format.js';
 
 export interface PipelineArgs {
   config?: string | undefined;
@@ -61,8 +63,12 @@ function renderEvent(e: AppEvent, io: CliIO, warnings: ReturnType<typeof warning
       io.err(`${e.role}: ${e.label}\n`);
       return;
     case 'ledger':
-      if (resume) io.err(`ledger: ${e.file} (resume with: ${resumeCommand(resume.command, e.file, resume.args)})\n`);
-      else io.err(e.command === 'run' ? `ledger: ${e.file} (resume with --resume ${e.file})\n` : `ledger: ${e.file}\n`);
+      if (resume) {
+        // The command on lines of its own, folded with shell continuations: it pastes as one.
+        const words = resumeCommand(resume.command, e.file, resume.args);
+        io.err(`ledger: ${e.file}; resume with:\n${commandLines(words, currentConsoleWidth()).join('\n')}\n`);
+      } else
+        io.err(e.command === 'run' ? `ledger: ${e.file} (resume with --resume ${e.file})\n` : `ledger: ${e.file}\n`);
       setResumeHint(resumeHint(resume?.command ?? e.command, e.file, resume?.args));
       return;
     case 'results-written':

@@ -1,5 +1,6 @@
 import { isAbsolute, resolve } from 'node:path';
 import { redact } from '../errors.js';
+import { displayWidth } from '../reports/display-width.js';
 import type { OptionSpecs } from './options.js';
 
 /**
@@ -41,4 +42,23 @@ export function resumeArgs(
   }
   // The positionals of the commands that take them are files (score's ANSWERS.jsonl).
   return [...positionals.map((p) => shellWord(redact(abs(p)))), ...args];
+}
+
+/**
+ * A command's words on lines of at most `width` columns, each but the last ending in ` \` (a
+ * POSIX shell's line continuation), so the lines pasted together run as the one command. A word
+ * longer than a line (a long path) stands on a line of its own.
+ */
+export function commandLines(words: readonly string[], width: number, indent = '  '): string[] {
+  const lines: string[] = [];
+  let line = indent;
+  for (const w of words) {
+    const next = line.trim() ? `${line} ${w}` : `${line}${w}`;
+    // Room for the ` \` a continued line ends with.
+    if (line.trim() && displayWidth(next) + 2 > width) {
+      lines.push(`${line} \\`);
+      line = `${indent}  ${w}`;
+    } else line = next;
+  }
+  return [...lines, line];
 }
