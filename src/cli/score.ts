@@ -3,6 +3,7 @@ import { scoreAnswersCommand } from '../app/score.js';
 import { InputError } from '../errors.js';
 import { caseSetsText } from '../reports/case-sets.js';
 import { textTable } from '../reports/format.js';
+import { capLines } from '../reports/list-cap.js';
 import { generationRows } from '../reports/generation-digest.js';
 import { judgeRows } from '../reports/judge-digest.js';
 import { retrievalTable } from '../reports/retrieval-table.js';
@@ -78,7 +79,8 @@ Exit codes: 0 all cases scored, 1 some cases ended in error, 2 bad input or conf
     );
     if (result.summary.judge) io.out(`${textTable(['judge', 'value'], judgeRows(result.summary.judge))}\n\n`);
     const failed = result.cases.filter((c) => c.status === 'error');
-    for (const c of failed.slice(0, 10)) io.out(`ERROR ${c.id} (${c.error?.stage}): ${c.error?.message}\n`);
+    for (const line of capLines(failed, (c) => `ERROR ${c.id} (${c.error?.stage}): ${c.error?.message}`, files.md))
+      io.out(`${line}\n`);
     io.out(`cases ${r.cases} · ok ${r.ok} · errors ${r.errors}\nresults: ${files.json}\ndigest:  ${files.md}\n`);
     if (report) io.out(`report:  ${report}\n`);
     const judgeErrors = result.summary.judge?.judge_errors ?? 0;
