@@ -104,9 +104,7 @@ describe('flags as people type them', () => {
     const p = file('no-probes.yml', 'retrieval:\n  channels: [{name: k, kind: keyword, grain: topic}]\n');
     const r = await cli(['probe', '-c', p]);
     expect(r.code).toBe(2);
-    expect(r.err).toBe(
-      `ragaudit probe: probe: ${p} names no probes: add 'probes: [FILE]' to it or pass --probes FILE\n`,
-    );
+    expect(r.err).toBe(`ragaudit probe: ${p} names no probes: add 'probes: [FILE]' to it or pass --probes FILE\n`);
     const cases = await cli(['retrieval', '-c', p]);
     expect(cases.code).toBe(2);
     expect(cases.err).toBe(`ragaudit retrieval: ${p} names no cases: add 'cases: [FILE]' to it or pass --cases PATH\n`);

@@ -239,6 +239,27 @@ describe('per-question changes', () => {
     expect(text).toContain('zone: 1 changed (c: normal → weak)');
   });
 
+  it('a long list on the console names the first 10, then how many more and the file that has them all', () => {
+    // 13 cases right in the baseline and wrong in the run: 13 hit@5 regressions; 12 config
+    // keys that differ (extra0 … extra11 only in the run).
+    const many = ids(13);
+    const extra = Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`extra${i}`, i]));
+    const a = makeRun(
+      'a',
+      many.map((id) => ({ id, hit: 1 })),
+    );
+    const b = makeRun(
+      'b',
+      many.map((id) => ({ id, hit: 0 })),
+      { config: extra },
+    );
+    const text = comparisonText(compareRuns(loaded(a, b)), undefined, 'results/x-compare.md');
+    const listed = many.slice(0, 10).map((id) => `${id}: 1 → 0`);
+    expect(text).toContain(`hit@5: 13 regressed (${listed.join(', ')}, and 3 more (see results/x-compare.md))`);
+    // The first ten differences (name excepted: a label, not a factor), then the count left out.
+    expect(text).toMatch(/configuration differences: (?:[^;]+; ){10}and 2 more \(see results\/x-compare\.md\)\n/);
+  });
+
   it('matches cases by id and lists those present in one run only', () => {
     expect(v.matched).toBe(3);
     expect([v.only_in_baseline, v.only_in_run]).toEqual([['gone'], ['new']]);

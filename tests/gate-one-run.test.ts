@@ -175,11 +175,11 @@ describe('the verdicts on the console', () => {
         'verdicts: 1 of 4 cases passed · pass rate 25.0 %',
         'failed checks: valid_citations 3',
         'FAIL b: valid_citations: 1 invalid: [[1]] the post is not public',
-        '… and 2 more failing cases: see results/three.md',
+        'and 2 more (see results/three.md)',
         '',
       ].join('\n'),
     );
-    expect(verdictConsole(three, 'x', 2)).toContain('… and 1 more failing case: see x\n');
+    expect(verdictConsole(three, 'x', 2)).toContain('and 1 more (see x)\n');
   });
 });
 

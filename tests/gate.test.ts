@@ -104,7 +104,7 @@ describe('gate file validation', () => {
       'hit_at_5: {max_drop: 0.02}\nhit5: {min: 1}\ncitation_validity:\n  min: high\nfaithfulness: {minimum: 0.8}\nmax_regressions: -1\nmrr_at_10: {}\n',
     );
     expect(problemsOf(() => loadReleaseGate(f))).toEqual([
-      `${f}:2: hit5: unknown metric (known: hit_at_5, post_hit_at_5, mrr_at_10, content_mrr_at_10, citation_validity, faithfulness, correct_abstention, offtopic_hallucinations, wrong_abstentions, judge_errors, errors, forbidden_hits, forbidden, pass_rate, fully_faithful_ppi, fully_faithful_ppi_low, correct_abstention_ppi, correct_abstention_ppi_low, relevant_citation_ppi, relevant_citation_ppi_low, nugget_recall, nugget_recall_vital, nugget_recall_weighted, max_regressions)`,
+      `${f}:2: hit5: unknown metric; did you mean 'hit_at_5'? (known: hit_at_5, post_hit_at_5, mrr_at_10, content_mrr_at_10, citation_validity, faithfulness, correct_abstention, offtopic_hallucinations, wrong_abstentions, judge_errors, errors, forbidden_hits, forbidden, pass_rate, fully_faithful_ppi, fully_faithful_ppi_low, correct_abstention_ppi, correct_abstention_ppi_low, relevant_citation_ppi, relevant_citation_ppi_low, nugget_recall, nugget_recall_vital, nugget_recall_weighted, max_regressions)`,
       `${f}:4: citation_validity.min: Invalid input: expected number, received string`,
       `${f}:5: faithfulness: unknown key 'minimum'`,
       `${f}:6: max_regressions: Too small: expected number to be >=0`,

@@ -45,7 +45,7 @@ describe('ragaudit label in Chromium', () => {
     const dir = mkdtempSync(join(tmpdir(), 'ragaudit-label-browser-'));
     const { file: pool } = runPool({ files: [RESULTS], k: 2, outDir: dir, cwd: dir });
     const labels = join(dir, 'labels');
-    const opts = { results: [RESULTS], pool, labels, host: '127.0.0.1', allowRemote: false, cwd: dir };
+    const opts = { results: [RESULTS], pool, labels, host: '127.0.0.1', allowRemote: false, cwd: dir, labeller: 'ann' };
     let server: LabelServer = await startLabelServer({ ...opts, port: 0 });
     const port = Number(new URL(server.url).port);
     const context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
@@ -54,10 +54,8 @@ describe('ragaudit label in Chromium', () => {
     page.on('request', (r) => {
       if (!r.url().startsWith(`http://127.0.0.1:${port}/`)) outside.push(r.url());
     });
+    // The page labels at once under the name given (--labeller); no name typed.
     await page.goto(server.url);
-    await page.locator('#labeller').focus();
-    await page.keyboard.type('ann');
-    await page.keyboard.press('Enter');
     await labelled(page, 0);
     if (SHOTS) await page.screenshot({ path: join(SHOTS, 'labelling-answers.png'), fullPage: true });
 

@@ -12,6 +12,7 @@ import { needsCondenser } from '../wiring/condenser.js';
 import type { RunContext } from '../wiring/context.js';
 import type { Target } from '../target/target.js';
 import { writeResults } from '../store/results-file.js';
+import { caseSelection, resumedSelection, type CaseSelection } from '../store/resume-selection.js';
 import type { AppHooks } from './hooks.js';
 import {
   announceComponents,
@@ -52,6 +53,8 @@ export async function auditAndWrite(
     allowWrites?: boolean | undefined;
     /** The judge's drift canary judged before the run (run --gate --canary), recorded in the summary. */
     canary?: CanarySummary | undefined;
+    /** The case flags the run started with, kept in its ledger for `--resume` (src/store/resume-selection.ts). */
+    selection?: CaseSelection | undefined;
   },
 ): Promise<AuditOutcome> {
   const { deps, judge } = buildAuditSetup(ctx, opts.env, {
@@ -84,6 +87,7 @@ export async function auditAndWrite(
       // closes the context again (closed once, however often asked).
       onCasesDone: async () => void ctx.close().catch(() => undefined),
       ...(opts.resume ? { resume: opts.resume } : {}),
+      selection: opts.selection,
       ...(judge ? { summarisers: { judge: judge.summarise } } : {}),
     });
   } finally {
@@ -129,12 +133,16 @@ export async function runAuditCommand(
   inputs: RunInputs,
   hooks: AppHooks,
 ): Promise<AuditOutcome & { warnings: string[]; report?: string }> {
-  const { ctx, cases, warnings, shard } = await openPipeline({ ...inputs, models: true }, hooks);
+  // A resume without case flags runs the cases the interrupted run was started on.
+  const out = outputDir(inputs.loaded, inputs.cwd);
+  const selected = resumedSelection(inputs, inputs.resume, out);
+  const { ctx, cases, warnings, shard } = await openPipeline({ ...inputs, ...selected, models: true }, hooks);
   try {
     const outcome = await auditAndWrite(ctx, cases, warnings, hooks, {
       kind: 'run',
       shard,
-      outputDir: outputDir(inputs.loaded, inputs.cwd),
+      selection: caseSelection(selected.cases, selected.shard),
+      outputDir: out,
       env: inputs.env,
       repeat: inputs.repeat,
       allowWrites: inputs.allowWrites,

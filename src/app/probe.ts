@@ -14,6 +14,7 @@ import type { ProbeSummary } from '../model/summary.js';
 import { summariseProbes } from '../summary/probe-summary.js';
 import { configDigest } from '../store/config-digest.js';
 import { publicConfig, writeResults } from '../store/results-file.js';
+import { caseSelection, resumedSelection } from '../store/resume-selection.js';
 import { forbiddenFindings } from '../scoring/forbidden.js';
 import { failuresText, probeVerdict } from '../scoring/probe-verdict.js';
 import { checkSafety, safetyScore } from '../scoring/safety.js';
@@ -125,9 +126,10 @@ export interface ProbeOutcome {
  * The probes of a probe run as cases, with what a run over them needs: the canary (its clause is
  * appended to the config's system prompt here), what must not leak, and each record's probe.
  */
-export function probeCases(inputs: Pick<ProbeInputs, 'loaded' | 'probes'>) {
+export function probeCases(inputs: Pick<ProbeInputs, 'loaded' | 'probes' | 'resume' | 'cwd'>) {
   const { loaded } = inputs;
-  const given = inputs.probes;
+  // A resume without --probes runs the probes the interrupted run was started on.
+  const given = resumedSelection({ cases: inputs.probes }, inputs.resume, outputDir(loaded, inputs.cwd)).cases;
   if (!given?.length && !loaded.config.probes.length)
     throw new InputError(`probe: ${loaded.source} names no probes: add 'probes: [FILE]' to it or pass --probes FILE`);
   const probes = loadProbes(given?.length ? [...given] : loaded.config.probes.map((p) => resolveFrom(loaded, p)));
@@ -138,7 +140,7 @@ export function probeCases(inputs: Pick<ProbeInputs, 'loaded' | 'probes'>) {
   // The judge sees what must not leak: the canary, and an indirect probe's planted marker.
   const mustNotLeak = (r: { id: string }) => [canary, probeMarker(byId.get(r.id)!)].filter(Boolean).join('\n');
   const cases = probes.map((p) => ({ ...p, value: probeToCase(p.value) }));
-  return { byId, canary, probeInfo, mustNotLeak, cases };
+  return { byId, canary, probeInfo, mustNotLeak, cases, given };
 }
 
 /**
@@ -148,7 +150,7 @@ export function probeCases(inputs: Pick<ProbeInputs, 'loaded' | 'probes'>) {
  */
 export async function runProbes(inputs: ProbeInputs, hooks: AppHooks): Promise<ProbeOutcome> {
   const { loaded } = inputs;
-  const { byId, canary, probeInfo, mustNotLeak, cases } = probeCases(inputs);
+  const { byId, canary, probeInfo, mustNotLeak, cases, given } = probeCases(inputs);
   const { ctx, warnings } = await openContext({ ...inputs, models: true }, hooks);
   try {
     const { deps, judge } = buildAuditSetup(ctx, inputs.env, {
@@ -176,6 +178,7 @@ export async function runProbes(inputs: ProbeInputs, hooks: AppHooks): Promise<P
         onProgress: bar.update,
         onLedger: (file) => hooks.event({ kind: 'ledger', command: 'probe', file }),
         ...(inputs.resume ? { resume: inputs.resume } : {}),
+        selection: caseSelection(given, undefined),
         finish: async (record) => {
           const probe = byId.get(record.id)!;
           record.probe = probeInfo(record.id);

@@ -70,6 +70,7 @@ export async function retrieveAndWrite(
     bar.stop();
   }
   const files = writeResults(opts.outputDir, result, retrievalMarkdown(result), { secrets: ctx.secrets });
+  hooks.event({ kind: 'results-written', file: files.json });
   return { result, files };
 }
 

@@ -5,6 +5,7 @@
  */
 import { InputError } from '../errors.js';
 import { answersMapping, loadRecordedAnswers, recordedTarget } from '../target/recorded-answers.js';
+import { caseSelection, resumedSelection } from '../store/resume-selection.js';
 import { auditAndWrite, type AuditOutcome, type RunInputs } from './audit.js';
 import type { AppHooks } from './hooks.js';
 import { openPipeline, outputDir } from './pipeline.js';
@@ -23,7 +24,9 @@ export async function scoreAnswersCommand(
   const mapping = answersMapping(inputs.loaded.config.target);
   // The file is read before the database opens: a bad line is exit 2 at once.
   const answers = loadRecordedAnswers(inputs.answers, mapping);
-  const { ctx, cases: all, warnings } = await openPipeline(inputs, hooks);
+  // A resume without case flags scores the cases the interrupted run was started on.
+  const selected = resumedSelection(inputs, inputs.resume, outputDir(inputs.loaded, inputs.cwd));
+  const { ctx, cases: all, warnings } = await openPipeline({ ...inputs, ...selected }, hooks);
   try {
     const ids = new Set(all.map((c) => c.value.id));
     for (const [id, a] of answers)
@@ -41,6 +44,7 @@ export async function scoreAnswersCommand(
       env: inputs.env,
       repeat: inputs.repeat,
       target: recordedTarget(inputs.answers, answers, mapping.ranked),
+      selection: caseSelection(selected.cases, selected.shard),
       ...(inputs.resume ? { resume: inputs.resume } : {}),
     });
     return {

@@ -1,4 +1,5 @@
 import { InputError } from '../errors.js';
+import { didYouMean } from '../suggest.js';
 import type { OptionSpecs } from './options.js';
 
 /** Where a command writes; tests pass buffers, the CLI passes the process streams. */
@@ -28,11 +29,20 @@ export interface Command {
  * value is an InputError (exit 2) that names the command. Usage:
  * `parseOrThrow('trec', () => parseArgs({ args: argv, options: {...}, allowPositionals: true }))`.
  */
-export function parseOrThrow<T>(command: string, parse: () => T): T {
+export function parseOrThrow<T>(command: string, parse: () => T, known: readonly string[] = []): T {
   try {
     return parse();
   } catch (e) {
-    throw new InputError(`${command}: ${(e as Error).message} (see 'ragaudit ${command} --help')`);
+    // An unknown long option is most often a slip: the nearest declared one is named.
+    const unknown = /^Unknown option '(--[^'=]+)'/.exec((e as Error).message)?.[1];
+    const hint = unknown
+      ? didYouMean(
+          unknown,
+          known.map((k) => `--${k}`),
+        )
+      : '';
+    const message = hint ? `Unknown option '${unknown}'${hint}` : (e as Error).message;
+    throw new InputError(`${command}: ${message} (see 'ragaudit ${command} --help')`);
   }
 }
 

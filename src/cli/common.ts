@@ -5,8 +5,11 @@ import { loadConfig, type ConfigOverride, type LoadedConfig } from '../config/lo
 import { InputError } from '../errors.js';
 import type { CliIO } from './command.js';
 import { pipelineOverrides } from './flags.js';
-import { resumeHint, setResumeHint } from './interrupt.js';
+import { resumeCommand, resumeHint, setResumeHint } from './interrupt.js';
 import { progressBar } from './progress.js';
+import { warningCap } from './warning-cap.js';
+import { commandLines } from './resume-args.js';
+import { currentConsoleWidth } from '../reports/format.js';
 
 export interface PipelineArgs {
   config?: string | undefined;
@@ -42,29 +45,42 @@ export function resolvePaths(io: CliIO, paths: readonly string[] | undefined): s
 }
 
 /** What the console shows of a handler's event. */
-function renderEvent(e: AppEvent, io: CliIO): void {
+/** How the command that made a ledger is run again to resume it: its name and arguments. */
+export interface ResumeAs {
+  command: string;
+  args: readonly string[];
+}
+
+function renderEvent(e: AppEvent, io: CliIO, warnings: ReturnType<typeof warningCap>, resume?: ResumeAs): void {
   switch (e.kind) {
     case 'status':
       io.err(`${e.text}\n`);
       return;
     case 'warning':
-      io.err(`warning: ${e.text}\n`);
+      warnings.warning(e.text);
       return;
     case 'component':
       io.err(`${e.role}: ${e.label}\n`);
       return;
     case 'ledger':
-      io.err(e.command === 'run' ? `ledger: ${e.file} (resume with --resume ${e.file})\n` : `ledger: ${e.file}\n`);
-      setResumeHint(resumeHint(e.command, e.file));
+      if (resume) {
+        // The command on lines of its own, folded with shell continuations: it pastes as one.
+        const words = resumeCommand(resume.command, e.file, resume.args);
+        io.err(`ledger: ${e.file}; resume with:\n${commandLines(words, currentConsoleWidth()).join('\n')}\n`);
+      } else
+        io.err(e.command === 'run' ? `ledger: ${e.file} (resume with --resume ${e.file})\n` : `ledger: ${e.file}\n`);
+      setResumeHint(resumeHint(resume?.command ?? e.command, e.file, resume?.args));
       return;
     case 'results-written':
       setResumeHint(undefined);
+      warnings.written(e.file);
       return;
     case 'config':
       io.err(`[${e.index}/${e.total}] ${e.label} — ${e.source}\n`);
       return;
     case 'retrieval-written':
       io.err(`retrieval results: ${e.file}\n`);
+      warnings.written(e.file);
       if (e.report) io.out(`report:  ${e.report}\n`);
       return;
     case 'judge':
@@ -73,7 +89,11 @@ function renderEvent(e: AppEvent, io: CliIO): void {
   }
 }
 
-/** The console side of a handler: events on stderr, progress bars (or lines) on stderr. */
-export function cliHooks(io: CliIO): AppHooks {
-  return { event: (e) => renderEvent(e, io), progress: (label) => progressBar(io, label) };
+/**
+ * The console side of a handler: events on stderr, progress bars (or lines) on stderr. `resume`:
+ * how a command that keeps a ledger is run again, for the resume command it prints.
+ */
+export function cliHooks(io: CliIO, resume?: ResumeAs): AppHooks {
+  const warnings = warningCap(io.err);
+  return { event: (e) => renderEvent(e, io, warnings, resume), progress: (label) => progressBar(io, label) };
 }

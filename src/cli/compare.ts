@@ -130,7 +130,7 @@ export const compareCommand: Command = {
       cwd: io.cwd,
     });
     io.out(`pairing (by case id):\n${pairings.map((p) => `  ${p.line}`).join('\n')}\n\n`);
-    io.out(comparisonText(cmp, verdict));
+    io.out(comparisonText(cmp, verdict, `${base}.md`));
     const title = `compare: ${cmp.rows.map((r) => r.label).join(', ')} (baseline ${cmp.baseline})`;
     if (markdown) writeArtifact(markdown, prCommentMarkdown({ title, verdict, cmp }));
     if (html)

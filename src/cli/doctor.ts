@@ -1,6 +1,7 @@
 import { runDoctor } from '../doctor/doctor.js';
 import type { Mark } from '../doctor/diagnose.js';
 import { inertText as inert } from '../reports/inert.js';
+import { capLines } from '../reports/list-cap.js';
 import type { Command } from './command.js';
 import { cliHooks, resolvePaths } from './common.js';
 import { loadConfig } from '../config/load.js';
@@ -73,7 +74,8 @@ Exit codes: 0 every check passed (warnings allowed), 1 a warning with --strict,
       io.out(`ragaudit doctor: ${inert(report.database)}\n${report.note ? `${report.note}\n` : ''}\n`);
       for (const c of report.checks) {
         io.out(`${MARKS[c.mark]}  ${inert(c.sentence)}\n`);
-        for (const d of c.details ?? []) io.out(`        ${inert(d)}\n`);
+        // A long list (every case with a golden that is not public) ends with where the whole is.
+        for (const d of capLines(c.details ?? [], inert, "'ragaudit doctor --json'")) io.out(`        ${d}\n`);
       }
       const n = (m: Mark) => report.checks.filter((c) => c.mark === m).length;
       io.out(`\n${n('pass')} passed · ${n('warn')} warning${n('warn') === 1 ? '' : 's'} · ${n('fail')} failed\n`);

@@ -19,6 +19,11 @@ const OPTIONS = {
     default: '127.0.0.1',
   },
   port: { type: 'string', value: 'N', doc: 'port (default 0: any free port)' },
+  labeller: {
+    type: 'string',
+    value: 'NAME',
+    doc: 'label under this name until the page is given another (default: your login name; with --allow-remote none: each labeller types theirs)',
+  },
   'allow-remote': {
     type: 'boolean',
     doc: 'allow a non-loopback --host (the token in the URL is then the only protection)',
@@ -66,6 +71,7 @@ export const labelCommand: Command = {
       host: values.host ?? '127.0.0.1',
       port,
       allowRemote: Boolean(values['allow-remote']),
+      labeller: values.labeller,
       cwd: io.cwd,
       warn: (m) => io.err(`warning: ${m}\n`),
     });

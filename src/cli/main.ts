@@ -9,6 +9,7 @@ import type { CliIO, Command } from './command.js';
 import { COMMANDS } from './commands.js';
 import { inertText } from '../reports/inert.js';
 import { installInterruptHandler } from './interrupt.js';
+import { closestName } from '../suggest.js';
 
 function usage(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));
@@ -24,6 +25,15 @@ forum, and OFFLINE STAND-INS for every model (hash embedder, lexical reranker, e
 responder, heuristic judge), labelled as such in every output.
 
 Exit codes: 0 ok · 1 failed cases or a failed gate · 2 bad input, config or database · 130 interrupted (Ctrl-C; the message says how to resume).`;
+}
+
+/**
+ * `ragaudit NAME: message`, said once: a message that already starts with its command (`run: …`,
+ * `compare --gate: …`, as messages thrown for the library's callers do) is not given it again.
+ */
+export function commandMessage(name: string, message: string): string {
+  const own = message.startsWith(name) && /^(?: --[a-z][a-z0-9-]*)*: /.test(message.slice(name.length));
+  return own ? `ragaudit ${message}` : `ragaudit ${name}: ${message}`;
 }
 
 /**
@@ -62,7 +72,15 @@ export async function main(argv: string[], rawIo: CliIO): Promise<number> {
   }
   const entry = COMMANDS.find((c) => c.name === name);
   if (!entry) {
-    io.err(`ragaudit: unknown command '${name}'\n\n${usage()}\n`);
+    const near = closestName(
+      name,
+      COMMANDS.map((c) => c.name),
+    );
+    io.err(
+      near
+        ? `ragaudit: unknown command '${name}'; did you mean '${near}'? (ragaudit --help lists the commands)\n`
+        : `ragaudit: unknown command '${name}'\n\n${usage()}\n`,
+    );
     return 2;
   }
   try {
@@ -70,7 +88,7 @@ export async function main(argv: string[], rawIo: CliIO): Promise<number> {
     return await command.run(rest, io);
   } catch (e) {
     if (e instanceof RagauditError) {
-      io.err(`ragaudit ${name}: ${redact(e.message)}\n`);
+      io.err(`${commandMessage(name, redact(e.message))}\n`);
       if (verbose && e.stack) io.err(`${redact(e.stack)}\n`);
       return e.exitCode;
     }

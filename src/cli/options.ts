@@ -207,5 +207,9 @@ export function parseCommand<S extends OptionSpecs, P extends boolean>(
 ): ReturnType<typeof parseArgs<{ args: string[]; options: ParseOptions<S>; allowPositionals: P; strict: true }>> {
   const options = parseOptions(specs);
   const args = opts.negatives ? joinNegativeNumbers(argv, parseOptions(opts.negatives)) : [...argv];
-  return parseOrThrow(command, () => parseArgs({ args, options, allowPositionals: opts.positionals, strict: true }));
+  return parseOrThrow(
+    command,
+    () => parseArgs({ args, options, allowPositionals: opts.positionals, strict: true }),
+    Object.keys(specs),
+  );
 }

@@ -3,8 +3,10 @@ import { probeOutcome, runProbes, PROBE_HEADER, probeRows } from '../app/probe.j
 import { InputError, redact } from '../errors.js';
 import { textTable } from '../reports/format.js';
 import { planText } from '../reports/plan-table.js';
+import { capLines } from '../reports/list-cap.js';
 import type { Command } from './command.js';
 import { cliHooks, loadWithOverrides, resolvePaths } from './common.js';
+import { resumeArgs } from './resume-args.js';
 import { generationOverrides, judgeOverrides, repeatFlag } from './flags.js';
 import {
   DRY_RUN_OPTION,
@@ -91,14 +93,16 @@ content, a wrong stance) or ended in error, 2 bad input or config.`,
         repeat,
         resume: values.resume,
       },
-      cliHooks(io),
+      cliHooks(io, { command: 'probe', args: resumeArgs(values, OPTIONS, io.cwd) }),
     );
     io.out(`${textTable(PROBE_HEADER, probeRows(summary))}\n\n`);
-    for (const r of result.cases) {
+    // The errored and failed probes, the first few (the digest lists every probe).
+    const bad = result.cases.flatMap((r) => {
       const outcome = probeOutcome(r);
-      if (r.status === 'error') io.out(`ERROR ${r.id}: ${redact(r.error?.message ?? '')}\n`);
-      else if (outcome && !outcome.passed) io.out(`FAIL  ${r.id} (${r.probe?.attack}): ${outcome.why}\n`);
-    }
+      if (r.status === 'error') return [`ERROR ${r.id}: ${redact(r.error?.message ?? '')}`];
+      return outcome && !outcome.passed ? [`FAIL  ${r.id} (${r.probe?.attack}): ${outcome.why}`] : [];
+    });
+    for (const line of capLines(bad, (l) => l, files.md)) io.out(`${line}\n`);
     io.out(`results: ${files.json}\ndigest:  ${files.md}\n`);
     return summary.all.failed > 0 || summary.all.errors > 0 ? 1 : 0;
   },

@@ -13,13 +13,17 @@ import { annShortText } from '../reports/ann-short.js';
 import { caseSetsText } from '../reports/case-sets.js';
 import { textTable } from '../reports/format.js';
 import { planText } from '../reports/plan-table.js';
+import { capLines } from '../reports/list-cap.js';
+import { configLines } from '../reports/components-line.js';
 import { generationRows } from '../reports/generation-digest.js';
+import { generatorCostRow, withCost } from '../reports/generation-cost.js';
 import { judgeRows } from '../reports/judge-digest.js';
 import { retrievalTable } from '../reports/retrieval-table.js';
 import { parseShardSpec } from '../cases/shard.js';
 import { checkTargetWrites } from '../target/discourse-target.js';
 import { numberFlag, type CliIO, type Command } from './command.js';
 import { cliHooks, loadWithOverrides, resolvePaths } from './common.js';
+import { resumeArgs } from './resume-args.js';
 import { generationOverrides, judgeOverrides, repeatFlag } from './flags.js';
 import { gateInputs, gateText, RUN_GATE_OPTIONS } from './gate-options.js';
 import {
@@ -153,22 +157,22 @@ gate rule failed, 2 bad input or config.`,
         allowWrites: values['allow-writes'],
         canary,
       },
-      cliHooks(io),
+      cliHooks(io, { command: 'run', args: resumeArgs(values, OPTIONS, io.cwd) }),
     );
     const r = result.summary.retrieval;
     const generation = result.summary.generation;
     const t = retrievalTable(r, { compact: true, batch: result.summary.retrieval_batch });
     io.out(
-      `${textTable(t.header, t.rows)}\n${t.legend}\n\n${generation ? textTable(['generation', 'value'], generationRows(generation)) : ''}\n\n${annShortText(result.cases)}${caseSetsText(result.summary)}`,
+      `${textTable(t.header, t.rows)}\n${t.legend}\n\n${generation ? textTable(['generation', 'value'], withCost(generationRows(generation), generatorCostRow(result))) : ''}\n\n${annShortText(result.cases)}${caseSetsText(result.summary)}`,
     );
     if (result.summary.judge) io.out(`${textTable(['judge', 'value'], judgeRows(result.summary.judge))}\n\n`);
-    // Name the failed cases (first ten): an error is not a score, and the reader should see why.
+    // Name the failed cases (the first few; the digest lists all): an error is not a score, and the reader should see why.
     const failed = result.cases.filter((c) => c.status === 'error');
-    for (const c of failed.slice(0, 10)) io.out(`ERROR ${c.id} (${c.error?.stage}): ${c.error?.message}\n`);
-    if (failed.length > 10) io.out(`… and ${failed.length - 10} more errors (see the digest)\n`);
+    for (const line of capLines(failed, (c) => `ERROR ${c.id} (${c.error?.stage}): ${c.error?.message}`, files.md))
+      io.out(`${line}\n`);
     io.out(verdictConsole(result, files.md));
     io.out(
-      `cases ${r.cases} · ok ${r.ok} · gated ${r.gated} · errors ${r.errors}\nresults: ${files.json}\ndigest:  ${files.md}\n`,
+      `cases ${r.cases} · ok ${r.ok} · gated ${r.gated} · errors ${r.errors}\n${configLines(result).join('\n')}\nresults: ${files.json}\ndigest:  ${files.md}\n`,
     );
     if (report) io.out(`report:  ${report}\n`);
     // A verdict the judge could not give is a failure of the audit, not a pass (exit 1).

@@ -3,11 +3,13 @@ import { scoreAnswersCommand } from '../app/score.js';
 import { InputError } from '../errors.js';
 import { caseSetsText } from '../reports/case-sets.js';
 import { textTable } from '../reports/format.js';
+import { capLines } from '../reports/list-cap.js';
 import { generationRows } from '../reports/generation-digest.js';
 import { judgeRows } from '../reports/judge-digest.js';
 import { retrievalTable } from '../reports/retrieval-table.js';
 import type { Command } from './command.js';
 import { cliHooks, loadWithOverrides, resolvePaths } from './common.js';
+import { resumeArgs } from './resume-args.js';
 import { judgeOverrides, repeatFlag } from './flags.js';
 import {
   GENERATION_COLUMN,
@@ -67,7 +69,7 @@ Exit codes: 0 all cases scored, 1 some cases ended in error, 2 bad input or conf
         resume: values.resume,
         report: !values['no-report'],
       },
-      cliHooks(io),
+      cliHooks(io, { command: 'score', args: resumeArgs(values, OPTIONS, io.cwd, positionals) }),
     );
     const r = result.summary.retrieval;
     const generation = result.summary.generation;
@@ -77,7 +79,8 @@ Exit codes: 0 all cases scored, 1 some cases ended in error, 2 bad input or conf
     );
     if (result.summary.judge) io.out(`${textTable(['judge', 'value'], judgeRows(result.summary.judge))}\n\n`);
     const failed = result.cases.filter((c) => c.status === 'error');
-    for (const c of failed.slice(0, 10)) io.out(`ERROR ${c.id} (${c.error?.stage}): ${c.error?.message}\n`);
+    for (const line of capLines(failed, (c) => `ERROR ${c.id} (${c.error?.stage}): ${c.error?.message}`, files.md))
+      io.out(`${line}\n`);
     io.out(`cases ${r.cases} · ok ${r.ok} · errors ${r.errors}\nresults: ${files.json}\ndigest:  ${files.md}\n`);
     if (report) io.out(`report:  ${report}\n`);
     const judgeErrors = result.summary.judge?.judge_errors ?? 0;

@@ -5,7 +5,9 @@
  */
 export const DEFAULT_CONFIG = {
   name: 'demo',
-  note: 'embedded demo forum, offline stand-ins (hash embedder, lexical reranker, extractive responder, heuristic judge)',
+  // The components are not listed here: a flag (--generator, --judge) can replace any of them, and
+  // the results and the console name the ones a run actually used.
+  note: 'embedded demo forum',
   cases: ['cases/demo/questions-core.yml', 'cases/demo/questions-more.yml'],
   probes: ['cases/demo/safety.yml'],
   input_gate: 'cases/demo/input_gate.yml',

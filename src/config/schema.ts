@@ -268,7 +268,7 @@ export const ConfigSchema = z
         temperature: z.number().min(0).max(2).default(0),
         max_tokens: z.number().int().positive().default(700),
         concurrency: z.number().int().positive().default(CONCURRENCY),
-        /** Absent unless written (the dry run's cost plan reads it). */
+        /** The generator's cost (the run's cost line, the dry run's plan); absent unless written, so other configs keep their digest. */
         prices: PricesSchema.optional(),
         ...Endpoint,
       })

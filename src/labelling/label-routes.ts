@@ -96,6 +96,8 @@ function labelFrom(b: Map<string, unknown>, labeller: string, item: Item): Label
 /** What the routes need beside the request: the state, and how labels are written. */
 export interface RouteContext {
   state: LabelState;
+  /** The name the page labels under until given another (src/labelling/label-name.ts). */
+  labeller?: string | undefined;
   write?: WriteFn | undefined;
   warn?: ((message: string) => void) | undefined;
 }
@@ -106,7 +108,8 @@ export async function route(ctx: RouteContext, req: IncomingMessage, res: Server
   const nonce = randomBytes(16).toString('base64');
   const html = (body: string) =>
     send(res, 200, body, 'text/html; charset=utf-8', { 'content-security-policy': labelPageCsp(nonce) });
-  if (req.method === 'GET' && url.pathname === '/') return html(labelPage({ nonce, title: 'ragaudit label' }));
+  if (req.method === 'GET' && url.pathname === '/')
+    return html(labelPage({ nonce, title: 'ragaudit label', ...(ctx.labeller ? { labeller: ctx.labeller } : {}) }));
   if (req.method === 'GET' && url.pathname === '/agreement') {
     const labels = readLabels(state.labelsDir).labels;
     const sections = state.runs.map((r) => ({

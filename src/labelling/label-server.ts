@@ -13,6 +13,7 @@ import { InputError } from '../errors.js';
 import type { WriteFn } from '../io/jsonl.js';
 import { LabelWriteError } from '../judge/label-file.js';
 import { checkLocalRequest, HttpError, LOOPBACK } from '../io/local-server.js';
+import { defaultLabeller } from './label-name.js';
 import { json, route } from './label-routes.js';
 import { LabelState } from './label-state.js';
 
@@ -31,6 +32,8 @@ export interface LabelServerInputs {
   warn?: (message: string) => void;
   /** The label store's write call (tests: a full disk); default `fs.writeSync`. */
   write?: WriteFn;
+  /** The name the page labels under until given another (`--labeller`; default: src/labelling/label-name.ts). */
+  labeller?: string | undefined;
 }
 
 export interface LabelServer {
@@ -51,7 +54,8 @@ export async function startLabelServer(inputs: LabelServerInputs): Promise<Label
     throw new InputError("label: give results files and/or --pool (see 'ragaudit label --help')");
   const state = new LabelState(inputs);
   const token = inputs.token ?? randomBytes(24).toString('hex');
-  const ctx = { state, write: inputs.write, warn: inputs.warn };
+  const labeller = defaultLabeller(inputs.labeller, !LOOPBACK.has(inputs.host));
+  const ctx = { state, write: inputs.write, warn: inputs.warn, labeller };
 
   const server: Server = createServer((req, res) => {
     // A request line that is no URL is refused by the catch below, like any other failure.

@@ -1,4 +1,5 @@
 import { showDiff } from './compare-config.js';
+import { capInline, capLines, CONSOLE_LIST_MAX } from './list-cap.js';
 import { CASE_METRICS, rowFigure } from './compare-metrics.js';
 import { RUN_TABLE_METRICS, type Metric } from '../scoring/registry.js';
 import { COMPARE_SET_METRICS } from '../scoring/run-row.js';
@@ -193,8 +194,17 @@ export function comparisonMarkdown(cmp: Comparison, gate?: ReleaseGateResult): s
   return out.join('\n').replace(/\n{3,}/g, '\n\n') + '\n';
 }
 
-/** The comparison for the console: the table, the factors, the statistics, the regressions named. */
-export function comparisonText(cmp: Comparison, gate?: ReleaseGateResult, maxListed = 15): string {
+/**
+ * The comparison for the console: the table, the factors, the statistics, the regressions named.
+ * Long lists name their first `maxListed` items, then how many more are in `file` (the comparison
+ * markdown, which lists every one).
+ */
+export function comparisonText(
+  cmp: Comparison,
+  gate?: ReleaseGateResult,
+  file = 'the comparison markdown',
+  maxListed = CONSOLE_LIST_MAX,
+): string {
   const t = runsTable(cmp.rows);
   const out = [
     textTable(
@@ -209,7 +219,7 @@ export function comparisonText(cmp: Comparison, gate?: ReleaseGateResult, maxLis
     out.push('', `${v.label} vs ${cmp.baseline} (baseline):`);
     out.push(
       v.config_diff.length
-        ? `  configuration differences: ${v.config_diff.map(showDiff).join('; ')}`
+        ? `  configuration differences: ${capInline(v.config_diff.map(showDiff), file, maxListed, '; ')}`
         : '  configuration differences: none',
     );
     const s = statsTable(v.stats);
@@ -218,9 +228,7 @@ export function comparisonText(cmp: Comparison, gate?: ReleaseGateResult, maxLis
       `  ${v.matched} cases matched; ${v.regressed.length} regressed, ${v.improved.length} improved${v.only_in_baseline.length || v.only_in_run.length ? `; only in baseline: ${v.only_in_baseline.length}, only in run: ${v.only_in_run.length}` : ''}`,
     );
     for (const g of changesByMetric(v)) {
-      const list = (cs: readonly CaseChange[]) =>
-        cs.slice(0, maxListed).map(showChange).join(', ') +
-        (cs.length > maxListed ? `, … (+${cs.length - maxListed})` : '');
+      const list = (cs: readonly CaseChange[]) => capInline(cs.map(showChange), file, maxListed);
       const parts = [
         g.regressions.length ? `${g.regressions.length} regressed (${list(g.regressions)})` : '',
         g.improvements.length ? `${g.improvements.length} improved (${list(g.improvements)})` : '',
@@ -233,11 +241,11 @@ export function comparisonText(cmp: Comparison, gate?: ReleaseGateResult, maxLis
         const t = inertText(showQuery(q)).replace(/\n/g, ' ');
         return t.length > 80 ? `${t.slice(0, 79)}…` : t;
       };
-      const shown = v.queries.slice(0, maxListed).map((q) => `    ${q.id}: ${clip(q.old)} → ${clip(q.new)}`);
       out.push(
         `  retrieval queries of conversation cases: ${v.queries.length} differ${v.queries.length ? ':' : ''}`,
-        ...shown,
-        ...(v.queries.length > maxListed ? [`    … (+${v.queries.length - maxListed})`] : []),
+        ...capLines(v.queries, (q) => `${q.id}: ${clip(q.old)} → ${clip(q.new)}`, file, maxListed).map(
+          (l) => `    ${l}`,
+        ),
       );
     }
   }

@@ -2,6 +2,7 @@ import type { RunResult } from '../model/results.js';
 import { findScore } from '../model/scores.js';
 import { caseSetsGenerationMarkdown } from './case-sets.js';
 import { generationRows } from './generation-rows.js';
+import { generatorCostRow, withCost } from './generation-cost.js';
 import { fmt, markdownTable } from './format.js';
 import { verdictMarkdown } from './verdict-digest.js';
 
@@ -27,7 +28,7 @@ export function generationMarkdown(result: RunResult): string {
   return [
     '## Generation',
     '',
-    markdownTable(['figure', 'value'], generationRows(g)),
+    markdownTable(['figure', 'value'], withCost(generationRows(g), generatorCostRow(result))),
     '',
     ...caseSetsGenerationMarkdown(result.summary),
     ...(verdicts ? [verdictMarkdown(result)] : []),

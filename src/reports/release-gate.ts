@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { InputError } from '../errors.js';
+import { didYouMean } from '../suggest.js';
 import { CalibrationRuleSchema, type CalibrationRule } from '../judge/calibration.js';
 import { readYaml, zodProblems } from '../yaml-file.js';
 import { figureValue, GATE_METRICS, metric as registryMetric } from '../scoring/registry.js';
@@ -94,7 +95,9 @@ export function loadReleaseGate(file: string, text?: string): ReleaseGateRules {
   // judge_calibration is a setting, not a metric: accepted, not listed among the metrics.
   const known = [...listed, 'judge_calibration'];
   const unknown = Object.keys(src.data).filter((k) => !known.includes(k));
-  const problems = unknown.map((k) => `${file}:${src.lineOf([k])}: ${k}: unknown metric (known: ${listed.join(', ')})`);
+  const problems = unknown.map(
+    (k) => `${file}:${src.lineOf([k])}: ${k}: unknown metric${didYouMean(k, known)} (known: ${listed.join(', ')})`,
+  );
   const known_only = Object.fromEntries(Object.entries(src.data).filter(([k]) => known.includes(k)));
   const parsed = GateFileSchema.safeParse(known_only);
   if (!parsed.success) problems.push(...zodProblems(src, parsed.error));

@@ -7,9 +7,10 @@ import type { CaseRecord, RunResult } from '../model/results.js';
 import type { RunSummary } from '../model/summary.js';
 import { pct } from './format.js';
 import { inertText, markdownText } from './inert.js';
+import { capLines, CONSOLE_LIST_MAX } from './list-cap.js';
 
 /** How many failing cases the console names before pointing to the digest. */
-export const CONSOLE_FAILING_CASES = 10;
+export const CONSOLE_FAILING_CASES = CONSOLE_LIST_MAX;
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
@@ -37,10 +38,12 @@ export function verdictConsole(result: RunResult, digest: string, max = CONSOLE_
   const lines = [
     `verdicts: ${head}`,
     ...(checks ? [`failed checks: ${checks}`] : []),
-    ...bad
-      .slice(0, max)
-      .map((c) => `FAIL ${c.id}: ${c.verdict!.failures.map((f) => `${f.check}: ${inertText(f.reason)}`).join('; ')}`),
-    ...(bad.length > max ? [`… and ${plural(bad.length - max, 'more failing case')}: see ${digest}`] : []),
+    ...capLines(
+      bad,
+      (c) => `FAIL ${c.id}: ${c.verdict!.failures.map((f) => `${f.check}: ${inertText(f.reason)}`).join('; ')}`,
+      digest,
+      max,
+    ),
   ];
   return `${lines.join('\n')}\n`;
 }

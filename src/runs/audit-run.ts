@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { join } from 'node:path';
 import type { Located } from '../cases/load.js';
 import type { Case } from '../cases/schema.js';
 import { InputError } from '../errors.js';
@@ -9,6 +8,7 @@ import { knownQueries, needsCondenser, type QueryCondenser } from '../wiring/con
 import { CircuitBreaker, RunStoppedError } from './breaker.js';
 import { resultHeader } from '../wiring/header.js';
 import { caseFingerprint, fingerprintDigest, Ledger } from '../store/ledger.js';
+import { resumeLedgerFile, type CaseSelection } from '../store/resume-selection.js';
 import { forEachConcurrent } from './concurrency.js';
 import { configuredSample, feedSummary, RetrievalFeed, type RetrievalFeedOptions } from './retrieval-feed.js';
 import { matchIntentRule } from '../cases/intent-rules.js';
@@ -29,6 +29,8 @@ export interface AuditRunOptions {
   outputDir: string;
   /** Resume this ledger instead of starting a new run. */
   resume?: string;
+  /** The case flags the run started with, kept in a new ledger's header for its resume. */
+  selection?: CaseSelection | undefined;
   kind?: 'run' | 'probe';
   onProgress?: OnProgress;
   /** Called once the ledger exists, with its path (so the CLI can print how to resume). */
@@ -58,11 +60,6 @@ export interface AuditRunOptions {
  */
 export function resumeDigest(config: Config): string {
   return configDigest(publicConfig(config));
-}
-
-/** The ledger path for a run id (`<stamp>-<name>`). */
-export function ledgerPath(outputDir: string, runId: string): string {
-  return join(outputDir, `${runId}.ledger.jsonl`);
 }
 
 /** A digest of a case set (ids and what decides their records), kept in the ledger header. */
@@ -148,7 +145,7 @@ function openResume(
   cases: readonly Located<Case>[],
   warn: (message: string) => void,
 ): { ledger: Ledger; todo: Located<Case>[] } {
-  const file = resume.endsWith('.jsonl') ? resume : ledgerPath(outputDir, resume);
+  const file = resumeLedgerFile(resume, outputDir);
   const ledger = Ledger.open(file);
   const now = resumeDigest(config);
   if (ledger.header.config_digest !== now) {
@@ -236,6 +233,7 @@ async function newLedger(
   createdAt: string,
   cases: readonly Located<Case>[],
   feed: RetrievalFeed,
+  selection: CaseSelection | undefined,
 ): Promise<Ledger> {
   try {
     return Ledger.create(outputDir, `${timestamp()}-${config.name}`, {
@@ -245,6 +243,7 @@ async function newLedger(
       created_at: createdAt,
       cases: cases.length,
       case_set: caseSetDigest(cases),
+      ...(selection ? { selection } : {}),
     });
   } catch (e) {
     // Nothing goes on (closing the database) while the batches started above still run.
@@ -335,7 +334,8 @@ export async function runAudit(
   });
   await checkBeforeFirstCase(deps, feed);
   // The ledger file is made only once every service answered: a closed port leaves nothing behind.
-  const ledger = resumed?.ledger ?? (await newLedger(config, opts.outputDir, kind, header.created_at, cases, feed));
+  const ledger =
+    resumed?.ledger ?? (await newLedger(config, opts.outputDir, kind, header.created_at, cases, feed, opts.selection));
   opts.onLedger?.(ledger.file);
   // A run small enough to hold its records hands them to its results as they were stored.
   const large = cases.length > LARGE_RUN_CASES;

@@ -15,6 +15,7 @@ import { InputError, redactDeep } from '../errors.js';
 import { appendLine, jsonlLines, LineReader } from '../io/jsonl.js';
 import { CaseRecordSchema, type CaseRecord } from '../model/results.js';
 import type { CaseStore } from './case-store.js';
+import type { CaseSelection } from './resume-selection.js';
 
 /** What of a case decides its record: a stored record whose case changed is stale. */
 export function caseFingerprint(
@@ -73,6 +74,8 @@ export interface LedgerHeader {
   cases: number;
   /** Digest of the case set (ids, questions, expectations) the run started with; older ledgers have none. */
   case_set?: string;
+  /** The case flags the run started with (src/store/resume-selection.ts); none when it ran the config's cases whole. */
+  selection?: CaseSelection;
 }
 
 /** How many run ids with a suffix (`-2`, `-3`, …) are tried when a run id is taken. */
@@ -122,6 +125,7 @@ export class Ledger {
         created_at: header.created_at,
         cases: header.cases,
         ...(header.case_set ? { case_set: header.case_set } : {}),
+        ...(header.selection ? { selection: header.selection } : {}),
       };
       try {
         writeSync(fd, `${JSON.stringify(full)}\n`);
