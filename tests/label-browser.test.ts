@@ -93,7 +93,7 @@ describe('ragaudit label in Chromium', () => {
       await labelled(page, i + 1);
     }
     if (SHOTS) {
-      await page.goto(`http://127.0.0.1:${port}/agreement?token=${server.token}`);
+      await page.goto(`http://127.0.0.1:${port}/agreement?ticket=${server.token}`);
       await page.screenshot({ path: join(SHOTS, 'labelling-agreement.png'), fullPage: true });
     }
     expect(outside).toEqual([]);

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startLabelServer, type LabelServer } from '../src/labelling/label-server.js';
 import { runPool } from '../src/labelling/pool.js';
-import { InputError } from '../src/errors.js';
+import { InputError, redact } from '../src/errors.js';
 import type { WriteFn } from '../src/io/jsonl.js';
 import { fileDigest } from '../src/judge/label-file.js';
 import { PACKAGE_ROOT } from '../src/paths.js';
@@ -104,7 +104,10 @@ describe('ragaudit label server', () => {
     const w = setup();
     const s = await start(w);
     expect(new URL(s.url).hostname).toBe('127.0.0.1');
-    expect(new URL(s.url).searchParams.get('token')).toBe(s.token);
+    expect(new URL(s.url).searchParams.get('ticket')).toBe(s.token);
+    // The console masks secrets by shape and by name (a `token` parameter becomes ***): the URL
+    // the command prints must come through whole, or it cannot be opened.
+    expect(redact(s.url)).toBe(s.url);
     await expect(
       startLabelServer({ results: [RESULTS], host: '0.0.0.0', port: 0, allowRemote: false, cwd: w.dir }),
     ).rejects.toThrow(InputError);
@@ -116,7 +119,7 @@ describe('ragaudit label server', () => {
     expect((await http(s, '/', { token: null })).status).toBe(403);
     expect((await http(s, '/api/state?labeller=ann', { token: 'secret-token-0123456789x' })).status).toBe(403);
     expect((await http(s, '/api/state?labeller=ann', { host: 'evil.example:80' })).status).toBe(403);
-    const page = await http(s, `/?token=${s.token}`, { token: null });
+    const page = await http(s, `/?ticket=${s.token}`, { token: null });
     expect(page.status).toBe(200);
     expect(String(page.headers['content-security-policy'])).toMatch(/default-src 'none'/);
     // No outside asset, and no corpus text in the page itself (items come as JSON, shown as text).

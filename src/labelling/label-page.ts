@@ -44,7 +44,7 @@ textarea{width:100%;font:inherit;min-height:2.2rem;margin-top:.5rem;box-sizing:b
 
 const SCRIPT = `
 'use strict';
-const token = new URLSearchParams(location.search).get('token') || '';
+const token = new URLSearchParams(location.search).get('ticket') || '';
 const $ = (id) => document.getElementById(id);
 const el = (tag, text, cls) => { const e = document.createElement(tag); if (text !== undefined) e.textContent = text; if (cls) e.className = cls; return e; };
 // The name labels go under: the one this browser used last, else the server's default (its login name).
@@ -160,7 +160,7 @@ $('labeller').addEventListener('change', () => start().catch((x) => setStatus(x.
 $('intro-close').addEventListener('click', () => intro(false));
 $('labeller').value = state.labeller;
 $('intro-name').textContent = state.labeller || '(no name yet: type yours in the Labeller box)';
-$('agreement').href = '/agreement?token=' + encodeURIComponent(token);
+$('agreement').href = '/agreement?ticket=' + encodeURIComponent(token);
 tabs();
 intro(localStorage.getItem('ragaudit-label-intro') !== 'seen');
 if (state.labeller) start().catch((x) => setStatus(x.message)); else $('labeller').focus();

@@ -62,7 +62,8 @@ export async function startLabelServer(inputs: LabelServerInputs): Promise<Label
     Promise.resolve()
       .then(() => {
         const url = new URL(req.url ?? '/', 'http://localhost');
-        checkLocalRequest(req, url, { token, allowRemote: inputs.allowRemote });
+        // The page's URL carries the token as `ticket`: the console masks a query parameter named token.
+        checkLocalRequest(req, url, { token, allowRemote: inputs.allowRemote, param: 'ticket' });
         return route(ctx, req, res, url);
       })
       .catch((e: unknown) => {
@@ -80,7 +81,7 @@ export async function startLabelServer(inputs: LabelServerInputs): Promise<Label
   const port = (server.address() as AddressInfo).port;
   const shownHost = inputs.host.includes(':') ? `[${inputs.host}]` : inputs.host;
   return {
-    url: `http://${shownHost}:${port}/?token=${token}`,
+    url: `http://${shownHost}:${port}/?ticket=${token}`,
     token,
     labelsDir: state.labelsDir,
     counts: { answers: state.answers.length, pool: state.pool.length },
