@@ -87,6 +87,29 @@ describe('database errors in words (real PostgreSQL)', () => {
   });
 });
 
+describe('statements waiting for a connection of the pool', () => {
+  it('wait behind a long statement however long it runs: the wait is not a connection failure', async () => {
+    // One connection, a connect timeout far shorter than the statement ahead: the statements
+    // queued behind it (as a large forum's batch statements queue) run once it is done.
+    const db = await connectPostgres(adminUrl(), { max: 1, connectTimeoutMs: 300 });
+    try {
+      const results = await Promise.all([
+        db.query<{ slept: string }>("SELECT pg_sleep(1)::text || 'done' AS slept"),
+        db.query<{ n: number }>('SELECT 2 AS n'),
+        db.query<{ n: number }>('SELECT 3 AS n'),
+      ]);
+      expect(results).toEqual([[{ slept: 'done' }], [{ n: 2 }], [{ n: 3 }]]);
+      // One connection all along.
+      const rows = await db.query<{ n: string }>(
+        "SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = 'ragaudit' AND datname = current_database()",
+      );
+      expect(Number(rows[0]!.n)).toBe(1);
+    } finally {
+      await db.close();
+    }
+  });
+});
+
 describe('a frozen connection (server accepts, then never answers)', () => {
   it('an open connection that freezes ends at the client-side deadline with a timeout error', async () => {
     const proxy = await freezingProxy(Number(portOf(adminUrl())));
