@@ -21,27 +21,27 @@ function fakeStatements(msPerQuestion: (q: number) => number) {
 const questions = (n: number) => Array.from({ length: n }, (_, i) => i);
 
 describe('statement chunks on PostgreSQL', () => {
-  it('a first chunk of 8, then as many questions as fit a fifth of the timeout, the lists in order', async () => {
-    expect(FIRST_CHUNK).toBe(8);
+  it('a first chunk of 2, then as many questions as fit a fifth of the timeout, the lists in order', async () => {
+    expect(FIRST_CHUNK).toBe(2);
     expect(BUDGET_SHARE).toBe(0.2);
     // 141 ms a question (the 200,000-post forum's keyword median) under the default 10 s timeout:
     // 2,000 ms of budget / 141 ms = 14 questions a statement (14.18, floored).
     const f = fakeStatements(() => 141);
     const chunks = new StatementChunks(10_000, f.now);
     const lists = await chunks.run(questions(60), f.statement);
-    expect(f.sizes).toEqual([8, 14, 14, 14, 10]);
+    expect(f.sizes).toEqual([2, 14, 14, 14, 14, 2]);
     expect(lists).toEqual(questions(60).map((q) => [`list of ${q}`]));
   });
 
   it('cheap questions: the rest of the batch in one statement after the first chunk', async () => {
-    // 3 ms a question (ann): 2,000 / 3 = 666 fit, more than the 242 left.
+    // 3 ms a question (ann): 2,000 / 3 = 666 fit, more than the 248 left.
     const f = fakeStatements(() => 3);
     await new StatementChunks(10_000, f.now).run(questions(250), f.statement);
-    expect(f.sizes).toEqual([8, 242]);
+    expect(f.sizes).toEqual([2, 248]);
   });
 
   it('a slower chunk shrinks the next at once; a faster one grows it by halves; never below one question', async () => {
-    // The first 8 cost 10 ms each, the next ones 500 ms: 2,000 / 10 = 200 fit, then 2,000 / 500 = 4;
+    // The first 8 cost 10 ms each (two statements: 2, then 6), the next ones 500 ms: 2,000 / 10 = 200 fit, then 2,000 / 500 = 4;
     // after chunks at 50 ms a question the estimate halves towards it: (500 + 50) / 2 = 275 → 7.
     const cost = (q: number) => (q < 8 ? 10 : q < 208 ? 500 : 50);
     const f = fakeStatements(cost);
