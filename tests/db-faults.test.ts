@@ -8,6 +8,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { isStatementTimeout } from '../src/corpus/db-errors.js';
 import { openDemoDatabase } from '../src/corpus/demo-db.js';
 import { connectPostgres, pgliteClient, type SqlClient } from '../src/corpus/sql-client.js';
 import { DatabaseError } from '../src/errors.js';
@@ -79,6 +80,9 @@ describe('database errors in words (real PostgreSQL)', () => {
       expect(e.message).toBe(
         `query failed on postgres://127.0.0.1:${portOf(adminUrl())}/postgres: the query ran longer than the statement timeout of 200 ms (database.statement_timeout_ms) and was cancelled by the server (57014)`,
       );
+      // Told apart from other failures (a batch's chunk is then asked again question by question).
+      expect(isStatementTimeout(e)).toBe(true);
+      expect(isStatementTimeout(await failure(db.query('SELECT 1/0')))).toBe(false);
       // The connection is still good for the next query.
       expect(await db.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
     } finally {

@@ -56,6 +56,26 @@ describe('statement chunks on PostgreSQL', () => {
     expect(chunks.size(1000)).toBe(1);
   });
 
+  it('a chunk that outruns the statement timeout is asked again one question a statement; a lone question that does fails', async () => {
+    const timeout = Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' });
+    const isTimeout = (e: unknown) => e === timeout;
+    const sizes: number[][] = [];
+    const chunks = new StatementChunks(10_000, () => 0, isTimeout);
+    const lists = await chunks.run(questions(5), async (chunk) => {
+      sizes.push([...chunk]);
+      // Question 3 is slow: any statement holding it with others outruns the timeout.
+      if (chunk.includes(3) && chunk.length > 1) throw timeout;
+      return chunk.map((q) => [`list of ${q}`]);
+    });
+    expect(lists).toEqual(questions(5).map((q) => [`list of ${q}`]));
+    // The first chunk [0, 1]; then (0 ms measured) the rest [2, 3, 4] times out and goes one by one.
+    expect(sizes).toEqual([[0, 1], [2, 3, 4], [2], [3], [4]]);
+    // Counted as the timeout over 3 questions: 2,000 / 3,333 ms → 1 question a statement next.
+    expect(chunks.size(100)).toBe(1);
+    const lone = new StatementChunks(10_000, () => 0, isTimeout);
+    await expect(lone.run([3], async () => Promise.reject(timeout))).rejects.toBe(timeout);
+  });
+
   it('a statement that fails fails the whole run (the batch then takes the per-query path)', async () => {
     const chunks = new StatementChunks(10_000, () => 0);
     let calls = 0;

@@ -7,6 +7,7 @@ import type { Embedder } from '../embedding/embedder.js';
 import { vectorLiteral } from '../embedding/hash-embedder.js';
 import { rrf, type RankedList } from './rrf.js';
 import { StatementChunks } from './statement-chunks.js';
+import { isStatementTimeout } from '../corpus/db-errors.js';
 import type { TitleFilter } from './title-filter.js';
 
 /** One node of the retrieval graph: a channel (possibly size-routed), a fusion or the rerank. */
@@ -227,7 +228,11 @@ export class RetrievalGraph {
     if (!('batchShape' in profile) || profile.batchShape({}) !== 'lateral') return statement(items);
     const key = `${node.name}\u0000${mode}`;
     let sizer = this.chunks.get(key);
-    if (!sizer) this.chunks.set(key, (sizer = new StatementChunks(this.config.database.statement_timeout_ms)));
+    if (!sizer)
+      this.chunks.set(
+        key,
+        (sizer = new StatementChunks(this.config.database.statement_timeout_ms, undefined, isStatementTimeout)),
+      );
     return sizer.run(items, statement);
   }
 

@@ -9,6 +9,9 @@
  * stays near {@link BUDGET_SHARE} of the timeout; the first chunk of a channel is two questions
  * (on a loaded server a keyword question alone took over 1 s: eight outran the timeout).
  * The lists are the same: a chunk's statement is the batch statement over fewer questions.
+ * A chunk of several questions that still outruns the timeout (a keyword question's cost has a
+ * long tail) is asked again one question a statement, so one slow question does not send the
+ * whole batch to the per-query path.
  */
 
 /** The share of the statement timeout a chunk's statement is sized to take. */
@@ -25,6 +28,8 @@ export class StatementChunks {
   constructor(
     private readonly timeoutMs: number,
     private readonly now: () => number = () => performance.now(),
+    /** Whether a statement's failure is the statement timeout (then its questions are asked one by one). */
+    private readonly timedOut: (e: unknown) => boolean = () => false,
   ) {}
 
   /** How many of `left` questions the next statement takes. */
@@ -54,9 +59,19 @@ export class StatementChunks {
     const out: T[] = [];
     for (let from = 0; from < items.length;) {
       const n = this.size(items.length - from);
+      const chunk = items.slice(from, from + n);
       const t0 = this.now();
-      const got = await statement(items.slice(from, from + n));
-      this.observe(n, this.now() - t0);
+      let got: T[];
+      try {
+        got = await statement(chunk);
+        this.observe(n, this.now() - t0);
+      } catch (e) {
+        if (n === 1 || !this.timedOut(e)) throw e;
+        // At least the timeout over n questions: the next chunks are sized from that.
+        this.observe(n, Math.max(this.timeoutMs, this.now() - t0));
+        got = [];
+        for (const one of chunk) got.push(...(await statement([one])));
+      }
       if (got.length !== n) throw new Error(`internal: a chunk of ${n} questions gave ${got.length} lists`);
       out.push(...got);
       from += n;
