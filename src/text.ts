@@ -134,20 +134,24 @@ export function readerText(text: string): string {
   return fold(stripped).replace(/\s+/g, ' ').trim();
 }
 
-const termPatterns = new Map<string, RegExp>();
+/** Each term's reader text and its word-boundary pattern (null: a term with no text, which matches nothing). */
+const termPatterns = new Map<string, { text: string; re: RegExp } | null>();
 
 /**
  * Does `readerPassage` (already passed through {@link readerText}) carry `term` on word
  * boundaries? "horse" does not match "horsehair"; "zero duty" matches "zero\nduty".
  */
 export function carriesTerm(readerPassage: string, term: string): boolean {
-  let re = termPatterns.get(term);
-  if (!re) {
-    const t = readerText(term).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    re = t ? new RegExp(`(?<![\\p{L}\\p{N}])${t}(?![\\p{L}\\p{N}])`, 'u') : /(?!)/;
-    termPatterns.set(term, re);
+  let pattern = termPatterns.get(term);
+  if (pattern === undefined) {
+    const text = readerText(term);
+    const t = text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    pattern = t ? { text, re: new RegExp(`(?<![\\p{L}\\p{N}])${t}(?![\\p{L}\\p{N}])`, 'u') } : null;
+    termPatterns.set(term, pattern);
   }
-  return re.test(readerPassage);
+  // The pattern matches the term's text itself, so a passage without that text cannot match: a
+  // plain substring search first (most passages lack most terms) spares the lookbehind scan.
+  return pattern !== null && readerPassage.includes(pattern.text) && pattern.re.test(readerPassage);
 }
 
 /** True when `haystack` contains `needle` after folding both (case and accents). */

@@ -8,6 +8,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { isStatementTimeout } from '../src/db/db-errors.js';
 import { openDemoDatabase } from '../src/demo/demo-db.js';
 import { connectPostgres, pgliteClient, type SqlClient } from '../src/db/sql-client.js';
 import { DatabaseError } from '../src/errors.js';
@@ -79,8 +80,34 @@ describe('database errors in words (real PostgreSQL)', () => {
       expect(e.message).toBe(
         `query failed on postgres://127.0.0.1:${portOf(adminUrl())}/postgres: the query ran longer than the statement timeout of 200 ms (database.statement_timeout_ms) and was cancelled by the server (57014)`,
       );
+      // Told apart from other failures (a batch's chunk is then asked again question by question).
+      expect(isStatementTimeout(e)).toBe(true);
+      expect(isStatementTimeout(await failure(db.query('SELECT 1/0')))).toBe(false);
       // The connection is still good for the next query.
       expect(await db.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
+    } finally {
+      await db.close();
+    }
+  });
+});
+
+describe('statements waiting for a connection of the pool', () => {
+  it('wait behind a long statement however long it runs: the wait is not a connection failure', async () => {
+    // One connection, a connect timeout far shorter than the statement ahead: the statements
+    // queued behind it (as a large forum's batch statements queue) run once it is done.
+    const db = await connectPostgres(adminUrl(), { max: 1, connectTimeoutMs: 300 });
+    try {
+      const results = await Promise.all([
+        db.query<{ slept: string }>("SELECT pg_sleep(1)::text || 'done' AS slept"),
+        db.query<{ n: number }>('SELECT 2 AS n'),
+        db.query<{ n: number }>('SELECT 3 AS n'),
+      ]);
+      expect(results).toEqual([[{ slept: 'done' }], [{ n: 2 }], [{ n: 3 }]]);
+      // One connection all along.
+      const rows = await db.query<{ n: string }>(
+        "SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = 'ragaudit' AND datname = current_database()",
+      );
+      expect(Number(rows[0]!.n)).toBe(1);
     } finally {
       await db.close();
     }

@@ -5,7 +5,7 @@
  * test server (keyword channels: pgvector is not installed there).
  */
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Located } from '../src/cases/load.js';
 import { loadCases } from '../src/cases/load.js';
 import type { Case } from '../src/cases/schema.js';
@@ -269,6 +269,40 @@ describe('batched retrieval on PostgreSQL (keyword channels, title gate, size ro
 
   it('a batched run writes the per-query run records', async () => {
     await expectSameRun(ctx, cases);
+  }, 120_000);
+
+  it('sends a channel’s batch in chunks: 2 questions in its first statement, the rest sized to the timeout', async () => {
+    // A fresh graph (chunk sizes are measured per graph): each channel's first statement carries
+    // the first 2 questions, and every question is in exactly one statement of each channel.
+    const { RetrievalGraph } = await import('../src/retrieval/graph.js');
+    const sent: { sql: string; texts: string[] }[] = [];
+    const db = ctx.profile.db;
+    const query = db.query.bind(db);
+    const spy = vi.spyOn(db, 'query').mockImplementation((sql, params, opts) => {
+      if (Array.isArray(params?.[0])) sent.push({ sql, texts: params[0] as string[] });
+      return query(sql, params, opts);
+    });
+    try {
+      const graph = new RetrievalGraph(ctx.config, { profile: ctx.profile, embedder: ctx.embedder });
+      const questions = [...new Set(cases.map((c) => c.value.question))].slice(0, 30);
+      await graph.prepareBatch(questions);
+      for (const grain of ['post', 'topic'] as const) {
+        const statements = sent.filter((s) => s.sql.includes(`${grain}_search_data`));
+        const channels = graph.nodes.filter((n) => n.kind === 'keyword' && n.grain === grain).length;
+        expect(channels).toBeGreaterThan(0);
+        // Each channel's first statement: the first 2 questions; in all, each question once per channel.
+        const first = statements.filter((s) => JSON.stringify(s.texts) === JSON.stringify(questions.slice(0, 2)));
+        expect(first.length).toBe(channels);
+        expect(statements.every((s) => s.texts.length <= questions.length - 2)).toBe(true);
+        expect(statements.flatMap((s) => s.texts).sort()).toEqual(
+          Array.from({ length: channels }, () => questions)
+            .flat()
+            .sort(),
+        );
+      }
+    } finally {
+      spy.mockRestore();
+    }
   }, 120_000);
 });
 

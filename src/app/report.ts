@@ -1,21 +1,41 @@
-import type { RunResult } from '../model/results.js';
+import type { CaseRecord, RunResult } from '../model/results.js';
 import { pickNode } from '../reports/compare-metrics.js';
 import { reportPathFor, writeReport } from '../reports/html.js';
 import { checkOutputFile } from './output-paths.js';
 import type { ReportGate } from '../reports/html-verdicts.js';
 import { loadReleaseGate } from '../reports/release-gate.js';
-import { LARGE_RUN_CASES } from '../store/case-store.js';
-import { resultsOf } from '../store/results-file.js';
+import { FigureRecords, LARGE_RUN_CASES, LightRecords } from '../store/case-store.js';
+import { resultsOf, type OpenedResults } from '../store/results-file.js';
+import { CaseRows } from '../store/results-rows.js';
 import { openRunResults } from './results-input.js';
 
 /**
  * Writes the HTML report beside a results file (the commands that write results do); returns its
- * path. A large `run` holds figure records, without the score details the page shows: its page
- * renders the light records read back from the file it wrote, as `report` renders that file.
+ * path. A large `run` holds figure records, without the score details the case rows show: the
+ * page is made from them, and each row from its case's light record read back from the file just
+ * written, one at a time (see {@link withRows}), as `report` renders that file.
  */
 export function reportBeside(resultsFile: string, result: RunResult): string {
-  const shown = result.kind === 'run' && result.cases.length > LARGE_RUN_CASES ? reportInput(resultsFile) : result;
-  return writeReport(shown, reportPathFor(resultsFile));
+  const out = reportPathFor(resultsFile);
+  if (result.kind !== 'run' || result.cases.length <= LARGE_RUN_CASES) return writeReport(result, out);
+  const opened = openRunResults(resultsFile, 'report');
+  if (opened.format !== 'jsonl') return writeReport(resultsOf(opened, { light: true }), out);
+  return withRows(opened, (rowRecord) => writeReport(result, out, { rowRecord }));
+}
+
+/**
+ * Runs `write` with the rows of a large format-2 results file: each case's light record (what a
+ * row shows), read back by index from the cases file when its row is written. A page of 100,000
+ * cases held them all (~10 kB each) while it was written, the peak of a large run's memory.
+ */
+function withRows<T>(opened: OpenedResults, write: (rowRecord: (index: number) => CaseRecord) => T): T {
+  const rows = new CaseRows(opened.casesFile!, opened.file, opened.count);
+  const light = new LightRecords();
+  try {
+    return write((index) => light.of(rows.at(index)));
+  } finally {
+    rows.close();
+  }
 }
 
 export interface ReportInputs {
@@ -60,11 +80,24 @@ export function reportInput(file: string): RunResult {
 
 /** `report`: one self-contained HTML page for a results file; returns the file written. */
 export function writeHtmlReport(inputs: ReportInputs): string {
-  const result = reportInput(inputs.input);
+  const opened = openRunResults(inputs.input, 'report');
+  // A large format-2 file: figure records for the page, each row read back when it is written.
+  const rowsApart = opened.count > LARGE_RUN_CASES && opened.format === 'jsonl';
+  const result = rowsApart ? figuresOf(opened) : resultsOf(opened, { light: opened.count > LARGE_RUN_CASES });
   const node = inputs.node ? pickNode(result, inputs.node, inputs.inputName) : undefined;
   const out = inputs.out ?? reportPathFor(inputs.input);
   checkOutputFile(out, '--out', [inputs.input]);
   const gate = inputs.gate ? reportGate(inputs.gate) : undefined;
-  writeReport(result, out, { ...(node ? { node } : {}), ...(gate ? { gate } : {}) });
+  const opts = { ...(node ? { node } : {}), ...(gate ? { gate } : {}) };
+  if (rowsApart) withRows(opened, (rowRecord) => writeReport(result, out, { ...opts, rowRecord }));
+  else writeReport(result, out, opts);
   return out;
+}
+
+/** The file's results with figure records (src/runs/case-store.ts), read one record at a time. */
+function figuresOf(opened: OpenedResults): RunResult {
+  const figures = new FigureRecords();
+  const cases: CaseRecord[] = [];
+  for (const c of opened.cases()) cases.push(figures.of(c));
+  return { ...opened.header, summary: opened.summary, cases };
 }

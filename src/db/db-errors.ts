@@ -75,6 +75,12 @@ export function queryFailure(label: string, e: unknown, statementTimeoutMs?: num
   return new DatabaseError(`query failed on ${label}: ${describeDbFailure(e, { statementTimeoutMs })}`, { cause: e });
 }
 
+/** Whether a query failed because the server cancelled it at the statement timeout (57014). */
+export function isStatementTimeout(e: unknown): boolean {
+  const cause = e instanceof DatabaseError ? (e.cause as DriverError | undefined) : (e as DriverError | undefined);
+  return cause?.code === '57014' && /statement timeout/i.test(String(cause.message ?? ''));
+}
+
 /** The client-side deadline passed without an answer: the connection is dropped, not reused. */
 export function deadlineFailure(label: string, deadlineMs: number, statementTimeoutMs: number): DatabaseError {
   return new DatabaseError(

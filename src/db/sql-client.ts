@@ -71,14 +71,49 @@ type ExtendedQuery = pg.QueryConfig & { queryMode: 'extended' };
 
 class PgSqlClient implements SqlClient {
   readonly kind = 'pg' as const;
+  /** Statements holding a connection of the pool, and those waiting for one (in order). */
+  private busy = 0;
+  private readonly waiting: (() => void)[] = [];
+
   constructor(
     private readonly pool: pg.Pool,
     readonly label: string,
     private readonly timeoutMs: number,
     private readonly connectTimeoutMs = CONNECT_TIMEOUT_MS,
+    private readonly size = 4,
   ) {}
 
+  /**
+   * Waits for a free connection of the pool. pg's pool bounds its wait for a client by the connect
+   * timeout too, so a statement queued behind long ones (a batch of a few hundred questions on a
+   * large forum) failed as "cannot connect ... no answer within 5000 ms" though the server was
+   * answering: statements wait here, and the pool is asked only when one of its clients is free.
+   */
+  private async slot(): Promise<void> {
+    if (this.busy < this.size) {
+      this.busy++;
+      return;
+    }
+    await new Promise<void>((resolve) => this.waiting.push(resolve));
+  }
+
+  /** Hands the connection's place to the next statement waiting, if any. */
+  private free(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.busy--;
+  }
+
   async query<T extends object>(sql: string, params: unknown[] = [], opts: QueryOptions = {}): Promise<T[]> {
+    await this.slot();
+    try {
+      return await this.held<T>(sql, params, opts);
+    } finally {
+      this.free();
+    }
+  }
+
+  private async held<T extends object>(sql: string, params: unknown[], opts: QueryOptions): Promise<T[]> {
     let client: pg.PoolClient;
     try {
       client = await this.pool.connect();
@@ -148,10 +183,11 @@ export async function connectPostgres(
   // Loaded on first use: a run on the embedded demo never needs the PostgreSQL driver.
   const { default: driver } = await import('pg');
   let pool: pg.Pool;
+  const max = opts.max ?? DATABASE_DEFAULTS.poolConnections;
   try {
     pool = new driver.Pool({
       connectionString: url,
-      max: opts.max ?? DATABASE_DEFAULTS.poolConnections,
+      max,
       connectionTimeoutMillis: connectTimeoutMs,
       application_name: APPLICATION_NAME,
     });
@@ -166,6 +202,7 @@ export async function connectPostgres(
     label,
     opts.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS,
     connectTimeoutMs,
+    max,
   );
   try {
     await client.query('SELECT 1');

@@ -230,7 +230,7 @@ function selectHtml(id: string, label: string, values: readonly string[]): strin
 }
 
 /** The cases section, failures first, written a case row at a time (a large run has tens of thousands). */
-function writeCases(views: readonly CaseView[], write: ArtifactWrite): void {
+function writeCases(views: readonly CaseView[], write: ArtifactWrite, rowRecord?: ReportOptions['rowRecord']): void {
   const rank = (v: CaseView) => VERDICT_ORDER.indexOf(verdictState(v.record));
   const ordered = [...views].sort((a, b) => rank(a) - rank(b) || a.index - b.index);
   write(
@@ -256,7 +256,10 @@ function writeCases(views: readonly CaseView[], write: ArtifactWrite): void {
       views.flatMap((v) => failedChecks(v.record)),
     )} <button type="button" id="open-all">open all</button> <button type="button" id="close-all">close all</button> <span id="shown" class="meta"></span></div><div class="case-head">${CASE_COLUMNS.map((c) => `<button type="button" class="cell sort" data-sort="${esc(c.sort)}">${esc(c.label)}</button>`).join('')}</div><div id="cases">`,
   );
-  ordered.forEach((v, i) => write(i ? `\n${caseHtml(v)}` : caseHtml(v)));
+  ordered.forEach((v, i) => {
+    const row = caseHtml(rowRecord ? { ...v, record: rowRecord(v.index) } : v);
+    write(i ? `\n${row}` : row);
+  });
   write('</div></section>');
 }
 
@@ -285,6 +288,12 @@ function caseData(v: CaseView) {
 export interface ReportOptions {
   node?: string;
   gate?: ReportGate;
+  /**
+   * The record a case row shows, by case index, when the run's records in memory are figure
+   * records (a large run, src/runs/case-store.ts): each row is then read back from the results
+   * file as it is written, so no more than one shown record is held at a time.
+   */
+  rowRecord?: (index: number) => RunResult['cases'][number];
 }
 
 /** The whole report page for a results file. */
@@ -329,7 +338,7 @@ ${agreementHtml(result)}
 ${zonesHtml(views, zoneComputed)}
 ${histogramHtml(result, views, scoreNode)}
 `);
-  writeCases(views, write);
+  writeCases(views, write, opts.rowRecord);
   write(`
 ${jsonScript('ragaudit-data', data)}
 <script>${REPORT_JS}</script>

@@ -7,6 +7,8 @@ import type { Reranker } from '../rerank/types.js';
 import type { Embedder } from '../embedding/embedder.js';
 import { vectorLiteral } from '../embedding/hash-embedder.js';
 import { rrf, type RankedList } from './rrf.js';
+import { StatementChunks } from './statement-chunks.js';
+import { isStatementTimeout } from '../db/db-errors.js';
 import type { TitleFilter } from './title-filter.js';
 
 /** One node of the retrieval graph: a channel (possibly size-routed), a fusion or the rerank. */
@@ -204,8 +206,36 @@ export class RetrievalGraph {
   /** One semantic channel's lists for many vectors in a mode. */
   private semanticLists(node: ChannelNode, vectors: string[], mode?: SearchMode): Promise<RetrievedItem[][]> {
     if (!vectors.length) return Promise.resolve([]);
-    const q = { ...this.semanticQuery(node, mode), vectors };
-    return node.grain === 'post' ? this.deps.profile.semanticPostsBatch(q) : this.deps.profile.semanticTopicsBatch(q);
+    return this.chunked(node, mode ?? this.searchMode(node), vectors, (part) => {
+      const q = { ...this.semanticQuery(node, mode), vectors: [...part] };
+      return node.grain === 'post' ? this.deps.profile.semanticPostsBatch(q) : this.deps.profile.semanticTopicsBatch(q);
+    });
+  }
+
+  /** Chunk sizes per channel and search mode, kept over the run (src/retrieval/statement-chunks.ts). */
+  private readonly chunks = new Map<string, StatementChunks>();
+
+  /**
+   * A channel's batch statement over `items`: one statement where the profile shares its
+   * candidates between the questions (the embedded demo), else in chunks sized to the statement
+   * timeout (PostgreSQL's lateral shape, a statement's cost the sum of its questions').
+   */
+  private chunked<I>(
+    node: ChannelNode,
+    mode: string,
+    items: readonly I[],
+    statement: (part: readonly I[]) => Promise<RetrievedItem[][]>,
+  ): Promise<RetrievedItem[][]> {
+    const profile = this.deps.profile;
+    if (!('batchShape' in profile) || profile.batchShape({}) !== 'lateral') return statement(items);
+    const key = `${node.name}\u0000${mode}`;
+    let sizer = this.chunks.get(key);
+    if (!sizer)
+      this.chunks.set(
+        key,
+        (sizer = new StatementChunks(this.config.database.statement_timeout_ms, undefined, isStatementTimeout)),
+      );
+    return sizer.run(items, statement);
   }
 
   /** What a channel's list says beside its items: a short `ann` list, and both modes' lists under index recall. */
@@ -315,11 +345,12 @@ export class RetrievalGraph {
           }
           return out;
         } else {
-          const q = { ...this.keywordQuery(node), texts: distinct };
-          out =
-            node.grain === 'post'
-              ? await this.deps.profile.keywordPostsBatch(q)
-              : await this.deps.profile.keywordTopicsBatch(q);
+          out = await this.chunked(node, 'keyword', distinct, (texts) => {
+            const q = { ...this.keywordQuery(node), texts: [...texts] };
+            return node.grain === 'post'
+              ? this.deps.profile.keywordPostsBatch(q)
+              : this.deps.profile.keywordTopicsBatch(q);
+          });
         }
         channels[node.name] = performance.now() - tc;
         return out;

@@ -141,13 +141,15 @@ function figureScore(s: ScoreRecord): ScoreRecord {
  * summarisers (retrieval, the retrieval feed's, generation, judge with agreement and
  * self-consistency, probes) and the digests (retrieval, generation, judge, probes, the console's
  * errors) read, with the same values, and less than a light record:
- * - no ranked lists (a node keeps its metrics and latency; a run's record has its top-1 score);
+ * - no ranked lists (a node keeps its metrics and latency; a run's record has its top-1 score),
+ *   except each list's first item in a record without a top-1 score (a retrieval record, or a
+ *   case that failed after its retrieval), which the HTML report's case views read;
  * - no sources, and the answer's first 160 characters;
  * - scores cut to what the figures read ({@link figureScore});
  * - repeated values (a node's metrics, tags, prompt versions, scores, score lists, usage) shared:
  *   one frozen copy of each, up to 10,000 distinct values per kind.
- * The HTML report is not made from them: it shows every score's details (src/app/report.ts reads a
- * large run's light records back from its results file).
+ * The HTML report's page is made from them too, but not its case rows, which show every score's
+ * details: src/app/report.ts reads each row's light record back from the results file.
  */
 export class FigureRecords {
   // Parts of the record given are shared between figure records, and frozen: give a record of its own.
@@ -160,6 +162,8 @@ export class FigureRecords {
 
   of(r: CaseRecord): CaseRecord {
     const { sources: _sources, answer, retrieval, tags, prompt_versions, usage, scores, ...rest } = r;
+    // The report's top-1 of a record without one recorded is its rerank list's first item.
+    const keepFirst = r.top1_score === undefined;
     const keys: string[] = [];
     const shared = scores.map((s) => {
       const figure = figureScore(s);
@@ -173,7 +177,11 @@ export class FigureRecords {
       retrieval: Object.fromEntries(
         Object.entries(retrieval).map(([node, at]) => [
           node,
-          { ...at, items: NO_ITEMS, metrics: this.metrics.intern(frozen(at.metrics)) },
+          {
+            ...at,
+            items: keepFirst && at.items.length ? at.items.slice(0, 1) : NO_ITEMS,
+            metrics: this.metrics.intern(frozen(at.metrics)),
+          },
         ]),
       ),
       scores: this.scoreLists.intern(frozen(shared), `[${keys.join(',')}]`),

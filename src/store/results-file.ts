@@ -11,7 +11,7 @@ import {
   type CaseRecord,
   type RunResult,
 } from '../model/results.js';
-import { jsonlLines } from '../io/jsonl.js';
+import { jsonlLines, type JsonlLine } from '../io/jsonl.js';
 import { arrayStore, LARGE_RUN_CASES, LightRecords, type CaseStore } from './case-store.js';
 import { isCheckedRecord, maskedRecord } from './record-check.js';
 import { recordDigest } from './record-digest.js';
@@ -325,6 +325,24 @@ export function openResults(file: string): OpenedResults {
   };
 }
 
+/** A record of a format-2 cases file from its line, checked; a problem names the file and line. */
+export function caseOfLine(casesFile: string, line: Pick<JsonlLine, 'text' | 'no' | 'ended'>): CaseRecord {
+  let value: unknown;
+  try {
+    value = JSON.parse(line.text);
+  } catch (e) {
+    const cut = line.ended ? '' : ' (the last line is cut short: the file is torn)';
+    throw new InputError(`${casesFile}:${line.no}: not a JSON line${cut}: ${(e as Error).message}`);
+  }
+  const record = CaseRecordSchema.safeParse(value);
+  if (!record.success)
+    throw new InputError(
+      `${casesFile}:${line.no}: not a valid case record`,
+      issuesOf(`${casesFile}:${line.no}`, record.error, 5),
+    );
+  return record.data;
+}
+
 function openJsonl(file: string, data: unknown): OpenedResults {
   const parsed = JsonlHeaderSchema.safeParse(data);
   if (!parsed.success) throw new InputError(`${file}: not a valid ragaudit results file`, issuesOf(file, parsed.error));
@@ -346,21 +364,8 @@ function openJsonl(file: string, data: unknown): OpenedResults {
       let n = 0;
       for (const line of jsonlLines(casesFile)) {
         if (!line.text.trim()) continue;
-        let value: unknown;
-        try {
-          value = JSON.parse(line.text);
-        } catch (e) {
-          const cut = line.ended ? '' : ' (the last line is cut short: the file is torn)';
-          throw new InputError(`${casesFile}:${line.no}: not a JSON line${cut}: ${(e as Error).message}`);
-        }
-        const record = CaseRecordSchema.safeParse(value);
-        if (!record.success)
-          throw new InputError(
-            `${casesFile}:${line.no}: not a valid case record`,
-            issuesOf(`${casesFile}:${line.no}`, record.error, 5),
-          );
         n++;
-        yield record.data;
+        yield caseOfLine(casesFile, line);
       }
       if (n !== cases_count)
         throw new InputError(`${casesFile}: ${n} cases, but ${file} says ${cases_count} (the pair does not match)`);
