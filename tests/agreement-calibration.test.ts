@@ -41,8 +41,8 @@ function setup() {
   const dir = mkdtempSync(join(tmpdir(), 'ragaudit-calib-'));
   const prompts = join(dir, 'prompts');
   cpSync(PROMPTS_DIR, prompts, { recursive: true });
-  const base = asJudged('20261204-211252-demo.json', prompts);
-  const cand = asJudged('20261204-211257-demo-weak1.json', prompts);
+  const base = asJudged('20261204-233647-demo.json', prompts);
+  const cand = asJudged('20261204-233650-demo-weak1.json', prompts);
   writeFileSync(join(dir, 'base.json'), JSON.stringify(base));
   writeFileSync(join(dir, 'cand.json'), JSON.stringify(cand));
   writeFileSync(
@@ -168,8 +168,8 @@ describe('a gate on judge figures bound to the judge calibration', () => {
     expect(refusal(() => compare(w))).toMatch(/faithfulness rest on an LLM judge that .*gate.yml names no calibration/);
     // The reference runs as written: judged by the offline stand-in, which no calibration could be about.
     for (const [name, file] of [
-      ['base.json', '20261204-211252-demo.json'],
-      ['cand.json', '20261204-211257-demo-weak1.json'],
+      ['base.json', '20261204-233647-demo.json'],
+      ['cand.json', '20261204-233650-demo-weak1.json'],
     ] as const)
       writeFileSync(join(w.dir, name), readFileSync(join(REF, file), 'utf8'));
     expect(compare(w).verdict!.passed).toBe(true);

@@ -22,8 +22,8 @@ import { runCli } from './helpers/cli.js';
 import { demoRun } from './helpers/verdict-fixture.js';
 
 const REF = join(PACKAGE_ROOT, 'results', 'reference');
-const DEMO = join(REF, '20261204-211252-demo.json');
-const WEAK1 = join(REF, '20261204-211257-demo-weak1.json');
+const DEMO = join(REF, '20261204-233647-demo.json');
+const WEAK1 = join(REF, '20261204-233650-demo-weak1.json');
 
 const HOSTILE = '<img src=x onerror=alert(1)>';
 

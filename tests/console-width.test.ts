@@ -13,7 +13,7 @@ import { PACKAGE_ROOT } from '../src/paths.js';
 import { runCli } from './helpers/cli.js';
 import { DEMO_RUN } from './helpers/verdict-fixture.js';
 
-const WEAK = join(PACKAGE_ROOT, 'results', 'reference', '20261204-211257-demo-weak1.json');
+const WEAK = join(PACKAGE_ROOT, 'results', 'reference', '20261204-233650-demo-weak1.json');
 
 /** The widest line of a text and the line itself, for the failure message. */
 function widest(text: string): { width: number; line: string } {

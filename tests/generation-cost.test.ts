@@ -10,7 +10,7 @@ import { RunResultSchema, type RunResult } from '../src/model/results.js';
 import { PACKAGE_ROOT } from '../src/paths.js';
 import { generatorCostRow } from '../src/reports/generation-cost.js';
 
-const REFERENCE = join(PACKAGE_ROOT, 'results', 'reference', '20261204-211252-demo.json');
+const REFERENCE = join(PACKAGE_ROOT, 'results', 'reference', '20261204-233647-demo.json');
 
 /** The reference demo run as if a real model had answered: 1,000,000 tokens in, 500,000 out. */
 function remoteRun(generator: Record<string, unknown>, batch?: Record<string, unknown>): RunResult {

@@ -20,7 +20,7 @@ import { RunResultSchema } from '../src/model/results.js';
 import { PACKAGE_ROOT } from '../src/paths.js';
 import { CHROMIUM_PATH } from './helpers/chromium.js';
 
-const RESULTS = join(PACKAGE_ROOT, 'results', 'reference', '20261204-211252-demo.json');
+const RESULTS = join(PACKAGE_ROOT, 'results', 'reference', '20261204-233647-demo.json');
 const SHOTS = process.env.RAGAUDIT_SCREENSHOTS;
 
 let browser: Browser;

@@ -16,7 +16,7 @@ import { readLabels } from '../src/judge/label-file.js';
 import { PACKAGE_ROOT } from '../src/paths.js';
 import { CHROMIUM_PATH } from './helpers/chromium.js';
 
-const RESULTS = join(PACKAGE_ROOT, 'results', 'reference', '20261204-211252-demo.json');
+const RESULTS = join(PACKAGE_ROOT, 'results', 'reference', '20261204-233647-demo.json');
 const SHOTS = process.env.RAGAUDIT_SCREENSHOTS;
 const VIEWPORT = { width: 1366, height: 768 };
 

@@ -16,7 +16,7 @@ import { appendLabel, fileDigest } from '../src/judge/label-file.js';
 import { PACKAGE_ROOT } from '../src/paths.js';
 import { PoolFileSchema } from '../src/labelling/pooling.js';
 
-const RESULTS = join(PACKAGE_ROOT, 'results', 'reference', '20261204-211252-demo.json');
+const RESULTS = join(PACKAGE_ROOT, 'results', 'reference', '20261204-233647-demo.json');
 
 describe('goldens written back', () => {
   it('widens a case from the accepted pool judgements, keeping every other byte, with provenance', () => {

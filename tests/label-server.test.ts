@@ -16,7 +16,7 @@ import type { WriteFn } from '../src/io/jsonl.js';
 import { fileDigest } from '../src/judge/label-file.js';
 import { PACKAGE_ROOT } from '../src/paths.js';
 
-const RESULTS = join(PACKAGE_ROOT, 'results', 'reference', '20261204-211252-demo.json');
+const RESULTS = join(PACKAGE_ROOT, 'results', 'reference', '20261204-233647-demo.json');
 
 const open: LabelServer[] = [];
 afterEach(async () => {

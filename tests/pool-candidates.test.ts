@@ -96,8 +96,8 @@ describe('pooling', () => {
     const code = await main(
       [
         'pool',
-        join(ref, '20261204-211252-demo.json'),
-        join(ref, '20261204-211257-demo-weak1.json'),
+        join(ref, '20261204-233647-demo.json'),
+        join(ref, '20261204-233650-demo-weak1.json'),
         '--k',
         '5',
         '--out',

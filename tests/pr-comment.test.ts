@@ -14,8 +14,8 @@ import { readResults } from '../src/store/results-file.js';
 import { runCli } from './helpers/cli.js';
 
 const REF = resolve('results/reference');
-const BASE = join(REF, '20261204-211252-demo.json');
-const WEAK = join(REF, '20261204-211257-demo-weak1.json');
+const BASE = join(REF, '20261204-233647-demo.json');
+const WEAK = join(REF, '20261204-233650-demo-weak1.json');
 const GATE = resolve('cases/demo/gate.yml');
 
 const widest = (md: string) => Math.max(...md.split('\n').map(displayWidth));
@@ -32,9 +32,9 @@ describe('compare --markdown on the demo', () => {
     expect(widest(md)).toBeLessThanOrEqual(PR_WIDTH);
     // The demo gate has 10 rules (9 metric rules, max_regressions), all passing on weak1.
     expect(md.split('\n')[0]).toBe('## ragaudit: PASS (10 of 10 gate rules passed)');
-    expect(md).toContain('- ✅ 20261204-211257-demo-weak1: hit_at_5.max_drop: drop 0 (0.925 → 0.925), limit 0.020');
+    expect(md).toContain('- ✅ 20261204-233650-demo-weak1: hit_at_5.max_drop: drop 0 (0.925 → 0.925), limit 0.020');
     expect(md).toContain(
-      '<details>\n<summary>20261204-211257-demo-weak1 vs 20261204-211252-demo: 1 regressed, 1 improved</summary>\n\n',
+      '<details>\n<summary>20261204-233650-demo-weak1 vs 20261204-233647-demo: 1 regressed, 1 improved</summary>\n\n',
     );
     expect(md).toContain('- metal-taps-office-floor: faithfulness 1 → 0.5');
     expect(md).toContain('- zones.weak_below: 0 → 1');

@@ -16,7 +16,7 @@ import { readResults } from '../src/store/results-file.js';
 import { CHROMIUM_PATH } from './helpers/chromium.js';
 
 const SHOTS = process.env.RAGAUDIT_SCREENSHOTS;
-const probes = (): RunResult => readResults('results/reference/20261204-211303-demo-probes.json');
+const probes = (): RunResult => readResults('results/reference/20261204-233654-demo-probes.json');
 
 const attackOrder = (html: string) => [...html.matchAll(/<section class="probe-attack (\w+)" data-attack="([^"]+)"/g)];
 const rowsOf = (html: string, attack: string) => {

@@ -39,7 +39,7 @@ vi.mock('../src/store/case-store.js', async (importOriginal) => {
 
 afterAll(() => removeWorkDirs());
 
-const RUN = join(REPO, 'results', 'reference', '20261204-211252-demo.json');
+const RUN = join(REPO, 'results', 'reference', '20261204-233647-demo.json');
 
 describe('case rows read back by index', () => {
   const records = readResults(RUN).cases.slice(0, 4);

@@ -32,8 +32,8 @@ import { removeWorkDirs, workDir } from './fixtures/audit/harness.js';
 afterAll(() => removeWorkDirs());
 
 const REFERENCE = join(import.meta.dirname, '..', 'results', 'reference');
-const RUN = join(REFERENCE, '20261204-211252-demo.json');
-const PROBES = join(REFERENCE, '20261204-211303-demo-probes.json');
+const RUN = join(REFERENCE, '20261204-233647-demo.json');
+const PROBES = join(REFERENCE, '20261204-233654-demo-probes.json');
 
 /** The reference run written again in `format`, under `dir`. */
 function rewrite(dir: string, format: 'json' | 'jsonl', file = RUN): string {

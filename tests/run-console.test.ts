@@ -56,7 +56,7 @@ describe('the end of the run console', { timeout: 120_000 }, () => {
 
   it('remote components by id, a cross-encoder server with the model the config names for it', () => {
     const r = RunResultSchema.parse(
-      JSON.parse(readFileSync(join(PACKAGE_ROOT, 'results', 'reference', '20261204-211252-demo.json'), 'utf8')),
+      JSON.parse(readFileSync(join(PACKAGE_ROOT, 'results', 'reference', '20261204-233647-demo.json'), 'utf8')),
     );
     r.components = {
       database: { id: 'pg', offline: false, label: 'pg' },

@@ -48,9 +48,9 @@ vi.mock('../src/store/case-store.js', async (importOriginal) => {
 afterAll(() => removeWorkDirs());
 
 const REFERENCE = join(import.meta.dirname, '..', 'results', 'reference');
-const RUN = join(REFERENCE, '20261204-211252-demo.json');
-const WEAK = join(REFERENCE, '20261204-211257-demo-weak1.json');
-const PROBES = join(REFERENCE, '20261204-211303-demo-probes.json');
+const RUN = join(REFERENCE, '20261204-233647-demo.json');
+const WEAK = join(REFERENCE, '20261204-233650-demo-weak1.json');
+const PROBES = join(REFERENCE, '20261204-233654-demo-probes.json');
 
 /** The same bytes and the same values (key order included). */
 const same = (a: unknown, b: unknown) => expect(JSON.stringify(a)).toBe(JSON.stringify(b));

@@ -20,8 +20,8 @@ import { runCli } from './helpers/cli.js';
 
 const SHOTS = process.env.RAGAUDIT_SCREENSHOTS;
 const REF = 'results/reference';
-const DEMO = `${REF}/20261204-211252-demo.json`;
-const WEAK1 = `${REF}/20261204-211257-demo-weak1.json`;
+const DEMO = `${REF}/20261204-233647-demo.json`;
+const WEAK1 = `${REF}/20261204-233650-demo-weak1.json`;
 const VIEWPORT = { width: 1366, height: 768 };
 
 let browser: Browser;
@@ -84,7 +84,7 @@ describe('ragaudit view in Chromium', { timeout: 120_000 }, () => {
 
       await page.keyboard.press('c');
       await page.waitForURL(/\/compare\?/);
-      expect(await page.title()).toBe('20261204-211257-demo-weak1 vs 20261204-211252-demo (baseline)');
+      expect(await page.title()).toBe('20261204-233650-demo-weak1 vs 20261204-233647-demo (baseline)');
       // Failures first: regressed, failing in either run, improved, changed, unchanged.
       const order = await ranks(page);
       expect(order[0]).toBe('regressed');
@@ -123,7 +123,7 @@ describe('ragaudit view in Chromium', { timeout: 120_000 }, () => {
 
       await page.keyboard.press('s');
       await page.waitForURL((u) => u.searchParams.get('baseline') === weak);
-      expect(await page.title()).toBe('20261204-211252-demo vs 20261204-211257-demo-weak1 (baseline)');
+      expect(await page.title()).toBe('20261204-233647-demo vs 20261204-233650-demo-weak1 (baseline)');
       await page.keyboard.press('b');
       await page.waitForURL(/\/\?ticket=/);
       await expect(rows.count()).resolves.toBe(3);

@@ -16,8 +16,8 @@ import { PACKAGE_ROOT } from '../src/paths.js';
 import { runCli } from './helpers/cli.js';
 
 const REF = join(PACKAGE_ROOT, 'results', 'reference');
-const DEMO = '20261204-211252-demo.json';
-const WEAK1 = '20261204-211257-demo-weak1.json';
+const DEMO = '20261204-233647-demo.json';
+const WEAK1 = '20261204-233650-demo-weak1.json';
 const HOSTILE = '<img src=x onerror=alert(1)>';
 
 const open: ViewServer[] = [];
@@ -36,7 +36,7 @@ function folder(): string {
   weak.note = HOSTILE;
   writeFileSync(join(dir, WEAK1), JSON.stringify(weak));
   writeFileSync(join(dir, 'broken.json'), '{"schema_version": 1, "kind": ');
-  copyFileSync(join(REF, '20261204-211306-compare.json'), join(dir, 'x-compare.json'));
+  copyFileSync(join(REF, '20261204-233657-compare.json'), join(dir, 'x-compare.json'));
   return dir;
 }
 
@@ -133,13 +133,13 @@ describe('ragaudit view server', () => {
     const cmp = await get(s, `/compare?${t}&run=${weak}&run=${demo}`);
     expect(cmp.status).toBe(200);
     // The older run is the baseline unless one is asked for.
-    expect(cmp.text).toContain('<title>20261204-211257-demo-weak1 vs 20261204-211252-demo (baseline)</title>');
+    expect(cmp.text).toContain('<title>20261204-233650-demo-weak1 vs 20261204-233647-demo (baseline)</title>');
     expect(cmp.text).not.toContain(HOSTILE);
     expect(cmp.text).toContain('&lt;img src=x onerror=alert(1)&gt;');
-    expect(cmp.text).toContain('ragaudit label 20261204-211252-demo.json 20261204-211257-demo-weak1.json');
+    expect(cmp.text).toContain('ragaudit label 20261204-233647-demo.json 20261204-233650-demo-weak1.json');
     expect(String(cmp.headers['content-security-policy'])).toMatch(/script-src 'sha256-[^']+'.*frame-ancestors 'none'/);
     const swapped = await get(s, `/compare?${t}&run=${weak}&run=${demo}&baseline=${weak}`);
-    expect(swapped.text).toContain('<title>20261204-211252-demo vs 20261204-211257-demo-weak1 (baseline)</title>');
+    expect(swapped.text).toContain('<title>20261204-233647-demo vs 20261204-233650-demo-weak1 (baseline)</title>');
     expect((await get(s, `/compare?${t}&run=${weak}`)).status).toBe(400);
     expect((await get(s, `/compare?${t}&run=${weak}&run=${weak}`)).status).toBe(400);
   });

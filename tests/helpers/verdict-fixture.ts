@@ -10,7 +10,7 @@ import type { CaseRecord, RunResult } from '../../src/model/results.js';
 import type { Verdict } from '../../src/model/verdict.js';
 import { PACKAGE_ROOT } from '../../src/paths.js';
 
-export const DEMO_RUN = join(PACKAGE_ROOT, 'results', 'reference', '20261204-211252-demo.json');
+export const DEMO_RUN = join(PACKAGE_ROOT, 'results', 'reference', '20261204-233647-demo.json');
 
 /** The verdict of one record by the stated rules (undefined for an errored case). */
 export function fixtureVerdict(r: CaseRecord): Verdict | undefined {
