@@ -121,20 +121,19 @@ gate rule failed, 2 bad input or config.`,
     const gated = values.gate ? gateInputs(io, { ...values, rules: values.gate }, [], 'run --gate') : undefined;
     const loaded = loadWithOverrides(values, io, [...generationOverrides(values), ...judgeOverrides(values)]);
     const repeat = repeatFlag(values);
+    // What the run and its dry run are given alike.
+    const inputs = {
+      loaded,
+      db: values.db,
+      cases: resolvePaths(io, values.cases),
+      shard: values.shard === undefined ? undefined : parseShardSpec(values.shard, io.env),
+      cwd: io.cwd,
+      env: io.env,
+      repeat,
+    };
     if (values['dry-run']) {
       if (values.resume) throw new InputError('--dry-run plans a whole run: it does not take --resume');
-      const plan = await planRun(
-        {
-          loaded,
-          db: values.db,
-          cases: resolvePaths(io, values.cases),
-          shard: values.shard === undefined ? undefined : parseShardSpec(values.shard, io.env),
-          cwd: io.cwd,
-          env: io.env,
-          repeat,
-        },
-        cliHooks(io),
-      );
+      const plan = await planRun(inputs, cliHooks(io));
       io.out(planText(plan));
       if (gated) io.out('the gate is not checked in a dry run: no run is made\n');
       return 0;
@@ -145,13 +144,7 @@ gate rule failed, 2 bad input or config.`,
     if (canary) io.out(`${canaryText(canary)}\n`);
     const { result, files, report } = await runAuditCommand(
       {
-        loaded,
-        db: values.db,
-        cases: resolvePaths(io, values.cases),
-        shard: values.shard === undefined ? undefined : parseShardSpec(values.shard, io.env),
-        cwd: io.cwd,
-        env: io.env,
-        repeat,
+        ...inputs,
         resume: values.resume,
         report: !values['no-report'],
         allowWrites: values['allow-writes'],
