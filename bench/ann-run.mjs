@@ -124,7 +124,7 @@ for (const grain of ['post', 'topic']) {
   }
   console.log(`keyword ${grain}: ${fmt(times)} (${Q} questions, ${(found / Q).toFixed(1)} items each)`);
   if (!values['no-plans']) {
-    const st = profile.keywordStatement(grain, { text: questions[0], config: 'english', limit: K });
+    const st = await profile.keywordStatement(grain, { text: questions[0], config: 'english', limit: K });
     const plan = await db.query(`EXPLAIN (ANALYZE, COSTS OFF) ${st.sql}`, st.params);
     console.log(`\nEXPLAIN ANALYZE, keyword ${grain}:\n${plan.map((r) => r['QUERY PLAN']).join('\n')}\n`);
   }

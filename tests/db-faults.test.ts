@@ -7,7 +7,7 @@
 import { PGlite } from '@electric-sql/pglite';
 import { join } from 'node:path';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { isStatementTimeout } from '../src/db/db-errors.js';
 import { openDemoDatabase } from '../src/demo/demo-db.js';
 import { connectPostgres, pgliteClient, type SqlClient } from '../src/db/sql-client.js';
@@ -86,6 +86,26 @@ describe('database errors in words (real PostgreSQL)', () => {
       // The connection is still good for the next query.
       expect(await db.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
     } finally {
+      await db.close();
+    }
+  });
+});
+
+describe('one statement on PostgreSQL', () => {
+  it('is three round trips: its read-only transaction and timeout, the statement, the commit (one more per setting)', async () => {
+    const db = await connectPostgres(adminUrl(), { statementTimeoutMs: 4321 });
+    const spy = vi.spyOn(pg.Client.prototype, 'query');
+    try {
+      const rows = await db.query<{ ro: string; timeout: string }>(
+        "SELECT current_setting('transaction_read_only') AS ro, current_setting('statement_timeout') AS timeout",
+      );
+      expect(rows).toEqual([{ ro: 'on', timeout: '4321ms' }]);
+      expect(spy).toHaveBeenCalledTimes(3);
+      spy.mockClear();
+      await db.query('SELECT 1', [], { settings: [['work_mem', '8MB']] });
+      expect(spy).toHaveBeenCalledTimes(4);
+    } finally {
+      spy.mockRestore();
       await db.close();
     }
   });
