@@ -43,6 +43,12 @@ function readWhole(file) {
   });
 }
 const reading = readWhole(workerData.snapshot);
+// PostgreSQL's WebAssembly, compiled once per process: the first worker compiles it (on V8's
+// threads, while the snapshot is read) and hands the module to the thread that started it, which
+// gives it to every later worker; compiling was about half of each open.
+const compiling = workerData.wasm
+  ? Promise.resolve(workerData.wasm)
+  : fs.promises.readFile(require('node:path').join(require('node:path').dirname(workerData.pglite), 'pglite.wasm')).then((b) => WebAssembly.compile(b));
 const { PGlite, MemoryFS } = require(workerData.pglite);
 const { vector } = require(workerData.vector);
 
@@ -129,21 +135,21 @@ class SnapshotFS extends MemoryFS {
 // without writing its 16 MB of zeros (wal_init_zero = off): the engine prepares the next segment
 // when it starts, which in memory cost ~0.15 s of every open.
 const SETTINGS = '\\nshared_buffers = 16MB\\nmax_connections = 4\\nwal_init_zero = off\\n';
-function open(tar) {
+function open([tar, wasm]) {
   const entries = tarEntries(tar);
   for (const e of entries || [])
     if (e.name.replace(/^\\/+/, '') === 'postgresql.auto.conf') e.data = Buffer.concat([e.data, Buffer.from(SETTINGS)]);
   const source = entries ? { fs: new SnapshotFS(entries) } : { loadDataDir: new Blob([tar]) };
-  return PGlite.create({ ...source, extensions: { vector } });
+  return PGlite.create({ ...source, extensions: { vector }, pgliteWasmModule: wasm });
 }
-reading.then(open).then(async (db) => {
+Promise.all([reading, compiling]).then(open).then(async (db) => {
   // Every transaction of this session is read-only, the implicit one of a lone statement too.
   await db.exec('SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY');
   // Untimed statements first, so the engine's warm-up (and loading pgvector's code, when the
   // database has it) is not charged to the first real query.
   await db.query('SELECT 1');
   await db.query("SELECT '[1,2]'::vector <=> '[2,1]'::vector").catch(() => undefined);
-  parentPort.postMessage({ ready: true });
+  parentPort.postMessage({ ready: true, wasm: workerData.wasm ? undefined : await compiling });
   parentPort.on('message', async ({ sql, params, settings }) => {
     try {
       // One statement through the extended protocol ('query', never 'exec'), read-only; with
@@ -168,6 +174,8 @@ const require = createRequire(import.meta.url);
 
 interface Reply {
   ready?: true;
+  /** PostgreSQL's compiled module, from a worker that compiled it (the first of the process). */
+  wasm?: object;
   fatal?: string;
   rows?: object[];
   error?: { message: string; code?: string };
@@ -371,6 +379,9 @@ class PgliteWorkerClient implements SqlClient {
   }
 }
 
+/** PostgreSQL's WebAssembly as the first worker of this process compiled it (see the worker). */
+let compiledPglite: object | undefined;
+
 /**
  * A worker on a snapshot; `opened` resolves once its database is open (undefined) or could not be
  * (the reason). An idle worker never keeps the process alive: only a query in flight does.
@@ -382,11 +393,15 @@ function spawnWorker(snapshot: string): { snapshot: string; worker: Worker; open
       snapshot,
       pglite: require.resolve('@electric-sql/pglite'),
       vector: require.resolve('@electric-sql/pglite-pgvector'),
+      wasm: compiledPglite,
     },
   });
   worker.unref();
   const opened = new Promise<string | undefined>((resolve) => {
-    worker.once('message', (m: Reply) => resolve(m.ready ? undefined : (m.fatal ?? 'no answer')));
+    worker.once('message', (m: Reply) => {
+      if (m.wasm) compiledPglite ??= m.wasm;
+      resolve(m.ready ? undefined : (m.fatal ?? 'no answer'));
+    });
     worker.once('error', (e) => resolve(e.message));
   });
   return { snapshot, worker, opened };
