@@ -211,7 +211,7 @@ interface Statement {
 class PgliteWorkerClient implements SqlClient {
   readonly kind = 'pglite' as const;
   readonly label: string;
-  private current?: { worker: Worker; open: boolean };
+  private current?: { worker: Worker; open: boolean; detach: () => void };
   /** Statements not sent yet, those sent as background last. */
   private readonly waiting: Statement[] = [];
   /** Sent to the current worker, in order: the first is running, the next wait in the worker's queue. */
@@ -228,21 +228,32 @@ class PgliteWorkerClient implements SqlClient {
   }
 
   /**
-   * Starts a worker on the snapshot (or takes the one started ahead for it, see
-   * {@link prestartPglite}) and waits until its database is open.
+   * Starts a worker on the snapshot, or takes one already open on it: the one started ahead for it
+   * (see {@link prestartPglite}), else one a closed client of this process left (see
+   * {@link parkWorker}); then waits until its database is open.
    */
   async start(): Promise<void> {
     const early = prestarted;
     prestarted = undefined;
     // A worker started ahead on another snapshot was a wrong guess: stopped, never used.
     if (early && early.snapshot !== this.opts.snapshot) void early.worker.terminate().catch(() => undefined);
-    const { worker, opened } = early?.snapshot === this.opts.snapshot ? early : spawnWorker(this.opts.snapshot);
-    const current = { worker, open: false };
-    this.current = current;
-    worker.on('message', (m: Reply) => {
+    const { worker, opened } =
+      early?.snapshot === this.opts.snapshot ? early : (unpark(this.opts.snapshot) ?? spawnWorker(this.opts.snapshot));
+    const onMessage = (m: Reply) => {
       if (!m.ready && m.fatal === undefined) this.answered(worker, m);
-    });
-    worker.on('error', (e) => this.failed(worker, e));
+    };
+    const onError = (e: Error) => this.failed(worker, e);
+    worker.on('message', onMessage);
+    worker.on('error', onError);
+    const current = {
+      worker,
+      open: false,
+      detach: () => {
+        worker.off('message', onMessage);
+        worker.off('error', onError);
+      },
+    };
+    this.current = current;
     const fatal = await opened;
     if (fatal === undefined) {
       current.open = true;
@@ -257,6 +268,7 @@ class PgliteWorkerClient implements SqlClient {
     this.current = undefined;
     clearTimeout(this.timer);
     if (!cur) return;
+    cur.detach();
     await cur.worker.terminate().catch(() => undefined);
   }
 
@@ -375,6 +387,15 @@ class PgliteWorkerClient implements SqlClient {
     for (const s of this.waiting.splice(0)) s.reject(new DatabaseError(`${this.label} is closed`));
     while (this.sent.length || this.starting) await new Promise<void>((resolve) => this.whenIdle.push(resolve));
     await this.stopping;
+    // An open worker with nothing in flight is left for the next client of the same snapshot.
+    const cur = this.current;
+    if (cur?.open) {
+      this.current = undefined;
+      clearTimeout(this.timer);
+      cur.detach();
+      parkWorker(this.opts.snapshot, cur.worker);
+      return;
+    }
     await this.stop();
   }
 }
@@ -425,6 +446,59 @@ export function prestartPglite(snapshot: string): void {
 /** The snapshot of the worker started ahead that no client has taken yet, if any. */
 export function prestartedSnapshot(): string | undefined {
   return prestarted?.snapshot;
+}
+
+/**
+ * Workers on a read-only snapshot whose client closed, kept open for the next client of the same
+ * snapshot in this process, most recent last. A process that opens the embedded demo again and
+ * again (the matrix of configurations, a library caller, a test file) then pays one open, not one
+ * per client: each open is ~0.5 s of this machine's CPU. Nothing a client did stays in the worker:
+ * every transaction is read-only and run-time settings are SET LOCAL. Parked workers never keep
+ * the process alive, and at most {@link PARKED_MAX} are kept (an older one is stopped).
+ */
+const parked: { snapshot: string; worker: Worker; gone: () => void }[] = [];
+
+/** How many closed clients' workers a process keeps open (each holds its database in memory, ~0.2 GB). */
+export const PARKED_MAX = 2;
+
+function parkWorker(snapshot: string, worker: Worker): void {
+  worker.unref();
+  const entry = {
+    snapshot,
+    worker,
+    gone: () => {
+      const at = parked.indexOf(entry);
+      if (at !== -1) parked.splice(at, 1);
+    },
+  };
+  // A parked worker that dies is forgotten, not handed out.
+  worker.once('exit', entry.gone);
+  worker.once('error', entry.gone);
+  parked.push(entry);
+  while (parked.length > PARKED_MAX)
+    void parked
+      .shift()!
+      .worker.terminate()
+      .catch(() => undefined);
+}
+
+function unpark(snapshot: string): ReturnType<typeof spawnWorker> | undefined {
+  const at = parked.findLastIndex((p) => p.snapshot === snapshot);
+  if (at === -1) return undefined;
+  const [entry] = parked.splice(at, 1);
+  entry!.worker.off('exit', entry!.gone);
+  entry!.worker.off('error', entry!.gone);
+  return { snapshot, worker: entry!.worker, opened: Promise.resolve(undefined) };
+}
+
+/** The snapshots of the parked workers (see {@link parkWorker}), oldest first. */
+export function parkedSnapshots(): string[] {
+  return parked.map((p) => p.snapshot);
+}
+
+/** Stops every parked worker (see {@link parkWorker}); they are otherwise ended with the process. */
+export async function stopParkedWorkers(): Promise<void> {
+  await Promise.all(parked.splice(0).map((p) => p.worker.terminate().catch(() => undefined)));
 }
 
 /** Stops the worker started ahead, if no client took it (the run opened another database). */
