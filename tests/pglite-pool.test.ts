@@ -257,13 +257,14 @@ describe('a closed client leaves its worker to the next open of the same snapsho
     await first.close();
     expect(parkedSnapshots()).toEqual([demoSnapshotPath({ cacheDir: CACHE })]);
 
-    const second = await openDemoDatabase({ cacheDir: CACHE, statementTimeoutMs: 300 });
+    // A limit no plain statement reaches on a loaded machine, and a sleep well past it.
+    const second = await openDemoDatabase({ cacheDir: CACHE, statementTimeoutMs: 2_000 });
     expect(parkedSnapshots()).toEqual([]);
     expect(await startedAt(second)).toBe(worker);
     await expect(second.query('DELETE FROM posts')).rejects.toThrow(/read-only/);
     // A statement past the timeout stops that worker: the next query runs on a fresh one, and
     // closing leaves the fresh one, never the stopped one.
-    await expect(second.query('SELECT pg_sleep(5)')).rejects.toThrow(/statement timeout/);
+    await expect(second.query('SELECT pg_sleep(30)')).rejects.toThrow(/statement timeout/);
     const fresh = await startedAt(second);
     expect(fresh).not.toBe(worker);
     await second.close();
