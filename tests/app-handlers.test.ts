@@ -12,8 +12,10 @@ import { runRetrievalCommand } from '../src/app/retrieval.js';
 import { evaluateTrecFiles } from '../src/app/trec.js';
 import { cliHooks } from '../src/cli/common.js';
 import { loadConfig } from '../src/config/load.js';
+import { linkDemoCache } from './helpers/work-dir.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ragaudit-app-'));
+linkDemoCache(dir);
 
 function recorder(): { hooks: AppHooks; events: AppEvent[]; progress: string[] } {
   const events: AppEvent[] = [];

@@ -16,6 +16,7 @@ import { loadReleaseGate } from '../src/reports/release-gate.js';
 import { inertText, markdownText } from '../src/reports/inert.js';
 import { markdownTable } from '../src/reports/format.js';
 import { PACKAGE_ROOT } from '../src/paths.js';
+import { linkDemoCache } from './helpers/work-dir.js';
 
 const REFERENCE = join(PACKAGE_ROOT, 'results', 'reference');
 /** The reference file whose name ends with `suffix` (the stamp changes when they are regenerated). */
@@ -25,6 +26,7 @@ function reference(suffix: string): string {
   return join(REFERENCE, name);
 }
 const dir = mkdtempSync(join(tmpdir(), 'ragaudit-cli-input-'));
+linkDemoCache(dir);
 function file(name: string, text: string | Buffer): string {
   const p = join(dir, name);
   writeFileSync(p, text);

@@ -12,6 +12,7 @@ import { displayWidth, foldLine, foldingWriter, terminalWidth } from '../src/cli
 import { PACKAGE_ROOT } from '../src/paths.js';
 import { runCli } from './helpers/cli.js';
 import { DEMO_RUN } from './helpers/verdict-fixture.js';
+import { linkDemoCache } from './helpers/work-dir.js';
 
 const WEAK = join(PACKAGE_ROOT, 'results', 'reference', '20261204-233650-demo-weak1.json');
 
@@ -58,6 +59,7 @@ describe('display width', () => {
 
 describe('every console output fits the terminal', { timeout: 600_000 }, () => {
   const dir = mkdtempSync(join(tmpdir(), 'ragaudit-width-'));
+  linkDemoCache(dir);
   const runs: [string, string[]][] = [
     ['--help', ['--help']],
     ...COMMANDS.map((c): [string, string[]] => [`${c.name} --help`, [c.name, '--help']]),

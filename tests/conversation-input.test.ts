@@ -24,8 +24,10 @@ import {
   OFFLINE_CONDENSER,
 } from '../src/wiring/condenser.js';
 import type { ChatModel } from '../src/llm/types.js';
+import { linkDemoCache } from './helpers/work-dir.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ragaudit-conv-input-'));
+linkDemoCache(dir);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 function file(name: string, text: string): string {
   const p = join(dir, name);

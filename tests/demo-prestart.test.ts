@@ -4,7 +4,8 @@
  * or --help; the run's own open takes the worker started ahead when it is the same snapshot, and
  * a wrong guess never stands in for the database the config names.
  */
-import { copyFileSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { demoSnapshotPath, openDemoDatabase } from '../src/demo/demo-db.js';
@@ -59,11 +60,16 @@ describe('opening the embedded demo ahead', { timeout: 120_000 }, () => {
       ['compare', 'a.json', 'b.json'],
       ['run', '--db', 'postgres://127.0.0.1/forum'],
       ['retrieval', '--help'],
-      ['run'], // no snapshot under the default cache directory of this working directory
     ]) {
       expect(prestartDemoDatabase(argv, cwd), argv.join(' ')).toBeUndefined();
       expect(prestartedSnapshot()).toBeUndefined();
     }
+    // No snapshot under the default cache directory of a working directory (a bare one: the
+    // work directory's default cache links the shared one).
+    const bare = mkdtempSync(join(tmpdir(), 'ragaudit-prestart-bare-'));
+    expect(prestartDemoDatabase(['run'], bare)).toBeUndefined();
+    expect(prestartedSnapshot()).toBeUndefined();
+    rmSync(bare, { recursive: true });
     const started = prestartDemoDatabase(['retrieval', '--cache-dir', 'own-cache'], cwd);
     expect(started).toBe(join(cwd, 'own-cache', 'demo-db', snapshot));
     expect(prestartedSnapshot()).toBe(started);

@@ -10,8 +10,10 @@ import { caseRetrievalMetrics } from '../src/scoring/retrieval-metrics.js';
 import { ConfigError, InputError } from '../src/errors.js';
 import { main } from '../src/cli/main.js';
 import { runCli } from './helpers/cli.js';
+import { linkDemoCache } from './helpers/work-dir.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ragaudit-input-'));
+linkDemoCache(dir);
 const cli = (args: string[]) => runCli(dir, args);
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 function file(name: string, text: string): string {

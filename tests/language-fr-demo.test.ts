@@ -20,6 +20,7 @@ import { PACKAGE_ROOT } from '../src/paths.js';
 import { readResults } from '../src/store/results-file.js';
 import { carriesTerm, readerText } from '../src/text.js';
 import { pipelineOverrides } from '../src/cli/flags.js';
+import { linkDemoCache } from './helpers/work-dir.js';
 
 const FIXTURES = join(PACKAGE_ROOT, 'tests', 'fixtures');
 const CONFIG = join(FIXTURES, 'fr-apiculture', 'config.yml');
@@ -153,6 +154,7 @@ describe('--language', () => {
 
 describe('ragaudit run --config <French demo>, offline stand-ins', () => {
   const cwd = mkdtempSync(join(tmpdir(), 'ragaudit-fr-demo-'));
+  linkDemoCache(cwd);
   let result: RunResult;
   let out = '';
   beforeAll(async () => {

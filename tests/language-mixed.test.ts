@@ -17,6 +17,7 @@ import type { ChatModel, Completion, CompletionRequest } from '../src/llm/types.
 import type { SourceRecord } from '../src/model/results.js';
 import { PACKAGE_ROOT, PROMPTS_DIR } from '../src/paths.js';
 import { readResults } from '../src/store/results-file.js';
+import { linkDemoCache } from './helpers/work-dir.js';
 
 const FIXTURES = join(PACKAGE_ROOT, 'tests', 'fixtures', 'fr-apiculture');
 const CONFIG = join(FIXTURES, 'config.yml');
@@ -40,6 +41,7 @@ async function run(args: string[], cwd: string) {
 }
 
 const frCwd = mkdtempSync(join(tmpdir(), 'ragaudit-mixed-fr-'));
+linkDemoCache(frCwd);
 dirs.push(frCwd);
 
 describe('mixed languages', () => {

@@ -16,7 +16,7 @@ import { readForum } from '../src/demo/forum.js';
 import { loadForum } from '../src/demo/load-forum.js';
 import { readResults } from '../src/store/results-file.js';
 import { freshDatabase } from './helpers/pg.js';
-import { removeWorkDirs, workDir } from './helpers/work-dir.js';
+import { removeWorkDirs, shareDemoCache, workDir } from './helpers/work-dir.js';
 import { CHAT, openAIServer, type ChatRequestBody } from './servers/openai-server.js';
 import { serveDuringSuite } from './servers/suite.js';
 import { runCli } from './helpers/cli.js';
@@ -163,14 +163,18 @@ describe('generator mode against an OpenAI-compatible server', { timeout: 120_00
     },
   });
   const served = serveDuringSuite(server);
-  const generator = (cache: string): ConfigOverride[] => [
-    ...forumOverride(forum),
-    { path: ['cache_dir'], flag: 'c', value: join(dir, cache) },
-    { path: ['generator', 'provider'], flag: 'g', value: 'openai' },
-    { path: ['generator', 'model'], flag: 'g', value: 'test-model' },
-    { path: ['generator', 'base_url'], flag: 'g', value: `${served.url}/v1` },
-    { path: ['generator', 'api_key'], flag: 'g', value: 'sk-test-mine-0123456789' },
-  ];
+  // Each test has a response cache of its own; the tiny forum's database is built once for all.
+  const generator = (cache: string): ConfigOverride[] => {
+    shareDemoCache(join(dir, cache));
+    return [
+      ...forumOverride(forum),
+      { path: ['cache_dir'], flag: 'c', value: join(dir, cache) },
+      { path: ['generator', 'provider'], flag: 'g', value: 'openai' },
+      { path: ['generator', 'model'], flag: 'g', value: 'test-model' },
+      { path: ['generator', 'base_url'], flag: 'g', value: `${served.url}/v1` },
+      { path: ['generator', 'api_key'], flag: 'g', value: 'sk-test-mine-0123456789' },
+    ];
+  };
 
   it('redraws a question that repeats the title, tells the model why, and counts it', async () => {
     echoAlways = false;

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { demoSnapshotPath, openDemoDatabase } from '../src/demo/demo-db.js';
 import { DatabaseError } from '../src/errors.js';
-import { openPgliteWorker } from '../src/db/pglite-worker.js';
+import { openPgliteWorker, PARKED_MAX, parkedSnapshots, stopParkedWorkers } from '../src/db/pglite-worker.js';
 import { removeWorkDirs, workDir } from './fixtures/audit/harness.js';
 
 afterAll(() => removeWorkDirs());
@@ -242,5 +242,54 @@ describe('statements prepared ahead on the embedded database', { timeout: 120_00
     } finally {
       await db.close();
     }
+  });
+});
+
+describe('a closed client leaves its worker to the next open of the same snapshot', { timeout: 120_000 }, () => {
+  // Each worker is its own PostgreSQL instance: its start time names it.
+  const startedAt = async (db: { query: <T extends object>(sql: string) => Promise<T[]> }) =>
+    (await db.query<{ t: string }>('SELECT pg_postmaster_start_time()::text AS t'))[0]!.t;
+
+  it('the next client takes the same worker, read-only as before; one stopped for a timeout is never handed on', async () => {
+    await stopParkedWorkers();
+    const first = await openDemoDatabase({ cacheDir: CACHE });
+    const worker = await startedAt(first);
+    await first.close();
+    expect(parkedSnapshots()).toEqual([demoSnapshotPath({ cacheDir: CACHE })]);
+
+    // A limit no plain statement reaches on a loaded machine, and a sleep well past it.
+    const second = await openDemoDatabase({ cacheDir: CACHE, statementTimeoutMs: 2_000 });
+    expect(parkedSnapshots()).toEqual([]);
+    expect(await startedAt(second)).toBe(worker);
+    await expect(second.query('DELETE FROM posts')).rejects.toThrow(/read-only/);
+    // A statement past the timeout stops that worker: the next query runs on a fresh one, and
+    // closing leaves the fresh one, never the stopped one.
+    await expect(second.query('SELECT pg_sleep(30)')).rejects.toThrow(/statement timeout/);
+    const fresh = await startedAt(second);
+    expect(fresh).not.toBe(worker);
+    await second.close();
+
+    const third = await openDemoDatabase({ cacheDir: CACHE });
+    expect(await startedAt(third)).toBe(fresh);
+    await third.close();
+  });
+
+  it(`keeps at most ${PARKED_MAX} closed clients' workers, the most recent`, async () => {
+    await stopParkedWorkers();
+    const clients = [];
+    for (let i = 0; i <= PARKED_MAX; i++) clients.push(await openDemoDatabase({ cacheDir: CACHE }));
+    const workers = await Promise.all(clients.map(startedAt));
+    expect(new Set(workers).size).toBe(PARKED_MAX + 1);
+    for (const c of clients) await c.close();
+    expect(parkedSnapshots()).toHaveLength(PARKED_MAX);
+    const again = [];
+    for (let i = 0; i <= PARKED_MAX; i++) again.push(await openDemoDatabase({ cacheDir: CACHE }));
+    const reused = await Promise.all(again.map(startedAt));
+    // The last closed first; the first closed was stopped, so the last open is a new worker.
+    expect(reused.slice(0, PARKED_MAX)).toEqual(workers.slice(1).reverse());
+    expect(workers).not.toContain(reused[PARKED_MAX]);
+    for (const c of again) await c.close();
+    await stopParkedWorkers();
+    expect(parkedSnapshots()).toEqual([]);
   });
 });

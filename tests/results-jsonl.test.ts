@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { appendFileSync, copyFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { compareAndWrite } from '../src/app/compare.js';
 import { main } from '../src/cli/main.js';
 import { InputError } from '../src/errors.js';
@@ -28,6 +28,14 @@ import { mergeShards } from '../src/runs/shard-merge.js';
 import { PROMPTS_DIR } from '../src/paths.js';
 import { summariseRetrieval } from '../src/summary/retrieval-summary.js';
 import { removeWorkDirs, workDir } from './fixtures/audit/harness.js';
+
+// A large run is one above 120 cases here, not 5,000: the same paths (format 2, light records,
+// the merge of shards) over 122 records instead of 5,002, whose deep comparisons alone took
+// ~40 s of this file. 120, not less: the reference run's 108 cases stay a small run.
+vi.mock('../src/store/case-store.js', async (importOriginal) => ({
+  ...(await importOriginal<typeof import('../src/store/case-store.js')>()),
+  LARGE_RUN_CASES: 120,
+}));
 
 afterAll(() => removeWorkDirs());
 

@@ -43,6 +43,12 @@ function readWhole(file) {
   });
 }
 const reading = readWhole(workerData.snapshot);
+// PostgreSQL's WebAssembly, compiled once per process: the first worker compiles it (on V8's
+// threads, while the snapshot is read) and hands the module to the thread that started it, which
+// gives it to every later worker; compiling was about half of each open.
+const compiling = workerData.wasm
+  ? Promise.resolve(workerData.wasm)
+  : fs.promises.readFile(require('node:path').join(require('node:path').dirname(workerData.pglite), 'pglite.wasm')).then((b) => WebAssembly.compile(b));
 const { PGlite, MemoryFS } = require(workerData.pglite);
 const { vector } = require(workerData.vector);
 
@@ -129,21 +135,21 @@ class SnapshotFS extends MemoryFS {
 // without writing its 16 MB of zeros (wal_init_zero = off): the engine prepares the next segment
 // when it starts, which in memory cost ~0.15 s of every open.
 const SETTINGS = '\\nshared_buffers = 16MB\\nmax_connections = 4\\nwal_init_zero = off\\n';
-function open(tar) {
+function open([tar, wasm]) {
   const entries = tarEntries(tar);
   for (const e of entries || [])
     if (e.name.replace(/^\\/+/, '') === 'postgresql.auto.conf') e.data = Buffer.concat([e.data, Buffer.from(SETTINGS)]);
   const source = entries ? { fs: new SnapshotFS(entries) } : { loadDataDir: new Blob([tar]) };
-  return PGlite.create({ ...source, extensions: { vector } });
+  return PGlite.create({ ...source, extensions: { vector }, pgliteWasmModule: wasm });
 }
-reading.then(open).then(async (db) => {
+Promise.all([reading, compiling]).then(open).then(async (db) => {
   // Every transaction of this session is read-only, the implicit one of a lone statement too.
   await db.exec('SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY');
   // Untimed statements first, so the engine's warm-up (and loading pgvector's code, when the
   // database has it) is not charged to the first real query.
   await db.query('SELECT 1');
   await db.query("SELECT '[1,2]'::vector <=> '[2,1]'::vector").catch(() => undefined);
-  parentPort.postMessage({ ready: true });
+  parentPort.postMessage({ ready: true, wasm: workerData.wasm ? undefined : await compiling });
   parentPort.on('message', async ({ sql, params, settings }) => {
     try {
       // One statement through the extended protocol ('query', never 'exec'), read-only; with
@@ -168,6 +174,8 @@ const require = createRequire(import.meta.url);
 
 interface Reply {
   ready?: true;
+  /** PostgreSQL's compiled module, from a worker that compiled it (the first of the process). */
+  wasm?: object;
   fatal?: string;
   rows?: object[];
   error?: { message: string; code?: string };
@@ -203,7 +211,7 @@ interface Statement {
 class PgliteWorkerClient implements SqlClient {
   readonly kind = 'pglite' as const;
   readonly label: string;
-  private current?: { worker: Worker; open: boolean };
+  private current?: { worker: Worker; open: boolean; detach: () => void };
   /** Statements not sent yet, those sent as background last. */
   private readonly waiting: Statement[] = [];
   /** Sent to the current worker, in order: the first is running, the next wait in the worker's queue. */
@@ -220,21 +228,32 @@ class PgliteWorkerClient implements SqlClient {
   }
 
   /**
-   * Starts a worker on the snapshot (or takes the one started ahead for it, see
-   * {@link prestartPglite}) and waits until its database is open.
+   * Starts a worker on the snapshot, or takes one already open on it: the one started ahead for it
+   * (see {@link prestartPglite}), else one a closed client of this process left (see
+   * {@link parkWorker}); then waits until its database is open.
    */
   async start(): Promise<void> {
     const early = prestarted;
     prestarted = undefined;
     // A worker started ahead on another snapshot was a wrong guess: stopped, never used.
     if (early && early.snapshot !== this.opts.snapshot) void early.worker.terminate().catch(() => undefined);
-    const { worker, opened } = early?.snapshot === this.opts.snapshot ? early : spawnWorker(this.opts.snapshot);
-    const current = { worker, open: false };
-    this.current = current;
-    worker.on('message', (m: Reply) => {
+    const { worker, opened } =
+      early?.snapshot === this.opts.snapshot ? early : (unpark(this.opts.snapshot) ?? spawnWorker(this.opts.snapshot));
+    const onMessage = (m: Reply) => {
       if (!m.ready && m.fatal === undefined) this.answered(worker, m);
-    });
-    worker.on('error', (e) => this.failed(worker, e));
+    };
+    const onError = (e: Error) => this.failed(worker, e);
+    worker.on('message', onMessage);
+    worker.on('error', onError);
+    const current = {
+      worker,
+      open: false,
+      detach: () => {
+        worker.off('message', onMessage);
+        worker.off('error', onError);
+      },
+    };
+    this.current = current;
     const fatal = await opened;
     if (fatal === undefined) {
       current.open = true;
@@ -249,6 +268,7 @@ class PgliteWorkerClient implements SqlClient {
     this.current = undefined;
     clearTimeout(this.timer);
     if (!cur) return;
+    cur.detach();
     await cur.worker.terminate().catch(() => undefined);
   }
 
@@ -367,9 +387,21 @@ class PgliteWorkerClient implements SqlClient {
     for (const s of this.waiting.splice(0)) s.reject(new DatabaseError(`${this.label} is closed`));
     while (this.sent.length || this.starting) await new Promise<void>((resolve) => this.whenIdle.push(resolve));
     await this.stopping;
+    // An open worker with nothing in flight is left for the next client of the same snapshot.
+    const cur = this.current;
+    if (cur?.open) {
+      this.current = undefined;
+      clearTimeout(this.timer);
+      cur.detach();
+      parkWorker(this.opts.snapshot, cur.worker);
+      return;
+    }
     await this.stop();
   }
 }
+
+/** PostgreSQL's WebAssembly as the first worker of this process compiled it (see the worker). */
+let compiledPglite: object | undefined;
 
 /**
  * A worker on a snapshot; `opened` resolves once its database is open (undefined) or could not be
@@ -382,11 +414,15 @@ function spawnWorker(snapshot: string): { snapshot: string; worker: Worker; open
       snapshot,
       pglite: require.resolve('@electric-sql/pglite'),
       vector: require.resolve('@electric-sql/pglite-pgvector'),
+      wasm: compiledPglite,
     },
   });
   worker.unref();
   const opened = new Promise<string | undefined>((resolve) => {
-    worker.once('message', (m: Reply) => resolve(m.ready ? undefined : (m.fatal ?? 'no answer')));
+    worker.once('message', (m: Reply) => {
+      if (m.wasm) compiledPglite ??= m.wasm;
+      resolve(m.ready ? undefined : (m.fatal ?? 'no answer'));
+    });
     worker.once('error', (e) => resolve(e.message));
   });
   return { snapshot, worker, opened };
@@ -410,6 +446,59 @@ export function prestartPglite(snapshot: string): void {
 /** The snapshot of the worker started ahead that no client has taken yet, if any. */
 export function prestartedSnapshot(): string | undefined {
   return prestarted?.snapshot;
+}
+
+/**
+ * Workers on a read-only snapshot whose client closed, kept open for the next client of the same
+ * snapshot in this process, most recent last. A process that opens the embedded demo again and
+ * again (the matrix of configurations, a library caller, a test file) then pays one open, not one
+ * per client: each open is ~0.5 s of this machine's CPU. Nothing a client did stays in the worker:
+ * every transaction is read-only and run-time settings are SET LOCAL. Parked workers never keep
+ * the process alive, and at most {@link PARKED_MAX} are kept (an older one is stopped).
+ */
+const parked: { snapshot: string; worker: Worker; gone: () => void }[] = [];
+
+/** How many closed clients' workers a process keeps open (each holds its database in memory, ~0.2 GB). */
+export const PARKED_MAX = 2;
+
+function parkWorker(snapshot: string, worker: Worker): void {
+  worker.unref();
+  const entry = {
+    snapshot,
+    worker,
+    gone: () => {
+      const at = parked.indexOf(entry);
+      if (at !== -1) parked.splice(at, 1);
+    },
+  };
+  // A parked worker that dies is forgotten, not handed out.
+  worker.once('exit', entry.gone);
+  worker.once('error', entry.gone);
+  parked.push(entry);
+  while (parked.length > PARKED_MAX)
+    void parked
+      .shift()!
+      .worker.terminate()
+      .catch(() => undefined);
+}
+
+function unpark(snapshot: string): ReturnType<typeof spawnWorker> | undefined {
+  const at = parked.findLastIndex((p) => p.snapshot === snapshot);
+  if (at === -1) return undefined;
+  const [entry] = parked.splice(at, 1);
+  entry!.worker.off('exit', entry!.gone);
+  entry!.worker.off('error', entry!.gone);
+  return { snapshot, worker: entry!.worker, opened: Promise.resolve(undefined) };
+}
+
+/** The snapshots of the parked workers (see {@link parkWorker}), oldest first. */
+export function parkedSnapshots(): string[] {
+  return parked.map((p) => p.snapshot);
+}
+
+/** Stops every parked worker (see {@link parkWorker}); they are otherwise ended with the process. */
+export async function stopParkedWorkers(): Promise<void> {
+  await Promise.all(parked.splice(0).map((p) => p.worker.terminate().catch(() => undefined)));
 }
 
 /** Stops the worker started ahead, if no client took it (the run opened another database). */

@@ -362,6 +362,8 @@ export async function runAudit(
     // The latency sample started when the last batch settled; taken now if no batch was left to start it.
     .then(() => (breaker.tripped ? undefined : feed.takeSample()))
     .finally(() => feed.settle());
+  // Every case has its answer; the batches' last lines and their ledger lines come just after.
+  if (!breaker.tripped) await deps.batch?.settled();
   await opts.onCasesDone?.();
   if (breaker.tripped) {
     const left = cases.filter((c) => ledger.done.get(c.value.id)?.status !== 'ok').length;

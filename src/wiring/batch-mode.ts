@@ -42,6 +42,8 @@ export interface RunBatch {
   attach(ledger: Ledger): void;
   /** Batches submitted so far (resumed ones not counted), by role. */
   readonly submitted: Readonly<Record<string, number>>;
+  /** Resolves once every batch under way is collected and noted in the ledger. */
+  settled(): Promise<void>;
 }
 
 /** The `cachedModel` stand-in a judge is built with in batch mode (same arguments). */
@@ -139,6 +141,7 @@ export function createBatchMode(
       get submitted() {
         return Object.fromEntries(collectors.map((c) => [c.role, c.submittedBatches]));
       },
+      settled: async () => void (await Promise.all(collectors.map((c) => c.settled()))),
     },
     discount: settings.discount,
   };

@@ -188,6 +188,8 @@ export class BatchCollector {
   private resumable = new Map<string, { batch: BatchJournalEntry; customId: string }>();
   /** Batches submitted (not resumed) by this collector. */
   submittedBatches = 0;
+  /** Each batch's submission and collection while under way (see {@link settled}). */
+  private readonly underWay = new Set<Promise<void>>();
 
   constructor(
     readonly client: BatchClient,
@@ -274,10 +276,24 @@ export class BatchCollector {
       this.opts.onEvent?.(
         `${this.opts.role} batch ${batch.id} (${batch.custom_ids.length} requests, submitted before the interruption): polling it again`,
       );
-      void this.collect(batch.id, requests, group);
+      this.track(this.collect(batch.id, requests, group));
     }
     const max = Math.max(1, this.client.maxRequests);
-    for (let i = 0; i < fresh.length; i += max) void this.submit(fresh.slice(i, i + max));
+    for (let i = 0; i < fresh.length; i += max) this.track(this.submit(fresh.slice(i, i + max)));
+  }
+
+  private track(work: Promise<void>): void {
+    this.underWay.add(work);
+    void work.finally(() => this.underWay.delete(work));
+  }
+
+  /**
+   * Resolves once every batch submitted or resumed so far is collected and its journal line
+   * written. A case is answered as soon as its own result is read, before the batch's last line:
+   * a run that ended there wrote its results while the ledger still said the batch was open.
+   */
+  async settled(): Promise<void> {
+    while (this.underWay.size) await Promise.allSettled([...this.underWay]);
   }
 
   private async submit(entries: Entry[]): Promise<void> {
