@@ -30,7 +30,7 @@ export default defineConfig({
     projects: [
       // Every other file shares its worker's modules with the files run before it: src/ is
       // loaded and compiled once per worker, not once per file, and PostgreSQL's WebAssembly,
-      // compiled by the first database a worker opens, serves every later one (src/db/pglite-worker.ts).
+      // compiled by the first database a worker opens, serves every later one (src/db/pglite-threads.ts).
       // So a test file leaves no global state behind: env stubs and spies are undone in the file.
       { extends: true, test: { name: 'shared', include: ['tests/**/*.test.ts'], exclude: ISOLATED, isolate: false } },
       { extends: true, test: { name: 'isolated', include: ISOLATED, isolate: true } },
