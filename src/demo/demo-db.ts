@@ -118,15 +118,7 @@ async function buildSnapshot(file: string, forumDir: string, cfg: string, embedd
  * statement timeout can be stopped; the next query loads the snapshot again.
  */
 export async function openDemoDatabase(opts: DemoDbOptions): Promise<SqlClient> {
-  const forumDir = opts.forumDir ?? DEMO_FORUM_DIR;
-  const cfg = opts.textSearchConfig ?? 'english';
-  const embedder = demoEmbedder(opts.language);
-  const snapshot = demoSnapshotPath(opts);
-  if (!existsSync(snapshot)) {
-    opts.onProgress?.(`building the demo database from ${forumDir} (first use; cached afterwards)`);
-    mkdirSync(opts.cacheDir, { recursive: true });
-    await buildSnapshot(snapshot, forumDir, cfg, embedder);
-  }
+  const snapshot = await ensureDemoSnapshot(opts);
   sweepStaleCopies();
   return openPgliteWorker({
     label: 'embedded demo database (PGlite)',
@@ -134,4 +126,21 @@ export async function openDemoDatabase(opts: DemoDbOptions): Promise<SqlClient> 
     snapshot,
     workers: opts.workers ?? DEFAULT_PGLITE_WORKERS,
   });
+}
+
+/**
+ * The demo database's snapshot in the cache (see {@link openDemoDatabase}), built first if it is
+ * not there yet; nothing is opened. Returns its path.
+ */
+export async function ensureDemoSnapshot(
+  opts: Pick<DemoDbOptions, 'cacheDir' | 'forumDir' | 'textSearchConfig' | 'language' | 'onProgress'>,
+): Promise<string> {
+  const forumDir = opts.forumDir ?? DEMO_FORUM_DIR;
+  const snapshot = demoSnapshotPath(opts);
+  if (!existsSync(snapshot)) {
+    opts.onProgress?.(`building the demo database from ${forumDir} (first use; cached afterwards)`);
+    mkdirSync(opts.cacheDir, { recursive: true });
+    await buildSnapshot(snapshot, forumDir, opts.textSearchConfig ?? 'english', demoEmbedder(opts.language));
+  }
+  return snapshot;
 }
